@@ -1,0 +1,81 @@
+package main
+
+import (
+	"io"
+	"os"
+
+	"github.com/charmbracelet/lipgloss"
+	"golang.org/x/sys/unix"
+)
+
+// ioStreams are the process's streams and what is known about them.
+type ioStreams struct {
+	In     io.Reader
+	Out    io.Writer
+	ErrOut io.Writer
+	// OutTTY and ErrTTY tell whether stdout and stderr are terminals.
+	OutTTY bool
+	ErrTTY bool
+	// Color is true when stdout is a terminal, NO_COLOR is empty, TERM is
+	// not dumb and --no-color was not given.
+	Color bool
+}
+
+// newIOStreams inspects the real streams. getenv is the environment.
+func newIOStreams(in io.Reader, out, errOut io.Writer, getenv func(string) string) *ioStreams {
+	s := &ioStreams{In: in, Out: out, ErrOut: errOut}
+	s.OutTTY = isTerminal(out) && getenv("TERM") != "dumb"
+	s.ErrTTY = isTerminal(errOut) && getenv("TERM") != "dumb"
+	s.Color = s.OutTTY && getenv("NO_COLOR") == ""
+	return s
+}
+
+func isTerminal(w any) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	return err == nil
+}
+
+// styles colour status words and headings when colour is on.
+type styles struct {
+	on                   bool
+	ok, warn, fail, bold lipgloss.Style
+}
+
+func newStyles(io *ioStreams) styles {
+	r := lipgloss.NewRenderer(io.Out)
+	return styles{
+		on:   io.Color,
+		ok:   r.NewStyle().Foreground(lipgloss.Color("2")),
+		warn: r.NewStyle().Foreground(lipgloss.Color("3")),
+		fail: r.NewStyle().Foreground(lipgloss.Color("1")).Bold(true),
+		bold: r.NewStyle().Bold(true),
+	}
+}
+
+// Status colours a status word (ok/pass/warn/fail...) for a table cell.
+func (s styles) Status(word string) string {
+	if !s.on {
+		return word
+	}
+	switch word {
+	case "ok", "OK", "PASS", "pass", "ready", "installed", "same", "faster":
+		return s.ok.Render(word)
+	case "warn", "WARN", "FALLBACK", "incomplete", "busy", "recovery", "new", "gone":
+		return s.warn.Render(word)
+	case "fail", "FAIL", "ERROR", "slower", "no-driver", "error":
+		return s.fail.Render(word)
+	}
+	return word
+}
+
+// Heading makes a section title bold.
+func (s styles) Heading(t string) string {
+	if !s.on {
+		return t
+	}
+	return s.bold.Render(t)
+}

@@ -1,0 +1,197 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+)
+
+// version is set at link time: -ldflags "-X main.version=v1.2.3".
+var version = "dev"
+
+// globalOptions are the persistent flags of the root command.
+type globalOptions struct {
+	Output  string
+	NoColor bool
+	Verbose bool
+}
+
+// factory holds what commands need from the outside world, as values or
+// lazy functions, so that tests can build one by hand and et --help
+// touches nothing.
+type factory struct {
+	IO     *ioStreams
+	Global *globalOptions
+	Getenv func(string) string
+	Getwd  func() (string, error)
+	Now    func() time.Time
+	// Executable is the path of the running et binary (for worker re-exec).
+	Executable func() (string, error)
+
+	// started is set once cobra has parsed flags and arguments; an error
+	// before that (unknown command, wrong number of arguments) is a usage
+	// error.
+	started bool
+}
+
+func newFactory(in io.Reader, out, errOut io.Writer) *factory {
+	return &factory{
+		IO:         newIOStreams(in, out, errOut, os.Getenv),
+		Global:     &globalOptions{Output: "table"},
+		Getenv:     os.Getenv,
+		Getwd:      os.Getwd,
+		Now:        time.Now,
+		Executable: os.Executable,
+	}
+}
+
+// styles returns the colour styles for the current flags.
+func (f *factory) styles() styles {
+	st := newStyles(f.IO)
+	st.on = st.on && !f.Global.NoColor && f.Global.Output == "table"
+	return st
+}
+
+// render writes a command's document to stdout in the -o format.
+func (f *factory) render(doc document) error {
+	return render(f.IO.Out, f.Global.Output, f.styles(), doc)
+}
+
+// warnf prints a warning on stderr.
+func (f *factory) warnf(format string, args ...any) {
+	fmt.Fprintf(f.IO.ErrOut, "et: warning: "+format+"\n", args...)
+}
+
+// logf prints a -v log line on stderr.
+func (f *factory) logf(format string, args ...any) {
+	if f.Global.Verbose {
+		fmt.Fprintf(f.IO.ErrOut, "et: "+format+"\n", args...)
+	}
+}
+
+func newRootCmd(f *factory) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "et",
+		Short: "Toolkit for ET-SoC-1 kernel developers",
+		Long: `et lists ET-SoC-1 devices, checks emulator installs, runs ggml ops through
+the exact path ggml-et takes and compares them with reference math, and
+turns ET runtime traces into reports.
+
+Text output is for people and may change; scripts should use -o json or
+-o csv, whose keys are stable and carry raw values in base units.
+
+` + exitCodesHelp,
+		Version:       version,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		// Subcommands must not define their own PersistentPreRunE: this
+		// one marks the point after which errors are the command's own
+		// rather than cobra's argument errors.
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			f.started = true
+			return validateOutput(f.Global.Output)
+		},
+	}
+	root.SetOut(f.IO.Out)
+	root.SetErr(f.IO.ErrOut)
+	root.SetVersionTemplate("et {{.Version}}\n")
+	pf := root.PersistentFlags()
+	pf.StringVarP(&f.Global.Output, "output", "o", "table", "output format: {table|json|yaml|csv|markdown}")
+	pf.BoolVar(&f.Global.NoColor, "no-color", false, "never colour output (NO_COLOR is honoured too)")
+	pf.BoolVarP(&f.Global.Verbose, "verbose", "v", false, "more detail in tables and logs on stderr")
+	root.RegisterFlagCompletionFunc("output", outputCompletion)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		return &usageError{err}
+	})
+
+	root.AddCommand(
+		newVersionCmd(f),
+		newDevicesCmd(f, nil),
+		newCheckSysemuCmd(f, nil),
+		newRunOpCmd(f, nil),
+		newProfileCmd(f),
+	)
+	for _, c := range extraCommands {
+		root.AddCommand(c(f))
+	}
+	return root
+}
+
+// extraCommands are added by files compiled only under some build tags
+// (the etrt worker, for instance).
+var extraCommands []func(*factory) *cobra.Command
+
+// run is main without os.Exit: it parses args, runs the command and maps
+// the result to an exit code.
+func run(args []string, in io.Reader, out, errOut io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	f := newFactory(in, out, errOut)
+	return execute(ctx, f, args)
+}
+
+// execute runs the root command built from f; tests call it directly.
+func execute(ctx context.Context, f *factory, args []string) int {
+	root := newRootCmd(f)
+	root.SetArgs(args)
+	root.SetIn(f.IO.In)
+	cmd, err := root.ExecuteContextC(ctx)
+	if err == nil {
+		return exitOK
+	}
+	if !f.started && exitCode(err) == exitNegative {
+		err = &usageError{err}
+	}
+	code := exitCode(err)
+	if ctx.Err() != nil && errors.Is(context.Cause(ctx), context.Canceled) && code != exitTimeout {
+		code = exitInterrupted
+	}
+	if msg := err.Error(); msg != "" {
+		fmt.Fprintf(f.IO.ErrOut, "et: %s\n", oneLine(msg))
+	}
+	var ue *usageError
+	if errors.As(err, &ue) && cmd != nil {
+		fmt.Fprintf(f.IO.ErrOut, "Run '%s --help' for usage.\n", cmd.CommandPath())
+	}
+	return code
+}
+
+// oneLine keeps an error on one line: et prints each error once as
+// "et: <what>: <why>".
+func oneLine(s string) string {
+	s = strings.TrimSpace(s)
+	return strings.ReplaceAll(s, "\n", "; ")
+}
+
+func newVersionCmd(f *factory) *cobra.Command {
+	return &cobra.Command{
+		Use:     "version",
+		Short:   "Print the et version",
+		Args:    cobra.NoArgs,
+		Example: "  $ et version\n  $ et version -o json",
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			type doc struct {
+				Schema  string `json:"schema"`
+				Version string `json:"version"`
+				Go      string `json:"go"`
+			}
+			d := doc{Schema: "et.version/v1", Version: version, Go: goVersion()}
+			if f.Global.Output == "table" {
+				fmt.Fprintf(f.IO.Out, "et %s (%s)\n", d.Version, d.Go)
+				return nil
+			}
+			return f.render(document{Data: d, Tables: []table{{
+				Headers: []string{"version", "go"},
+				Rows:    [][]string{{d.Version, d.Go}},
+			}}})
+		},
+	}
+}
