@@ -26,8 +26,15 @@ func newIOStreams(in io.Reader, out, errOut io.Writer, getenv func(string) strin
 	s := &ioStreams{In: in, Out: out, ErrOut: errOut}
 	s.OutTTY = isTerminal(out) && getenv("TERM") != "dumb"
 	s.ErrTTY = isTerminal(errOut) && getenv("TERM") != "dumb"
-	s.Color = s.OutTTY && getenv("NO_COLOR") == ""
+	s.Color = colorEnabled(s.OutTTY, getenv)
 	return s
+}
+
+// colorEnabled: colour only on a terminal, and never when NO_COLOR is
+// non-empty (https://no-color.org; checked here because the colour
+// libraries parse it as a boolean).
+func colorEnabled(outTTY bool, getenv func(string) string) bool {
+	return outTTY && getenv("NO_COLOR") == ""
 }
 
 func isTerminal(w any) bool {

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/ainekko/et/internal/driver"
+)
+
+func TestExitCode(t *testing.T) {
+	tests := []struct {
+		name string
+		err  error
+		want int
+	}{
+		{"nil", nil, 0},
+		{"silent", errSilent, 1},
+		{"negative", negativef("3 checks failed"), 1},
+		{"usage", usageErrorf("bad flag"), 2},
+		{"wrapped usage", fmt.Errorf("x: %w", usageErrorf("bad")), 2},
+		{"input", fmt.Errorf("load: %w", testInputError{}), 2},
+		{"unavailable", fmt.Errorf("open: %w", driver.ErrNotBuilt), 3},
+		{"busy", driver.ErrDeviceBusy, 3},
+		{"timeout", fmt.Errorf("sync: %w", driver.ErrTimeout), 4},
+		{"deadline", context.DeadlineExceeded, 4},
+		{"canceled", context.Canceled, 130},
+		{"plain", errors.New("boom"), 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := exitCode(tt.err); got != tt.want {
+				t.Errorf("exitCode(%v) = %d, want %d", tt.err, got, tt.want)
+			}
+		})
+	}
+}
+
+type testInputError struct{}
+
+func (testInputError) Error() string { return "case.yaml:3: unknown key" }
+func (testInputError) InputError()   {}
+
+func TestRootUsageErrors(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		wantErr string
+	}{
+		{"unknown command", []string{"bogus"}, `et: unknown command "bogus" for "et"`},
+		{"unknown flag", []string{"version", "--bogus"}, "et: unknown flag: --bogus"},
+		{"bad output", []string{"version", "-o", "xml"}, `et: invalid output format "xml"`},
+		{"extra args", []string{"version", "x"}, "et: unknown command"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errOut := runCLI(t, nil, tt.args...)
+			if code != exitUsage {
+				t.Errorf("exit %d, want %d", code, exitUsage)
+			}
+			if out != "" {
+				t.Errorf("stdout not empty: %q", out)
+			}
+			first := strings.SplitN(errOut, "\n", 2)[0]
+			if !strings.HasPrefix(first, tt.wantErr) {
+				t.Errorf("stderr first line %q, want prefix %q", first, tt.wantErr)
+			}
+			if !strings.Contains(errOut, "--help' for usage") {
+				t.Errorf("usage hint missing: %q", errOut)
+			}
+		})
+	}
+}
+
+func TestHelpListsExitCodes(t *testing.T) {
+	code, out, _ := runCLI(t, nil, "--help")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	for _, want := range []string{"Exit codes:", "130", "-o, --output"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("--help lacks %q", want)
+		}
+	}
+}
+
+func TestVersionFormats(t *testing.T) {
+	for _, format := range outputFormats {
+		t.Run(format, func(t *testing.T) {
+			code, out, errOut := runCLI(t, nil, "version", "-o", format)
+			if code != 0 || errOut != "" {
+				t.Fatalf("exit %d, stderr %q", code, errOut)
+			}
+			if !strings.Contains(out, version) {
+				t.Errorf("output lacks the version: %q", out)
+			}
+		})
+	}
+	_, out, _ := runCLI(t, nil, "version", "-o", "json")
+	if !strings.Contains(out, `"schema": "et.version/v1"`) {
+		t.Errorf("json lacks schema: %s", out)
+	}
+}
+
+func TestCompletion(t *testing.T) {
+	code, out, _ := runCLI(t, nil, "completion", "bash")
+	if code != 0 || !strings.Contains(out, "bash completion") {
+		t.Errorf("completion bash: exit %d, %d bytes", code, len(out))
+	}
+}
