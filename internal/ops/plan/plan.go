@@ -1,0 +1,162 @@
+package plan
+
+import (
+	"fmt"
+
+	"github.com/ainekko/et/internal/ops/abi"
+)
+
+// StepKind says how a step is executed.
+type StepKind uint8
+
+// The step kinds.
+const (
+	// StepView is a view op (view, reshape, permute, transpose): ggml-et
+	// skips it, nothing is launched.
+	StepView StepKind = iota
+	// StepNoop is a node ggml-et accepts but launches nothing for (a CPY
+	// of 0 elements).
+	StepNoop
+	// StepLaunch is a kernel launch on the device.
+	StepLaunch
+	// StepFallback is a node ggml-et does not support: like ggml's CPU
+	// fallback it is computed on the host with the reference math.
+	StepFallback
+)
+
+func (k StepKind) String() string {
+	switch k {
+	case StepView:
+		return "view"
+	case StepNoop:
+		return "noop"
+	case StepLaunch:
+		return "launch"
+	case StepFallback:
+		return "fallback"
+	}
+	return fmt.Sprintf("StepKind(%d)", uint8(k))
+}
+
+// Verdict is the supports_op answer for one node.
+type Verdict struct {
+	Supported bool
+	// Reasons names every failed condition, e.g. "ne0 % 16 != 0 (ne0 = 100)".
+	Reasons []string
+}
+
+// Step is one unit of execution: a launch (possibly of a fused pair of
+// nodes), a fallback, a view or a no-op.
+type Step struct {
+	// Nodes are the graph nodes this step computes, in order: one, or two
+	// for a fusion (the second is the node whose result the launch writes).
+	Nodes []int
+	Kind  StepKind
+	// Verdict is the support check of the first node.
+	Verdict Verdict
+	// Fusion names the fusion applied ("rms_norm+mul", "mul_mat+add"), or "".
+	Fusion string
+	// Kernel is the kernel ELF name (without .elf) for a launch.
+	Kernel string
+	// Layout is the kernel's params struct.
+	Layout *abi.Layout
+	// Tensors maps each tensor field of Layout to the value index whose
+	// tensor it carries. Optional fields that are absent are not in the map
+	// (they encode as zero blocks).
+	Tensors map[string]int
+	// DstField is the tensor field that is the result (its desc carries the
+	// node's ggml op and op_params, as ggml copies the whole dst tensor).
+	DstField string
+	// Scalars holds the scalar fields (Ints, Uints, Floats) already
+	// resolved from the node params through the manifest.
+	Scalars abi.Values
+	// OpParams are the result desc's op_params (im2col and conv_2d read
+	// them; zero for every other kernel).
+	OpParams [abi.NumOpParams]int32
+	// Batchable is true when the kernel can be batched into the
+	// uberkernel (manifest uberkernel ids).
+	Batchable bool
+}
+
+// Out is the value index the step writes (the result of its last node),
+// or -1 for a view/no-op step.
+func (s *Step) Out(g *Graph) int {
+	if len(s.Nodes) == 0 {
+		return -1
+	}
+	return g.Nodes[s.Nodes[len(s.Nodes)-1]].Out
+}
+
+// Plan is the result of planning a graph.
+type Plan struct {
+	Graph    *Graph
+	Manifest *abi.Manifest
+	Steps    []Step
+	// Uberkernel is true when launches of batchable kernels are grouped
+	// into uberkernel segments (GGML_ET_UBERKERNEL).
+	Uberkernel bool
+}
+
+// Options control planning.
+type Options struct {
+	// Uberkernel batches launches like GGML_ET_UBERKERNEL=1.
+	Uberkernel bool
+}
+
+// AddrFunc gives the device address of the memory owned by value base.
+type AddrFunc func(base int) uint64
+
+// Encode builds the launch's params bytes with the device addresses of
+// the graph's buffers: each tensor field is the 336-byte device
+// ggml_tensor of its value (data = base address + view offset), the
+// result's desc carries the node's op value, and the scalars follow at
+// their offsets.
+func (p *Plan) Encode(s *Step, addr AddrFunc) ([]byte, error) {
+	if s.Kind != StepLaunch {
+		return nil, fmt.Errorf("step of kind %s has no params", s.Kind)
+	}
+	v := abi.Values{Ints: s.Scalars.Ints, Uints: s.Scalars.Uints, Floats: s.Scalars.Floats}
+	g := p.Graph
+	last := g.Nodes[s.Nodes[len(s.Nodes)-1]]
+	for field, vi := range s.Tensors {
+		val := &g.Values[vi]
+		var op int32
+		if field == s.DstField {
+			op, _ = p.Manifest.OpValue(string(last.Op))
+		}
+		v.SetTensor(field, abi.DescFromTensor(val.T, addr(val.Base)+val.T.Offs, op, s.OpParams))
+	}
+	return p.Manifest.Encode(s.Layout, v)
+}
+
+// Segments groups the launch steps for execution: with the uberkernel on,
+// each run of consecutive batchable launches is one segment (flushed when
+// a non-batchable launch or a fallback comes, and at the end, as
+// ggml-et's uberkernel does); otherwise every launch is its own segment.
+// Each segment lists step indices.
+func (p *Plan) Segments() [][]int {
+	var segs [][]int
+	var cur []int
+	flush := func() {
+		if len(cur) > 0 {
+			segs = append(segs, cur)
+			cur = nil
+		}
+	}
+	for i := range p.Steps {
+		s := &p.Steps[i]
+		switch s.Kind {
+		case StepLaunch:
+			if p.Uberkernel && s.Batchable {
+				cur = append(cur, i)
+				continue
+			}
+			flush()
+			segs = append(segs, []int{i})
+		case StepFallback:
+			flush()
+		}
+	}
+	flush()
+	return segs
+}
