@@ -1,0 +1,67 @@
+package ops
+
+// add, sub and mul with ggml's repeat semantics: b is broadcast (repeated)
+// over a, which needs a.ne[i] % b.ne[i] == 0 in every dimension; the
+// result has a's type and shape. Element (i0..i3) of the result is
+// a[i0..i3] op b[i0 % b.ne0, i1 % b.ne1, i2 % b.ne2, i3 % b.ne3]. The math
+// is float32, as on the CPU.
+
+// inferBinary gives the InferFunc of one of add, sub and mul.
+func inferBinary(op Op) InferFunc {
+	return func(srcs []*Tensor, _ Params) (Type, [MaxDims]int64, error) { return inferBinaryOp(op, srcs) }
+}
+
+func inferBinaryOp(op Op, srcs []*Tensor) (Type, [MaxDims]int64, error) {
+	a, b := srcs[0], srcs[1]
+	if err := wantTypes(op, "a", a.Type, F32, F16); err != nil {
+		return 0, a.Ne, err
+	}
+	if err := wantTypes(op, "b", b.Type, F32, F16); err != nil {
+		return 0, a.Ne, err
+	}
+	for d := 0; d < MaxDims; d++ {
+		if b.Ne[d] == 0 || a.Ne[d]%b.Ne[d] != 0 {
+			return 0, a.Ne, shapeErr(op, "b %s cannot be repeated over a %s: a.ne%d = %d is not a multiple of b.ne%d = %d",
+				b.ShapeString(), a.ShapeString(), d, a.Ne[d], d, b.Ne[d])
+		}
+	}
+	return a.Type, a.Ne, nil
+}
+
+func refAdd(dst *Tensor, srcs []*Tensor, _ Params) error {
+	return binaryRows(dst, srcs[0], srcs[1], func(x, y float32) float32 { return x + y })
+}
+
+func refSub(dst *Tensor, srcs []*Tensor, _ Params) error {
+	return binaryRows(dst, srcs[0], srcs[1], func(x, y float32) float32 { return x - y })
+}
+
+func refMul(dst *Tensor, srcs []*Tensor, _ Params) error {
+	return binaryRows(dst, srcs[0], srcs[1], func(x, y float32) float32 { return x * y })
+}
+
+func binaryRows(dst, a, b *Tensor, f func(x, y float32) float32) error {
+	ne := a.Ne
+	n0, m0 := ne[0], b.Ne[0]
+	refParallel(a.NRows(), n0, func(lo, hi int64) {
+		ra := make([]float32, n0)
+		rb := make([]float32, m0)
+		out := make([]float32, n0)
+		for r := lo; r < hi; r++ {
+			i1, i2, i3 := rowIndex(ne, r)
+			a.Row(i1, i2, i3, ra)
+			b.Row(i1%b.Ne[1], i2%b.Ne[2], i3%b.Ne[3], rb)
+			if m0 == n0 {
+				for i := range out {
+					out[i] = f(ra[i], rb[i])
+				}
+			} else {
+				for i := range out {
+					out[i] = f(ra[i], rb[int64(i)%m0])
+				}
+			}
+			dst.SetRow(i1, i2, i3, out)
+		}
+	})
+	return nil
+}

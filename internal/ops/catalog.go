@@ -1,0 +1,492 @@
+package ops
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Op is an op name as case files write it: the ggml op name in lower case
+// (reference/case-format.md §1): "mul_mat", "add", "rms_norm", "rope" ...
+type Op string
+
+// The ops in the catalog.
+const (
+	OpMulMat       Op = "mul_mat"
+	OpAdd          Op = "add"
+	OpSub          Op = "sub"
+	OpMul          Op = "mul"
+	OpRMSNorm      Op = "rms_norm"
+	OpNorm         Op = "norm"
+	OpL2Norm       Op = "l2_norm"
+	OpScale        Op = "scale"
+	OpSoftMax      Op = "soft_max"
+	OpRope         Op = "rope"
+	OpUnary        Op = "unary"
+	OpGLU          Op = "glu"
+	OpGetRows      Op = "get_rows"
+	OpSetRows      Op = "set_rows"
+	OpCpy          Op = "cpy"
+	OpCont         Op = "cont"
+	OpFlashAttnExt Op = "flash_attn_ext"
+	OpView         Op = "view"
+	OpReshape      Op = "reshape"
+	OpPermute      Op = "permute"
+	OpTranspose    Op = "transpose"
+)
+
+// InferFunc gives the type and shape of an op's result from its sources
+// and normalized params, or an error (a *ShapeError or *ParamError) that
+// says which source or parameter is wrong and why.
+type InferFunc func(srcs []*Tensor, p Params) (Type, [MaxDims]int64, error)
+
+// RefFunc is an op's reference math with ggml CPU semantics. It writes
+// dst through dst.Nb and reads the sources through their Nb, so strided
+// views work on both sides; it does not allocate dst. Call it through
+// OpInfo.Run, which validates shapes first.
+type RefFunc func(dst *Tensor, srcs []*Tensor, p Params) error
+
+// ViewFunc builds the result of a view op (view, reshape, permute,
+// transpose): a Tensor sharing its source's buffer.
+type ViewFunc func(src *Tensor, p Params) (*Tensor, error)
+
+// Cost is what one execution of an op costs, for perf reports. Following
+// test-backend-ops (reference/ggml-et-backend.md §6.4), Flops is non-zero
+// only for mul_mat and flash_attn_ext; every other op is reported as
+// bandwidth over Bytes = nbytes(dst) + Σ nbytes(src).
+type Cost struct {
+	Flops int64
+	Bytes int64
+}
+
+// OpInfo is one row of the op catalog: everything generic code needs to
+// parse, check, run and cost an op. Adding an op is one row, one params
+// layout (Params) and one reference function.
+type OpInfo struct {
+	Name Op
+	// Doc is a one-line description.
+	Doc string
+	// Srcs names the sources in case-file order (reference/case-format.md
+	// §1); MinSrc..len(Srcs) sources are accepted.
+	Srcs   []string
+	MinSrc int
+	Params []ParamSpec
+	// View ops produce a view of their source (no computation, no
+	// launch); they have View set and a ViewFunc instead of a RefFunc.
+	View   bool
+	Infer  InferFunc
+	Ref    RefFunc
+	ViewOf ViewFunc
+	// Flops, when set, counts floating-point operations for perf reports.
+	Flops func(dst *Tensor, srcs []*Tensor, p Params) int64
+}
+
+// MaxSrc is the largest number of sources the op accepts.
+func (info *OpInfo) MaxSrc() int { return len(info.Srcs) }
+
+// Catalog lists every op et knows, in a stable order.
+var Catalog = []OpInfo{
+	{
+		Name: OpMulMat, Doc: "matrix product: dst[m, n] = Σ_k a[k, m]·b[k, n], b broadcast over a in dims 2 and 3",
+		Srcs: []string{"a", "b"}, MinSrc: 2,
+		Infer: inferMulMat, Ref: refMulMat, Flops: flopsMulMat,
+	},
+	{
+		Name: OpAdd, Doc: "a + b, b repeated over a",
+		Srcs: []string{"a", "b"}, MinSrc: 2, Infer: inferBinary(OpAdd), Ref: refAdd,
+	},
+	{
+		Name: OpSub, Doc: "a - b, b repeated over a",
+		Srcs: []string{"a", "b"}, MinSrc: 2, Infer: inferBinary(OpSub), Ref: refSub,
+	},
+	{
+		Name: OpMul, Doc: "a * b, b repeated over a",
+		Srcs: []string{"a", "b"}, MinSrc: 2, Infer: inferBinary(OpMul), Ref: refMul,
+	},
+	{
+		Name: OpRMSNorm, Doc: "x / sqrt(mean(x²) + eps) per row",
+		Srcs: []string{"x"}, MinSrc: 1, Params: []ParamSpec{epsSpec}, Infer: inferNorm(OpRMSNorm), Ref: refRMSNorm,
+	},
+	{
+		Name: OpNorm, Doc: "(x - mean) / sqrt(var + eps) per row",
+		Srcs: []string{"x"}, MinSrc: 1, Params: []ParamSpec{epsSpec}, Infer: inferNorm(OpNorm), Ref: refNorm,
+	},
+	{
+		Name: OpL2Norm, Doc: "x / max(‖x‖, eps) per row",
+		Srcs: []string{"x"}, MinSrc: 1, Params: []ParamSpec{epsSpec}, Infer: inferNorm(OpL2Norm), Ref: refL2Norm,
+	},
+	{
+		Name: OpScale, Doc: "x*scale + bias",
+		Srcs: []string{"x"}, MinSrc: 1,
+		Params: []ParamSpec{
+			{Name: "scale", Kind: KindFloat, Default: 1.0, Doc: "multiplier"},
+			{Name: "bias", Kind: KindFloat, Default: 0.0, Doc: "added after scaling (0 for plain ggml_scale)"},
+		},
+		Infer: inferScale, Ref: refScale,
+	},
+	{
+		Name: OpSoftMax, Doc: "softmax(x*scale + slope*mask) per row, with optional attention sinks",
+		Srcs: []string{"x", "mask", "sinks"}, MinSrc: 1,
+		Params: []ParamSpec{
+			{Name: "scale", Kind: KindFloat, Default: 1.0, Doc: "multiplier applied to x"},
+			{Name: "max_bias", Kind: KindFloat, Default: 0.0, Doc: "ALiBi maximum bias (0 = no ALiBi)"},
+		},
+		Infer: inferSoftMax, Ref: refSoftMax,
+	},
+	{
+		Name: OpRope, Doc: "rotary position embedding (normal, neox, imrope) with YaRN",
+		Srcs: []string{"x", "pos", "freq_factors"}, MinSrc: 2,
+		Params: []ParamSpec{
+			{Name: "n_dims", Kind: KindInt, Required: true, Doc: "number of rotated dimensions, even, <= ne0"},
+			{Name: "mode", Kind: KindEnum, Default: "normal", Enum: []string{"normal", "neox", "imrope"}, Doc: "rotation layout"},
+			{Name: "n_ctx_orig", Kind: KindInt, Default: int64(0), Doc: "original context length (YaRN)"},
+			{Name: "freq_base", Kind: KindFloat, Default: 10000.0, Doc: "frequency base"},
+			{Name: "freq_scale", Kind: KindFloat, Default: 1.0, Doc: "frequency scale (1/context extension factor)"},
+			{Name: "ext_factor", Kind: KindFloat, Default: 0.0, Doc: "YaRN extrapolation mix (0 = off)"},
+			{Name: "attn_factor", Kind: KindFloat, Default: 1.0, Doc: "magnitude scale"},
+			{Name: "beta_fast", Kind: KindFloat, Default: 32.0, Doc: "YaRN low correction dim"},
+			{Name: "beta_slow", Kind: KindFloat, Default: 1.0, Doc: "YaRN high correction dim"},
+			{Name: "sections", Kind: KindInts, MinLen: 4, MaxLen: 4, Default: []int64{0, 0, 0, 0}, Doc: "imrope sections [t, h, w, e]"},
+		},
+		Infer: inferRope, Ref: refRope,
+	},
+	{
+		Name: OpUnary, Doc: "elementwise unary function",
+		Srcs: []string{"x"}, MinSrc: 1,
+		Params: []ParamSpec{{Name: "op", Kind: KindEnum, Required: true, Enum: UnaryOps, Doc: "unary op: " + strings.Join(UnaryOps, ", ")}},
+		Infer:  inferUnary, Ref: refUnary,
+	},
+	{
+		Name: OpGLU, Doc: "gated linear unit: f(a)*b, on the halves of x or on [a, b]",
+		Srcs: []string{"a", "b"}, MinSrc: 1,
+		Params: []ParamSpec{
+			{Name: "op", Kind: KindEnum, Required: true, Enum: GLUOps, Doc: "glu op: " + strings.Join(GLUOps, ", ")},
+			{Name: "swapped", Kind: KindBool, Default: false, Doc: "single-tensor form: gate on the first half"},
+			{Name: "alpha", Kind: KindFloat, Default: 1.702, Doc: "swiglu_oai sigmoid scale"},
+			{Name: "limit", Kind: KindFloat, Default: 7.0, Doc: "swiglu_oai clamp limit"},
+		},
+		Infer: inferGLU, Ref: refGLU,
+	},
+	{
+		Name: OpGetRows, Doc: "gather rows of data by i32 indices, dequantized to f32",
+		Srcs: []string{"data", "rows"}, MinSrc: 2, Infer: inferGetRows, Ref: refGetRows,
+	},
+	{
+		Name: OpSetRows, Doc: "dst with rows replaced by src rows at i64/i32 indices",
+		Srcs: []string{"dst", "src", "idx"}, MinSrc: 3, Infer: inferSetRows, Ref: refSetRows,
+	},
+	{
+		Name: OpCpy, Doc: "copy with type conversion (quantizes with ggml's reference quantizers)",
+		Srcs: []string{"x"}, MinSrc: 1,
+		Params: []ParamSpec{{Name: "type", Kind: KindType, Required: true, Doc: "destination type, e.g. f16"}},
+		Infer:  inferCpy, Ref: refCpy,
+	},
+	{
+		Name: OpCont, Doc: "contiguous copy of a view",
+		Srcs: []string{"view"}, MinSrc: 1, Infer: inferCont, Ref: refCont,
+	},
+	{
+		Name: OpFlashAttnExt, Doc: "fused attention softmax(q·k*scale + mask)·v; dst is [d_v, n_head, n_q, n_batch]",
+		Srcs: []string{"q", "k", "v", "mask"}, MinSrc: 3,
+		Params: []ParamSpec{
+			{Name: "scale", Kind: KindFloat, Required: true, Doc: "KQ scale, usually 1/sqrt(d_k)"},
+			{Name: "max_bias", Kind: KindFloat, Default: 0.0, Doc: "ALiBi maximum bias (0 = no ALiBi)"},
+			{Name: "logit_softcap", Kind: KindFloat, Default: 0.0, Doc: "softcap*tanh(s/softcap) on the logits (0 = off)"},
+		},
+		Infer: inferFlashAttn, Ref: refFlashAttn, Flops: flopsFlashAttn,
+	},
+	{
+		Name: OpView, Doc: "strided view (ggml_view_4d)", View: true,
+		Srcs: []string{"x"}, MinSrc: 1,
+		Params: []ParamSpec{
+			{Name: "ne", Kind: KindInts, Required: true, MinLen: 1, MaxLen: 4, Doc: "view shape"},
+			{Name: "nb", Kind: KindInts, MinLen: 0, MaxLen: 3, Default: []int64{}, Doc: "byte strides of dims 1..3"},
+			{Name: "offset", Kind: KindInt, Default: int64(0), Doc: "byte offset"},
+		},
+		ViewOf: viewView,
+	},
+	{
+		Name: OpReshape, Doc: "new shape of a contiguous tensor", View: true,
+		Srcs: []string{"x"}, MinSrc: 1,
+		Params: []ParamSpec{{Name: "ne", Kind: KindInts, Required: true, MinLen: 1, MaxLen: 4, Doc: "new shape"}},
+		ViewOf: viewReshape,
+	},
+	{
+		Name: OpPermute, Doc: "ggml_permute: source dim i becomes result dim axes[i]", View: true,
+		Srcs: []string{"x"}, MinSrc: 1,
+		Params: []ParamSpec{{Name: "axes", Kind: KindInts, Required: true, MinLen: 4, MaxLen: 4, Doc: "permutation of 0..3"}},
+		ViewOf: viewPermute,
+	},
+	{
+		Name: OpTranspose, Doc: "swap dims 0 and 1", View: true,
+		Srcs: []string{"x"}, MinSrc: 1, ViewOf: viewTranspose,
+	},
+}
+
+var epsSpec = ParamSpec{Name: "eps", Kind: KindFloat, Default: 1e-6, Doc: "added to the variance (default 1e-6, test-backend-ops' default)"}
+
+// Lookup finds an op by name (case-insensitive).
+func Lookup(name string) (*OpInfo, bool) {
+	for i := range Catalog {
+		if strings.EqualFold(string(Catalog[i].Name), name) {
+			return &Catalog[i], true
+		}
+	}
+	return nil, false
+}
+
+// UnknownOpError is an op name that is not in the catalog.
+type UnknownOpError struct{ Name string }
+
+func (e *UnknownOpError) Error() string {
+	names := make([]string, len(Catalog))
+	for i := range Catalog {
+		names[i] = string(Catalog[i].Name)
+	}
+	return fmt.Sprintf("unknown op %q (want one of %s)", e.Name, strings.Join(names, ", "))
+}
+
+// InputError marks UnknownOpError as bad user input.
+func (e *UnknownOpError) InputError() {}
+
+// ShapeError is a source of the wrong type or shape for an op. It is an
+// input error (exit code 2).
+type ShapeError struct {
+	Op  Op
+	Msg string
+}
+
+func (e *ShapeError) Error() string { return fmt.Sprintf("%s: %s", e.Op, e.Msg) }
+
+// InputError marks ShapeError as bad user input.
+func (e *ShapeError) InputError() {}
+
+func shapeErr(op Op, format string, args ...any) error {
+	return &ShapeError{Op: op, Msg: fmt.Sprintf(format, args...)}
+}
+
+// CheckSources checks the number of sources and that none is nil.
+func (info *OpInfo) CheckSources(srcs []*Tensor) error {
+	if len(srcs) < info.MinSrc || len(srcs) > len(info.Srcs) {
+		want := fmt.Sprintf("%d", info.MinSrc)
+		if len(info.Srcs) != info.MinSrc {
+			want = fmt.Sprintf("%d to %d", info.MinSrc, len(info.Srcs))
+		}
+		return shapeErr(info.Name, "%d sources, want %s [%s]", len(srcs), want, strings.Join(info.Srcs, ", "))
+	}
+	for i, s := range srcs {
+		if s == nil {
+			return shapeErr(info.Name, "source %s is missing", info.Srcs[i])
+		}
+		for d, n := range s.Ne {
+			if n < 0 {
+				return shapeErr(info.Name, "source %s has a negative ne%d = %d", info.Srcs[i], d, n)
+			}
+		}
+		if bs := int64(s.Type.BlockSize()); s.Ne[0]%bs != 0 {
+			return shapeErr(info.Name, "source %s: ne0 = %d is not a multiple of the %s block size %d", info.Srcs[i], s.Ne[0], s.Type, bs)
+		}
+	}
+	return nil
+}
+
+// Shape checks the sources and gives the result's type and shape. For a
+// view op it builds the view to check it.
+func (info *OpInfo) Shape(srcs []*Tensor, p Params) (Type, [MaxDims]int64, error) {
+	if err := info.CheckSources(srcs); err != nil {
+		return 0, [MaxDims]int64{}, err
+	}
+	if info.View {
+		v, err := info.ViewOf(srcs[0], p)
+		if err != nil {
+			return 0, [MaxDims]int64{}, err
+		}
+		return v.Type, v.Ne, nil
+	}
+	return info.Infer(srcs, p)
+}
+
+// Run validates the sources against dst (type and shape from Infer) and
+// runs the reference math into dst. p must be normalized (Normalize).
+func (info *OpInfo) Run(dst *Tensor, srcs []*Tensor, p Params) error {
+	if info.View {
+		return shapeErr(info.Name, "is a view op: use ViewOf, there is nothing to compute")
+	}
+	t, ne, err := info.Shape(srcs, p)
+	if err != nil {
+		return err
+	}
+	if dst == nil {
+		return shapeErr(info.Name, "no destination tensor")
+	}
+	if dst.Type != t || dst.Ne != ne {
+		return shapeErr(info.Name, "destination is %s %s, want %s %s", dst.Type, dst.ShapeString(), t, shapeString(ne))
+	}
+	if dst.Nb[0] != uint64(dst.Type.TypeSize()) {
+		return shapeErr(info.Name, "destination nb0 = %d, want the element size %d", dst.Nb[0], dst.Type.TypeSize())
+	}
+	if end := dst.Offs + dst.NBytes(); end > uint64(len(dst.Buf)) {
+		return shapeErr(info.Name, "destination needs %d bytes, its buffer has %d", end, len(dst.Buf))
+	}
+	for i, s := range srcs {
+		if end := s.Offs + s.NBytes(); end > uint64(len(s.Buf)) {
+			return shapeErr(info.Name, "source %s needs %d bytes, its buffer has %d", info.Srcs[i], end, len(s.Buf))
+		}
+	}
+	return info.Ref(dst, srcs, p)
+}
+
+// Compute allocates a contiguous result and runs the op (or, for a view
+// op, returns the view). p must be normalized.
+func (info *OpInfo) Compute(srcs []*Tensor, p Params) (*Tensor, error) {
+	if info.View {
+		if err := info.CheckSources(srcs); err != nil {
+			return nil, err
+		}
+		return info.ViewOf(srcs[0], p)
+	}
+	t, ne, err := info.Shape(srcs, p)
+	if err != nil {
+		return nil, err
+	}
+	dst := New(t, ne[:]...)
+	if err := info.Ref(dst, srcs, p); err != nil {
+		return nil, err
+	}
+	return dst, nil
+}
+
+// Cost counts the flops and bytes of one execution of the op.
+func (info *OpInfo) Cost(dst *Tensor, srcs []*Tensor, p Params) Cost {
+	var c Cost
+	if dst != nil {
+		c.Bytes += int64(dst.NBytes())
+	}
+	for _, s := range srcs {
+		if s != nil {
+			c.Bytes += int64(s.NBytes())
+		}
+	}
+	if info.Flops != nil {
+		c.Flops = info.Flops(dst, srcs, p)
+	}
+	return c
+}
+
+func shapeString(ne [MaxDims]int64) string {
+	return fmt.Sprintf("[%d, %d, %d, %d]", ne[0], ne[1], ne[2], ne[3])
+}
+
+// --- mul_mat (the math is MulMat in mulmat.go) ---
+
+func inferMulMat(srcs []*Tensor, _ Params) (Type, [MaxDims]int64, error) {
+	a, b := srcs[0], srcs[1]
+	if b.Type != F32 && b.Type != F16 {
+		return 0, [MaxDims]int64{}, shapeErr(OpMulMat, "b is %s, want f32 or f16", b.Type)
+	}
+	if a.Type == I32 || a.Type == I64 {
+		return 0, [MaxDims]int64{}, shapeErr(OpMulMat, "a is %s, want a float or quantized type", a.Type)
+	}
+	if a.Ne[0] != b.Ne[0] {
+		return 0, [MaxDims]int64{}, shapeErr(OpMulMat, "a.ne0 = %d != b.ne0 = %d (the shared dimension k)", a.Ne[0], b.Ne[0])
+	}
+	for d := 2; d < MaxDims; d++ {
+		if a.Ne[d] == 0 || b.Ne[d]%a.Ne[d] != 0 {
+			return 0, [MaxDims]int64{}, shapeErr(OpMulMat, "b.ne%d = %d is not a multiple of a.ne%d = %d (a is broadcast over b)", d, b.Ne[d], d, a.Ne[d])
+		}
+	}
+	return F32, [MaxDims]int64{a.Ne[1], b.Ne[1], b.Ne[2], b.Ne[3]}, nil
+}
+
+func refMulMat(dst *Tensor, srcs []*Tensor, _ Params) error { return MulMat(dst, srcs[0], srcs[1]) }
+
+func flopsMulMat(dst *Tensor, srcs []*Tensor, _ Params) int64 {
+	a, b := srcs[0], srcs[1]
+	return 2 * a.Ne[0] * a.Ne[1] * b.Ne[1] * b.Ne[2] * b.Ne[3]
+}
+
+// --- view ops (the views themselves are built by access.go) ---
+
+func viewView(x *Tensor, p Params) (*Tensor, error) {
+	ne := p.Ints("ne")
+	nbs := p.Ints("nb")
+	nb := make([]uint64, len(nbs))
+	for i, v := range nbs {
+		if v < 0 {
+			return nil, &ParamError{Op: OpView, Param: "nb", Msg: fmt.Sprintf("negative stride %d", v)}
+		}
+		nb[i] = uint64(v)
+	}
+	off := p.Int("offset")
+	if off < 0 {
+		return nil, &ParamError{Op: OpView, Param: "offset", Msg: fmt.Sprintf("negative offset %d", off)}
+	}
+	v, err := View(x, ne, nb, uint64(off))
+	if err != nil {
+		return nil, &ShapeError{Op: OpView, Msg: strings.TrimPrefix(err.Error(), "view: ")}
+	}
+	return v, nil
+}
+
+func viewReshape(x *Tensor, p Params) (*Tensor, error) {
+	v, err := Reshape(x, p.Ints("ne")...)
+	if err != nil {
+		return nil, &ShapeError{Op: OpReshape, Msg: strings.TrimPrefix(err.Error(), "reshape: ")}
+	}
+	return v, nil
+}
+
+func viewPermute(x *Tensor, p Params) (*Tensor, error) {
+	a := p.Ints("axes")
+	if len(a) != 4 {
+		return nil, &ParamError{Op: OpPermute, Param: "axes", Msg: fmt.Sprintf("has %d entries, want 4", len(a))}
+	}
+	v, err := Permute(x, int(a[0]), int(a[1]), int(a[2]), int(a[3]))
+	if err != nil {
+		return nil, &ShapeError{Op: OpPermute, Msg: strings.TrimPrefix(err.Error(), "permute: ")}
+	}
+	return v, nil
+}
+
+func viewTranspose(x *Tensor, _ Params) (*Tensor, error) { return Transpose(x), nil }
+
+// --- shared helpers of the reference functions ---
+
+// rowIndex splits a flat row number r of a tensor with shape ne into
+// (i1, i2, i3).
+func rowIndex(ne [MaxDims]int64, r int64) (i1, i2, i3 int64) {
+	i1 = r % ne[1]
+	r /= ne[1]
+	i2 = r % ne[2]
+	i3 = r / ne[2]
+	return
+}
+
+// refParallel calls fn on disjoint chunks [lo, hi) covering [0, n),
+// through ParallelFor, with chunks of at least about 32K elements of work
+// (cost is a rough per-item cost in elements) so small ops stay on the
+// caller's goroutine.
+func refParallel(n, cost int64, fn func(lo, hi int64)) {
+	const minWork = 1 << 15
+	grain := int64(1)
+	if cost > 0 && cost < minWork {
+		grain = minWork / cost
+	}
+	ParallelFor(int(n), int(grain), func(lo, hi int) { fn(int64(lo), int64(hi)) })
+}
+
+// isFloatType reports whether t holds real numbers (f32, f16 or a
+// quantized type), as opposed to integer indices.
+func isFloatType(t Type) bool { return t != I32 && t != I64 }
+
+func wantTypes(op Op, what string, t Type, allowed ...Type) error {
+	for _, a := range allowed {
+		if t == a {
+			return nil
+		}
+	}
+	names := make([]string, len(allowed))
+	for i, a := range allowed {
+		names[i] = a.String()
+	}
+	return shapeErr(op, "%s is %s, want %s", what, t, strings.Join(names, " or "))
+}

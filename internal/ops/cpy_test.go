@@ -1,0 +1,67 @@
+package ops
+
+import (
+	"bytes"
+	"testing"
+)
+
+func TestCpy(t *testing.T) {
+	vals := randVals(31, 64*3, -3, 3)
+	x := FromF32(F32, []int64{64, 3}, vals)
+	for _, typ := range []Type{F16, Q8_0, Q4_0, F32} {
+		t.Run("f32 to "+typ.String(), func(t *testing.T) {
+			y := mustOp(t, OpCpy, []*Tensor{x}, map[string]any{"type": typ.String()})
+			if y.Type != typ || y.Ne != x.Ne || !y.IsContiguous() {
+				t.Fatalf("result %s %s", y.Type, y.ShapeString())
+			}
+			// Bit-exact with ggml's reference conversion of the same rows.
+			if want := FromF32(typ, []int64{64, 3}, vals); !bytes.Equal(y.Buf, want.Buf) {
+				t.Fatalf("bytes differ from FromF32(%s)", typ)
+			}
+		})
+	}
+	t.Run("q4_K", func(t *testing.T) {
+		v := randVals(32, 256, -1, 1)
+		y := mustOp(t, OpCpy, []*Tensor{FromF32(F32, []int64{256}, v)}, map[string]any{"type": "q4_K"})
+		if want := FromF32(Q4_K, []int64{256}, v); !bytes.Equal(y.Buf, want.Buf) {
+			t.Fatalf("bytes differ")
+		}
+	})
+	t.Run("f16 to f32 is exact", func(t *testing.T) {
+		h := FromF32(F16, []int64{64, 3}, vals)
+		y := mustOp(t, OpCpy, []*Tensor{h}, map[string]any{"type": "f32"})
+		checkClose(t, y.ToF32(), h.ToF32(), 0)
+	})
+	t.Run("q8_0 to f32 dequantizes", func(t *testing.T) {
+		q := FromF32(Q8_0, []int64{64, 3}, vals)
+		checkClose(t, mustOp(t, OpCpy, []*Tensor{q}, map[string]any{"type": "f32"}).ToF32(), q.ToF32(), 0)
+	})
+	t.Run("strided f32 to f16", func(t *testing.T) {
+		small := FromF32(F32, []int64{2, 3}, []float32{1.0 / 3, 2, 3, 4, 5, 6})
+		y := mustOp(t, OpCpy, []*Tensor{Transpose(small)}, map[string]any{"type": "f16"})
+		checkClose(t, y.ToF32(), []float32{RoundF16(1.0 / 3), 3, 5, 2, 4, 6}, 0)
+	})
+	t.Run("same type is a byte copy", func(t *testing.T) {
+		q := FromF32(Q8_0, []int64{32, 4}, randVals(33, 128, -1, 1))
+		v, err := View(q, []int64{32, 2}, []uint64{2 * q.Nb[1]}, q.Nb[1]) // rows 1 and 3
+		if err != nil {
+			t.Fatal(err)
+		}
+		y := mustOp(t, OpCpy, []*Tensor{v}, map[string]any{"type": "q8_0"})
+		want := append(append([]byte{}, q.Buf[34:68]...), q.Buf[102:136]...)
+		if !bytes.Equal(y.Buf, want) {
+			t.Fatalf("byte copy differs")
+		}
+		c := mustOp(t, OpCont, []*Tensor{v}, nil)
+		if !bytes.Equal(c.Buf, want) {
+			t.Fatalf("cont differs")
+		}
+		i := FromInts(I32, []int64{3}, []int64{7, -1, 1 << 30})
+		if y := mustOp(t, OpCpy, []*Tensor{i}, map[string]any{"type": "i32"}); !bytes.Equal(y.Buf, i.Buf) {
+			t.Fatalf("i32 copy differs")
+		}
+	})
+	wantOpError(t, OpCpy, []*Tensor{New(F32, 48)}, map[string]any{"type": "q8_0"}, "cpy: x.ne0 = 48 is not a multiple of the q8_0 block size 32")
+	wantOpError(t, OpCpy, []*Tensor{New(I32, 4)}, map[string]any{"type": "f32"}, "cannot convert i32 to f32")
+	wantOpError(t, OpCpy, []*Tensor{New(F32, 4)}, nil, "param type: required")
+}

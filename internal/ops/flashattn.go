@@ -1,0 +1,175 @@
+package ops
+
+import "math"
+
+// flash_attn_ext (ggml_flash_attn_ext(q, k, v, mask, scale, max_bias,
+// logit_softcap)), as ggml's CPU computes it on its reference path (one
+// query row at a time, online softmax):
+//
+//	q [d_k, n_q, n_head, n_batch] f32
+//	k [d_k, n_kv, n_head_kv, n_batch_kv] f16 or f32
+//	v [d_v, n_kv, n_head_kv, n_batch_kv] f16 or f32 (not transposed)
+//	mask [n_kv, >= n_q, ne2, ne3] f16 or f32, broadcast over heads and batches
+//	dst [d_v, n_head, n_q, n_batch] f32 — permuted: dst[:, h, i, b] is
+//	    query i of head h
+//
+// Grouped-query attention: head h reads k/v head h / (n_head/n_head_kv),
+// and batch b reads k/v batch b / (n_batch/n_batch_kv). For each key j:
+// s = (k_j·q)·scale (scale is divided by logit_softcap first and
+// s = softcap·tanh(s) applied when logit_softcap != 0), then
+// s += slope·mask[j] (keys whose mask is -inf are skipped); the running
+// max M, sum S and accumulator V are updated with expf in float32. With an
+// f16 K, q is rounded to f16 before the dot product; with an f16 V, the
+// accumulator is kept in f16 (each update rounded), as on the CPU.
+// Finally dst = V/S (0 if S = 0).
+
+func inferFlashAttn(srcs []*Tensor, _ Params) (Type, [MaxDims]int64, error) {
+	q, k, v := srcs[0], srcs[1], srcs[2]
+	var ne [MaxDims]int64
+	if err := wantTypes(OpFlashAttnExt, "q", q.Type, F32); err != nil {
+		return 0, ne, err
+	}
+	if err := wantTypes(OpFlashAttnExt, "k", k.Type, F16, F32); err != nil {
+		return 0, ne, err
+	}
+	if err := wantTypes(OpFlashAttnExt, "v", v.Type, F16, F32); err != nil {
+		return 0, ne, err
+	}
+	if k.Ne[0] != q.Ne[0] {
+		return 0, ne, shapeErr(OpFlashAttnExt, "k.ne0 = %d != q.ne0 = %d (d_k)", k.Ne[0], q.Ne[0])
+	}
+	if v.Ne[1] != k.Ne[1] {
+		return 0, ne, shapeErr(OpFlashAttnExt, "v.ne1 = %d != k.ne1 = %d (n_kv)", v.Ne[1], k.Ne[1])
+	}
+	for d := 2; d < MaxDims; d++ {
+		for _, t := range []struct {
+			name string
+			x    *Tensor
+		}{{"k", k}, {"v", v}} {
+			if t.x.Ne[d] == 0 || q.Ne[d]%t.x.Ne[d] != 0 {
+				return 0, ne, shapeErr(OpFlashAttnExt, "%s.ne%d = %d does not divide q.ne%d = %d (grouped-query broadcast)", t.name, d, t.x.Ne[d], d, q.Ne[d])
+			}
+		}
+	}
+	if len(srcs) > 3 {
+		m := srcs[3]
+		if err := wantTypes(OpFlashAttnExt, "mask", m.Type, F16, F32); err != nil {
+			return 0, ne, err
+		}
+		if m.Ne[0] != k.Ne[1] {
+			return 0, ne, shapeErr(OpFlashAttnExt, "mask.ne0 = %d != n_kv = %d", m.Ne[0], k.Ne[1])
+		}
+		if m.Ne[1] < q.Ne[1] {
+			return 0, ne, shapeErr(OpFlashAttnExt, "mask.ne1 = %d < n_q = %d", m.Ne[1], q.Ne[1])
+		}
+		for d := 2; d < MaxDims; d++ {
+			if m.Ne[d] == 0 || q.Ne[d]%m.Ne[d] != 0 {
+				return 0, ne, shapeErr(OpFlashAttnExt, "mask.ne%d = %d does not divide q.ne%d = %d", d, m.Ne[d], d, q.Ne[d])
+			}
+		}
+	}
+	return F32, [MaxDims]int64{v.Ne[0], q.Ne[2], q.Ne[1], q.Ne[3]}, nil
+}
+
+func flopsFlashAttn(_ *Tensor, srcs []*Tensor, _ Params) int64 {
+	q, k, v := srcs[0], srcs[1], srcs[2]
+	return 2 * q.Ne[1] * q.Ne[2] * q.Ne[3] * k.Ne[1] * (k.Ne[0] + v.Ne[0])
+}
+
+func refFlashAttn(dst *Tensor, srcs []*Tensor, p Params) error {
+	q, k, v := srcs[0], srcs[1], srcs[2]
+	var mask *Tensor
+	if len(srcs) > 3 {
+		mask = srcs[3]
+	}
+	scale := p.F32("scale")
+	softcap := p.F32("logit_softcap")
+	if softcap != 0 {
+		scale /= softcap
+	}
+	slope := alibiSlopes(p.F32("max_bias"), q.Ne[2])
+	dk, dv, nkv := q.Ne[0], v.Ne[0], k.Ne[1]
+	rk2, rk3 := q.Ne[2]/k.Ne[2], q.Ne[3]/k.Ne[3]
+	rv2, rv3 := q.Ne[2]/v.Ne[2], q.Ne[3]/v.Ne[3]
+	f16V := v.Type == F16
+	negInf := float32(math.Inf(-1))
+
+	// Rows of q: (iq1 = query, iq2 = head, iq3 = batch).
+	refParallel(q.NRows(), nkv*(dk+dv), func(lo, hi int64) {
+		qr := make([]float32, dk)
+		kr := make([]float32, dk)
+		vr := make([]float32, dv)
+		acc := make([]float32, dv)
+		var mrow []float32
+		if mask != nil {
+			mrow = make([]float32, nkv)
+		}
+		for r := lo; r < hi; r++ {
+			iq1, iq2, iq3 := rowIndex(q.Ne, r)
+			q.Row(iq1, iq2, iq3, qr)
+			if k.Type == F16 {
+				for i, x := range qr {
+					qr[i] = RoundF16(x)
+				}
+			}
+			if mask != nil {
+				mask.Row(iq1, iq2%mask.Ne[2], iq3%mask.Ne[3], mrow)
+			}
+			sl := slope(iq2)
+			ik2, ik3 := iq2/rk2, iq3/rk3
+			iv2, iv3 := iq2/rv2, iq3/rv3
+			clear(acc)
+			S, M := float32(0), negInf
+			for ic := int64(0); ic < nkv; ic++ {
+				mv := float32(0)
+				if mask != nil {
+					mv = sl * mrow[ic]
+					if mv == negInf {
+						continue
+					}
+				}
+				k.Row(ic, ik2, ik3, kr)
+				var dot float64
+				for i, x := range kr {
+					dot += float64(x * qr[i])
+				}
+				s := float32(dot) * scale
+				if softcap != 0 {
+					s = softcap * tanhf32(s)
+				}
+				s += mv
+				ms, vs := float32(1), float32(1)
+				if s > M {
+					mOld := M
+					M = s
+					ms = expf32(mOld - M)
+					for i := range acc {
+						acc[i] *= ms
+						if f16V {
+							acc[i] = RoundF16(acc[i])
+						}
+					}
+				} else {
+					vs = expf32(s - M)
+				}
+				v.Row(ic, iv2, iv3, vr)
+				for i, x := range vr {
+					acc[i] += float32(x * vs)
+					if f16V {
+						acc[i] = RoundF16(acc[i])
+					}
+				}
+				S = float32(S*ms) + vs
+			}
+			inv := float32(0)
+			if S != 0 {
+				inv = 1 / S
+			}
+			for i := range acc {
+				acc[i] *= inv
+			}
+			dst.SetRow(iq2, iq1, iq3, acc)
+		}
+	})
+	return nil
+}

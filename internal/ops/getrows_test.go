@@ -1,0 +1,59 @@
+package ops
+
+import (
+	"bytes"
+	"testing"
+)
+
+func TestGetRows(t *testing.T) {
+	// data [64, 4, 2] (64 is a multiple of the q8_0/q4_0 block size), rows
+	// i32 [3, 2]: batch j takes rows idx[:, j] of data[:, :, j].
+	vals := randVals(21, 64*4*2, -2, 2)
+	idx := FromInts(I32, []int64{3, 2}, []int64{3, 0, 3, 1, 2, 0})
+	for _, typ := range []Type{F32, F16, Q8_0, Q4_0} {
+		t.Run(typ.String(), func(t *testing.T) {
+			data := FromF32(typ, []int64{64, 4, 2}, vals)
+			deq := data.ToF32() // what the rows hold after quantization
+			y := mustOp(t, OpGetRows, []*Tensor{data, idx}, nil)
+			if y.Type != F32 || y.Ne != [4]int64{64, 3, 2, 1} {
+				t.Fatalf("result %s %s", y.Type, y.ShapeString())
+			}
+			var want []float32
+			for j, rows := range [][]int{{3, 0, 3}, {1, 2, 0}} {
+				for _, r := range rows {
+					o := (j*4 + r) * 64
+					want = append(want, deq[o:o+64]...)
+				}
+			}
+			checkClose(t, y.ToF32(), want, 0)
+		})
+	}
+	t.Run("q4_K", func(t *testing.T) {
+		data := FromF32(Q4_K, []int64{256, 3}, randVals(22, 256*3, -1, 1))
+		deq := data.ToF32()
+		y := mustOp(t, OpGetRows, []*Tensor{data, FromInts(I32, []int64{2}, []int64{2, 1})}, nil)
+		checkClose(t, y.ToF32(), append(append([]float32{}, deq[512:768]...), deq[256:512]...), 0)
+	})
+	t.Run("strided data", func(t *testing.T) {
+		data := FromF32(F32, []int64{2, 3}, []float32{1, 2, 3, 4, 5, 6})
+		y := mustOp(t, OpGetRows, []*Tensor{permutedCopy(t, data), FromInts(I32, []int64{2}, []int64{2, 0})}, nil)
+		checkClose(t, y.ToF32(), []float32{5, 6, 1, 2}, 0)
+	})
+	t.Run("errors leave dst untouched", func(t *testing.T) {
+		data := FromF32(F32, []int64{2, 3}, []float32{1, 2, 3, 4, 5, 6})
+		info, _ := Lookup("get_rows")
+		dst := New(F32, 2, 2)
+		before := append([]byte(nil), dst.Buf...)
+		err := info.Run(dst, []*Tensor{data, FromInts(I32, []int64{2}, []int64{1, 3})}, Params{})
+		if err == nil || err.Error() != "get_rows: rows[1, 0, 0] = 3 is outside data rows 0..2" {
+			t.Fatalf("err = %v", err)
+		}
+		if !bytes.Equal(dst.Buf, before) {
+			t.Errorf("dst was written")
+		}
+		wantOpError(t, OpGetRows, []*Tensor{data, FromInts(I32, []int64{1}, []int64{-1})}, nil, "rows[0, 0, 0] = -1")
+	})
+	wantOpError(t, OpGetRows, []*Tensor{New(F32, 4, 3), New(I64, 2)}, nil, "get_rows: rows is i64, want i32")
+	wantOpError(t, OpGetRows, []*Tensor{New(F32, 4, 3, 2), New(I32, 2, 3)}, nil, "want rows.ne1 = data.ne2")
+	wantOpError(t, OpGetRows, []*Tensor{New(I32, 4, 3), New(I32, 2)}, nil, "data is i32")
+}

@@ -1,0 +1,127 @@
+package ops
+
+import "fmt"
+
+// glu: gated linear units, y = f(a)·b elementwise, with the CPU's float32
+// formulas (geglu and geglu_quick through the f16 tables, as gelu and
+// gelu_quick in unary.go).
+//
+// Two forms, as ggml builds them:
+//   - single tensor [x]: x.ne0 = 2n; a is the first half of each row and
+//     b the second (swapped: the other way round); the result has ne0 = n;
+//   - split [a, b] (ggml_glu_split): a and b have the same shape, which is
+//     the result's; swapped does not apply.
+//
+// swiglu_oai (ggml_swiglu_oai, split form only) clamps first:
+// a = min(a, limit), b = clamp(b, -limit, limit), y = a·σ(alpha·a)·(b + 1).
+
+// GLUOps lists the glu sub-ops, by their ggml names in lower case.
+var GLUOps = []string{"reglu", "geglu", "swiglu", "swiglu_oai", "geglu_erf", "geglu_quick"}
+
+// GLUFunc returns the function of a glu sub-op applied to one pair
+// (a, b) (nil if the name is unknown). alpha and limit are used by
+// swiglu_oai only.
+func GLUFunc(name string, alpha, limit float32) func(a, b float32) float32 {
+	switch name {
+	case "reglu":
+		return func(a, b float32) float32 {
+			if a > 0 {
+				return a * b
+			}
+			return 0
+		}
+	case "geglu":
+		return func(a, b float32) float32 {
+			if a <= -geluTableLimit {
+				return 0
+			}
+			if a >= geluTableLimit {
+				return a * b
+			}
+			return GeluCPU(a) * b
+		}
+	case "swiglu":
+		return func(a, b float32) float32 { return siluF32(a) * b }
+	case "swiglu_oai":
+		return func(a, b float32) float32 {
+			a = min(a, limit)
+			b = max(min(b, limit), -limit)
+			g := a / (1 + expf32(alpha*-a))
+			return g * (b + 1)
+		}
+	case "geglu_erf":
+		return func(a, b float32) float32 { return geluErfF32(a) * b }
+	case "geglu_quick":
+		return func(a, b float32) float32 { return GeluQuickCPU(a) * b }
+	}
+	return nil
+}
+
+func inferGLU(srcs []*Tensor, p Params) (Type, [MaxDims]int64, error) {
+	a := srcs[0]
+	op := p.Str("op")
+	if GLUFunc(op, 0, 0) == nil {
+		return 0, a.Ne, &ParamError{Op: OpGLU, Param: "op", Msg: fmt.Sprintf("unknown glu op %q", op)}
+	}
+	if err := wantTypes(OpGLU, "a", a.Type, F32, F16); err != nil {
+		return 0, a.Ne, err
+	}
+	if len(srcs) == 1 {
+		if op == "swiglu_oai" {
+			return 0, a.Ne, shapeErr(OpGLU, "swiglu_oai exists only in split form [a, b]")
+		}
+		if a.Ne[0]%2 != 0 {
+			return 0, a.Ne, shapeErr(OpGLU, "single-tensor form needs an even x.ne0, got %d", a.Ne[0])
+		}
+		ne := a.Ne
+		ne[0] /= 2
+		return a.Type, ne, nil
+	}
+	b := srcs[1]
+	if err := wantTypes(OpGLU, "b", b.Type, a.Type); err != nil {
+		return 0, a.Ne, err
+	}
+	if a.Ne != b.Ne {
+		return 0, a.Ne, shapeErr(OpGLU, "split form needs a and b of the same shape, got a %s and b %s", a.ShapeString(), b.ShapeString())
+	}
+	if p.Bool("swapped") {
+		return 0, a.Ne, &ParamError{Op: OpGLU, Param: "swapped", Msg: "applies only to the single-tensor form [x]"}
+	}
+	return a.Type, a.Ne, nil
+}
+
+func refGLU(dst *Tensor, srcs []*Tensor, p Params) error {
+	f := GLUFunc(p.Str("op"), p.F32("alpha"), p.F32("limit"))
+	if f == nil {
+		return &ParamError{Op: OpGLU, Param: "op", Msg: fmt.Sprintf("unknown glu op %q", p.Str("op"))}
+	}
+	a := srcs[0]
+	n := dst.Ne[0]
+	swapped := p.Bool("swapped")
+	refParallel(dst.NRows(), n, func(lo, hi int64) {
+		ra := make([]float32, a.Ne[0])
+		var rb []float32
+		if len(srcs) > 1 {
+			rb = make([]float32, n)
+		}
+		out := make([]float32, n)
+		for r := lo; r < hi; r++ {
+			i1, i2, i3 := rowIndex(dst.Ne, r)
+			a.Row(i1, i2, i3, ra)
+			x, g := ra, rb
+			if rb == nil {
+				x, g = ra[:n], ra[n:]
+				if swapped {
+					x, g = g, x
+				}
+			} else {
+				srcs[1].Row(i1, i2, i3, rb)
+			}
+			for i := range out {
+				out[i] = f(x[i], g[i])
+			}
+			dst.SetRow(i1, i2, i3, out)
+		}
+	})
+	return nil
+}

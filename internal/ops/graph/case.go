@@ -1,0 +1,300 @@
+package graph
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/ainekko/et/internal/ops"
+)
+
+// Case is one op or graph of ops to run: leaves, nodes in topological
+// order, the outputs to compare and save, and an optional tolerance.
+type Case struct {
+	Name        string
+	Description string
+	// Seed makes the leaf data deterministic (default 0).
+	Seed uint64
+	// File is where the case came from: a file name, the case string, or
+	// "run-op flags". It prefixes error messages.
+	File string
+	// Dir is the directory .npy paths are relative to.
+	Dir     string
+	Tensors []TensorSpec
+	Nodes   []Node
+	// Outputs names the nodes that are compared and saved; it defaults
+	// to the last node.
+	Outputs   []string
+	Tolerance Tolerance
+
+	outputsLine int // line of the outputs field, for errors
+}
+
+// TensorSpec is one leaf: its type, its shape in ggml order (1 to 4 dims,
+// ne0 innermost) and how it is filled.
+type TensorSpec struct {
+	Name string
+	Type ops.Type
+	Ne   []int64
+	// Init is how the tensor is filled; the zero Init means the default
+	// (uniform(-1, 1) for float types, zeros for integer types).
+	Init Init
+	Line int
+}
+
+// Node is one op application. Params are normalized by the op catalog
+// (defaults filled in); Type and Ne are the result's type and shape as the
+// catalog infers them.
+type Node struct {
+	Name   string
+	Op     ops.Op
+	Src    []string
+	Params ops.Params
+	Type   ops.Type
+	Ne     [ops.MaxDims]int64
+	Line   int
+}
+
+// Tolerance overrides the per-op comparison thresholds; nil fields keep
+// the default.
+type Tolerance struct {
+	NMSE   *float64
+	MaxAbs *float64
+}
+
+// Leaf returns the leaf spec of that name, or nil.
+func (c *Case) Leaf(name string) *TensorSpec {
+	for i := range c.Tensors {
+		if c.Tensors[i].Name == name {
+			return &c.Tensors[i]
+		}
+	}
+	return nil
+}
+
+// Node returns the node of that name, or nil.
+func (c *Case) Node(name string) *Node {
+	for i := range c.Nodes {
+		if c.Nodes[i].Name == name {
+			return &c.Nodes[i]
+		}
+	}
+	return nil
+}
+
+// maxLeafElems bounds the element count of one leaf (2^36: 256 GiB of
+// f32), so that an absurd shape is an input error, not an out-of-memory
+// crash.
+const maxLeafElems = 1 << 36
+
+// checkName validates a tensor or node name: it becomes a file name
+// (<output>.npy) when outputs are saved, so it is restricted to letters,
+// digits, '_', '-' and '.', not starting with '.'.
+func checkName(s string) error {
+	if s == "" {
+		return errors.New("empty name")
+	}
+	if len(s) > 128 {
+		return fmt.Errorf("name %.20q... is longer than 128 characters", s)
+	}
+	if s[0] == '.' || s[0] == '-' {
+		return fmt.Errorf("name %q must start with a letter, digit or '_'", s)
+	}
+	for _, r := range s {
+		if !(r == '_' || r == '-' || r == '.' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			return fmt.Errorf("name %q: only letters, digits, '_', '-' and '.' are allowed", s)
+		}
+	}
+	return nil
+}
+
+// checkShape validates a leaf shape for type t.
+func checkShape(t ops.Type, ne []int64) error {
+	if len(ne) < 1 || len(ne) > ops.MaxDims {
+		return fmt.Errorf("ne has %d dims, want 1 to %d", len(ne), ops.MaxDims)
+	}
+	n := int64(1)
+	for i, d := range ne {
+		if d <= 0 {
+			return fmt.Errorf("ne%d = %d, want a positive size", i, d)
+		}
+		if d > maxLeafElems || n > maxLeafElems/d {
+			return fmt.Errorf("shape %v is too large (more than 2^36 elements)", ne)
+		}
+		n *= d
+	}
+	if bs := int64(t.BlockSize()); ne[0]%bs != 0 {
+		return fmt.Errorf("ne0 = %d is not a multiple of the %s block size %d", ne[0], t, bs)
+	}
+	return nil
+}
+
+// validate checks a case built by the loader, a case string or flags:
+// names, topology, sources, params (normalized in place through the op
+// catalog) and result shapes. Errors carry c.File and the line of the
+// offending tensor or node (0 outside YAML). rawParams[i] holds node i's
+// parameters as decoded; paramLines, when present, the line of each.
+func validate(c *Case, rawParams []map[string]any, paramLines []map[string]int) error {
+	if c.Name == "" {
+		return errorf(c.File, 1, "missing required field name")
+	}
+	seen := map[string]int{} // name -> line
+	shapes := map[string]*ops.Tensor{}
+	for i := range c.Tensors {
+		s := &c.Tensors[i]
+		if err := checkName(s.Name); err != nil {
+			return errorf(c.File, s.Line, "tensor: %v", err)
+		}
+		if l, dup := seen[s.Name]; dup {
+			return errorf(c.File, s.Line, "duplicate name %q (first defined at line %d)", s.Name, l)
+		}
+		seen[s.Name] = s.Line
+		if err := checkShape(s.Type, s.Ne); err != nil {
+			return errorf(c.File, s.Line, "tensor %s: %v", s.Name, err)
+		}
+		if s.Init.Func != "" && s.Init.Func != "npy" {
+			if err := checkInit(s.Init, s.Type, s.Ne); err != nil {
+				return errorf(c.File, s.Line, "tensor %s: %v", s.Name, err)
+			}
+		}
+		x := &ops.Tensor{Name: s.Name, Type: s.Type}
+		for d := range x.Ne {
+			x.Ne[d] = 1
+		}
+		copy(x.Ne[:], s.Ne)
+		x.Nb = ops.ContiguousStrides(s.Type, x.Ne)
+		shapes[s.Name] = x
+	}
+	if len(c.Nodes) == 0 {
+		return errorf(c.File, 1, "no nodes: a case needs at least one op")
+	}
+	later := map[string]int{}
+	for i := range c.Nodes {
+		later[c.Nodes[i].Name] = c.Nodes[i].Line
+	}
+	for i := range c.Nodes {
+		n := &c.Nodes[i]
+		if err := checkName(n.Name); err != nil {
+			return errorf(c.File, n.Line, "node: %v", err)
+		}
+		if l, dup := seen[n.Name]; dup {
+			return errorf(c.File, n.Line, "duplicate name %q (first defined at line %d)", n.Name, l)
+		}
+		info, ok := ops.Lookup(string(n.Op))
+		if !ok {
+			return errorf(c.File, n.Line, "node %s: %v", n.Name, &ops.UnknownOpError{Name: string(n.Op)})
+		}
+		n.Op = info.Name
+		if len(n.Src) < info.MinSrc || len(n.Src) > info.MaxSrc() {
+			want := fmt.Sprint(info.MinSrc)
+			if info.MaxSrc() != info.MinSrc {
+				want = fmt.Sprintf("%d to %d", info.MinSrc, info.MaxSrc())
+			}
+			return errorf(c.File, n.Line, "node %s: %s takes %s sources [%s], got %d", n.Name, info.Name, want, strings.Join(info.Srcs, ", "), len(n.Src))
+		}
+		srcs := make([]*ops.Tensor, len(n.Src))
+		for j, s := range n.Src {
+			x, ok := shapes[s]
+			switch {
+			case ok:
+				srcs[j] = x
+			case s == n.Name:
+				return errorf(c.File, n.Line, "node %s: source %s is the node itself", n.Name, s)
+			case later[s] != 0 || c.Node(s) != nil:
+				return errorf(c.File, n.Line, "node %s: source %s is defined later (line %d): nodes must be in topological order", n.Name, s, later[s])
+			default:
+				return errorf(c.File, n.Line, "node %s: unknown source %q (not a tensor or an earlier node)", n.Name, s)
+			}
+		}
+		var raw map[string]any
+		if i < len(rawParams) {
+			raw = rawParams[i]
+		}
+		p, err := info.Normalize(raw)
+		if err != nil {
+			line := n.Line
+			var pe *ops.ParamError
+			if errors.As(err, &pe) && i < len(paramLines) && paramLines[i][pe.Param] != 0 {
+				line = paramLines[i][pe.Param]
+			}
+			return errorf(c.File, line, "node %s: %v", n.Name, err)
+		}
+		n.Params = p
+		res, err := standInResult(info, srcs, p)
+		if err != nil {
+			return errorf(c.File, n.Line, "node %s: %v", n.Name, err)
+		}
+		res.Name = n.Name
+		n.Type, n.Ne = res.Type, res.Ne
+		shapes[n.Name] = res
+		seen[n.Name] = n.Line
+	}
+	if len(c.Outputs) == 0 {
+		c.Outputs = []string{c.Nodes[len(c.Nodes)-1].Name}
+	}
+	outs := map[string]bool{}
+	for _, o := range c.Outputs {
+		if c.Node(o) == nil {
+			if c.Leaf(o) != nil {
+				return errorf(c.File, c.outputsLine, "output %q is a leaf tensor, not a node", o)
+			}
+			return errorf(c.File, c.outputsLine, "output %q is not a node", o)
+		}
+		if outs[o] {
+			return errorf(c.File, c.outputsLine, "output %q is listed twice", o)
+		}
+		outs[o] = true
+	}
+	return nil
+}
+
+// maxStandIn bounds the source size of a view whose bounds are checked
+// at load time. Larger views are checked when the case runs.
+const maxStandIn = 64 << 20
+
+// standInBuf backs the stand-ins of view sources: ops.View only checks
+// the length of its source's buffer, never reads it, so all stand-ins
+// share one zeroed allocation that is never touched (hence not resident).
+var standInBuf = sync.OnceValue(func() []byte { return make([]byte, maxStandIn) })
+
+// standInResult infers a node's result type and shape from buffer-less
+// stand-ins of its sources. A view needs its source buffer's length to
+// check its bounds, so the source gets a slice of standInBuf of the right
+// length; the result shares it, as a real view would.
+func standInResult(info *ops.OpInfo, srcs []*ops.Tensor, p ops.Params) (*ops.Tensor, error) {
+	if info.View {
+		src := srcs[0]
+		if info.Name == ops.OpView && src.Buf == nil {
+			n := src.Offs + src.NBytes()
+			if n > maxStandIn {
+				return viewShapeOnly(src, p), nil
+			}
+			src.Buf = standInBuf()[:n]
+		}
+		v, err := info.ViewOf(src, p)
+		if err != nil {
+			return nil, err
+		}
+		return v, nil
+	}
+	t, ne, err := info.Shape(srcs, p)
+	if err != nil {
+		return nil, err
+	}
+	x := &ops.Tensor{Type: t, Ne: ne}
+	x.Nb = ops.ContiguousStrides(t, ne)
+	return x, nil
+}
+
+// viewShapeOnly is the shape of a view too large to bounds-check at load
+// time; ops.View checks it when the case runs.
+func viewShapeOnly(src *ops.Tensor, p ops.Params) *ops.Tensor {
+	v := &ops.Tensor{Type: src.Type}
+	for i := range v.Ne {
+		v.Ne[i] = 1
+	}
+	copy(v.Ne[:], p.Ints("ne"))
+	v.Nb = ops.ContiguousStrides(src.Type, v.Ne)
+	return v
+}

@@ -1,0 +1,90 @@
+package ops
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// benchWeights makes an m×k src0 of type t with random contents, filled
+// directly (quantizing 58M values would dominate the benchmark's setup):
+// random quants with every f16 scale set to a small positive value.
+func benchWeights(t Type, k, m int64) *Tensor {
+	x := New(t, k, m)
+	r := rand.New(rand.NewPCG(uint64(k), uint64(m)))
+	switch t {
+	case F32:
+		for i := 0; i+4 <= len(x.Buf); i += 4 {
+			binary.LittleEndian.PutUint32(x.Buf[i:], math.Float32bits(r.Float32()*2-1))
+		}
+		return x
+	case F16:
+		for i := 0; i+2 <= len(x.Buf); i += 2 {
+			binary.LittleEndian.PutUint16(x.Buf[i:], F32ToF16(r.Float32()*2-1))
+		}
+		return x
+	}
+	for i := 0; i+8 <= len(x.Buf); i += 8 {
+		binary.LittleEndian.PutUint64(x.Buf[i:], r.Uint64())
+	}
+	ts := t.TypeSize()
+	scale := F32ToF16(0.01)
+	for off := 0; off < len(x.Buf); off += ts {
+		binary.LittleEndian.PutUint16(x.Buf[off:], scale)
+		if t == Q4_K {
+			binary.LittleEndian.PutUint16(x.Buf[off+2:], scale)
+		}
+	}
+	return x
+}
+
+// BenchmarkMulMat measures MulMat at llama-3-8B shapes. Reproduce with
+//
+//	go test -run '^$' -bench BenchmarkMulMat -benchtime 20x ./internal/ops
+//
+// Besides ns/op (wall clock) it reports cpu-ms/op, the process CPU time
+// per op, which stays meaningful when other work shares the machine.
+func BenchmarkMulMat(b *testing.B) {
+	shapes := []struct{ m, k, n int64 }{
+		{4096, 4096, 1},
+		{4096, 4096, 64},
+		{4096, 14336, 1},
+	}
+	for _, typ := range []Type{F32, F16, Q8_0, Q4_0, Q4_K} {
+		for _, s := range shapes {
+			b.Run(fmt.Sprintf("%s/m=%d,k=%d,n=%d", typ, s.m, s.k, s.n), func(b *testing.B) {
+				a := benchWeights(typ, s.k, s.m)
+				r := rand.New(rand.NewPCG(7, 8))
+				x := FromF32(F32, []int64{s.k, s.n}, randF32(r, int(s.k*s.n)))
+				dst := New(F32, s.m, s.n)
+				b.ReportAllocs()
+				b.ResetTimer()
+				cpu0 := processCPUNS()
+				for b.Loop() {
+					if err := MulMat(dst, a, x); err != nil {
+						b.Fatal(err)
+					}
+				}
+				if cpu0 >= 0 {
+					b.ReportMetric(float64(processCPUNS()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
+				}
+				b.ReportMetric(float64(2*s.m*s.k*s.n)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOPS")
+			})
+		}
+	}
+}
+
+func BenchmarkQuantizeRow(b *testing.B) {
+	x := randF32(rand.New(rand.NewPCG(1, 1)), 4096)
+	for _, typ := range []Type{F16, Q8_0, Q4_0, Q4_K} {
+		b.Run(typ.String(), func(b *testing.B) {
+			dst := make([]byte, typ.RowSize(4096))
+			b.SetBytes(4096 * 4)
+			for b.Loop() {
+				QuantizeRow(typ, x, dst)
+			}
+		})
+	}
+}

@@ -1,0 +1,217 @@
+package ops
+
+import (
+	"math"
+	"testing"
+)
+
+type rope64Params struct {
+	nDims                                  int
+	neox                                   bool
+	base, freqScale, ext, attn, fast, slow float64
+	nCtxOrig                               float64
+	ff                                     []float64
+}
+
+// rope64 rotates one row in float64, from the formulas (not ggml's code):
+// pair i has angle pos(i)·base^(-2i/n_dims)/ff[i], YaRN-mixed.
+func rope64(row []float32, pos func(i int) float64, q rope64Params) []float32 {
+	out := append([]float32(nil), row...)
+	corr := func(nRot float64) float64 {
+		return float64(q.nDims) * math.Log(q.nCtxOrig/(nRot*2*math.Pi)) / (2 * math.Log(q.base))
+	}
+	low := math.Max(0, math.Floor(corr(q.fast)))
+	high := math.Min(float64(q.nDims-1), math.Ceil(corr(q.slow)))
+	for i := 0; i < q.nDims/2; i++ {
+		ext := pos(i) * math.Pow(q.base, -2*float64(i)/float64(q.nDims))
+		if q.ff != nil {
+			ext /= q.ff[i]
+		}
+		theta := q.freqScale * ext
+		m := q.attn
+		if q.ext != 0 {
+			y := (float64(i) - low) / math.Max(0.001, high-low)
+			mix := (1 - math.Min(1, math.Max(0, y))) * q.ext
+			theta = theta*(1-mix) + ext*mix
+			m *= 1 + 0.1*math.Log(1/q.freqScale)
+		}
+		c, s := math.Cos(theta)*m, math.Sin(theta)*m
+		a, b := 2*i, 2*i+1
+		if q.neox {
+			a, b = i, i+q.nDims/2
+		}
+		x0, x1 := float64(row[a]), float64(row[b])
+		out[a] = float32(x0*c - x1*s)
+		out[b] = float32(x0*s + x1*c)
+	}
+	return out
+}
+
+func TestRopeByHand(t *testing.T) {
+	// x [6, 1, 2]: two tokens at positions 0 and 1, n_dims 4, base 10000
+	// (theta_scale 0.01): token 1 rotates its pairs by 1 and 0.01 rad;
+	// dims 4 and 5 are copied.
+	x := FromF32(F32, []int64{6, 1, 2}, []float32{1, 0, 1, 0, 7, 8, 1, 0, 1, 0, 7, 8})
+	pos := FromInts(I32, []int64{2}, []int64{0, 1})
+	c1, s1 := float32(math.Cos(1)), float32(math.Sin(1))
+	c2, s2 := float32(math.Cos(0.01)), float32(math.Sin(0.01))
+	tests := []struct {
+		mode string
+		want []float32
+	}{
+		{"normal", []float32{1, 0, 1, 0, 7, 8, c1, s1, c2, s2, 7, 8}},
+		// neox pairs (x0, x2) at 1 rad and (x1, x3) at 0.01 rad.
+		{"neox", []float32{1, 0, 1, 0, 7, 8, c1 - s1, 0, s1 + c1, 0, 7, 8}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.mode, func(t *testing.T) {
+			y := mustOp(t, OpRope, []*Tensor{x, pos}, map[string]any{"n_dims": 4, "mode": tt.mode})
+			checkClose(t, y.ToF32(), tt.want, 1e-6)
+		})
+	}
+}
+
+func TestRopeAgainstFloat64(t *testing.T) {
+	const ne0, heads, tokens = 16, 3, 4
+	xs := randVals(7, ne0*heads*tokens, -1, 1)
+	x := FromF32(F32, []int64{ne0, heads, tokens}, xs)
+	posVals := []int64{0, 3, 17, 1000}
+	pos := FromInts(I32, []int64{tokens}, posVals)
+	ffVals := []float32{1, 2, 4, 8, 16, 32}
+	ff := FromF32(F32, []int64{6}, ffVals)
+	base := rope64Params{nDims: 12, base: 10000, freqScale: 1, attn: 1, fast: 32, slow: 1}
+	tests := []struct {
+		name string
+		raw  map[string]any
+		ff   bool
+		q    func(q rope64Params) rope64Params
+		tol  float64
+	}{
+		{"normal", map[string]any{"n_dims": 12}, false, func(q rope64Params) rope64Params { return q }, 2e-4},
+		{"neox", map[string]any{"n_dims": 12, "mode": "neox"}, false, func(q rope64Params) rope64Params { q.neox = true; return q }, 2e-4},
+		{"neox base 500000 attn_factor", map[string]any{"n_dims": 12, "mode": "neox", "freq_base": 500000, "attn_factor": 0.5},
+			false, func(q rope64Params) rope64Params { q.neox, q.base, q.attn = true, 500000, 0.5; return q }, 2e-4},
+		{"freq_factors", map[string]any{"n_dims": 12, "mode": "neox"}, true, func(q rope64Params) rope64Params {
+			q.neox = true
+			for _, f := range ffVals {
+				q.ff = append(q.ff, float64(f))
+			}
+			return q
+		}, 2e-4},
+		{"yarn", map[string]any{"n_dims": 12, "freq_scale": 0.25, "ext_factor": 1, "n_ctx_orig": 4096, "beta_fast": 32, "beta_slow": 1},
+			false, func(q rope64Params) rope64Params {
+				q.freqScale, q.ext, q.nCtxOrig = 0.25, 1, 4096
+				return q
+			}, 5e-4},
+		{"yarn partial mix", map[string]any{"n_dims": 12, "mode": "neox", "freq_scale": 0.5, "ext_factor": 0.5, "n_ctx_orig": 2048, "beta_fast": 4, "beta_slow": 2},
+			false, func(q rope64Params) rope64Params {
+				q.neox, q.freqScale, q.ext, q.nCtxOrig, q.fast, q.slow = true, 0.5, 0.5, 2048, 4, 2
+				return q
+			}, 5e-4},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srcs := []*Tensor{x, pos}
+			if tt.ff {
+				srcs = append(srcs, ff)
+			}
+			q := tt.q(base)
+			var want []float32
+			for i2 := 0; i2 < tokens; i2++ {
+				for i1 := 0; i1 < heads; i1++ {
+					row := xs[(i2*heads+i1)*ne0 : (i2*heads+i1+1)*ne0]
+					p := float64(posVals[i2])
+					want = append(want, rope64(row, func(int) float64 { return p }, q)...)
+				}
+			}
+			y := mustOp(t, OpRope, srcs, tt.raw)
+			checkClose(t, y.ToF32(), want, tt.tol)
+			// The same through a strided x.
+			ys := mustOp(t, OpRope, append([]*Tensor{permutedCopy(t, x)}, srcs[1:]...), tt.raw)
+			checkClose(t, ys.ToF32(), y.ToF32(), 0)
+		})
+	}
+	t.Run("f16", func(t *testing.T) {
+		xh := FromF32(F16, []int64{ne0, heads, tokens}, xs)
+		y := mustOp(t, OpRope, []*Tensor{xh, pos}, map[string]any{"n_dims": 12, "mode": "neox"})
+		if y.Type != F16 {
+			t.Fatalf("type %s", y.Type)
+		}
+		q := base
+		q.neox = true
+		xr := xh.ToF32()
+		var want []float32
+		for i2 := 0; i2 < tokens; i2++ {
+			for i1 := 0; i1 < heads; i1++ {
+				p := float64(posVals[i2])
+				for _, v := range rope64(xr[(i2*heads+i1)*ne0:(i2*heads+i1+1)*ne0], func(int) float64 { return p }, q) {
+					want = append(want, RoundF16(v))
+				}
+			}
+		}
+		checkClose(t, y.ToF32(), want, 2e-3)
+	})
+}
+
+func TestIMRope(t *testing.T) {
+	// 2 tokens, 8 dims = 4 pairs, positions t, h, w, e per token.
+	const ne0, tokens = 8, 2
+	xs := randVals(11, ne0*tokens, -1, 1)
+	x := FromF32(F32, []int64{ne0, 1, tokens}, xs)
+	// pos layout: [t0 t1 | h0 h1 | w0 w1 | e0 e1].
+	posVals := []int64{1, 5, 2, 6, 3, 7, 4, 8}
+	pos := FromInts(I32, []int64{4 * tokens}, posVals)
+	tests := []struct {
+		sections []any
+		pick     []int // component (0 t, 1 h, 2 w, 3 e) of each pair
+	}{
+		{[]any{2, 1, 1, 0}, []int{0, 1, 2, 0}}, // sector 3: %3 == 0 and 3 < 3*2
+		{[]any{1, 1, 1, 1}, []int{0, 1, 2, 3}}, // sector 3: 3 < 3*1 fails → e
+		{[]any{1, 0, 1, 2}, []int{0, 3, 2, 3}}, // no h section
+	}
+	for _, tt := range tests {
+		t.Run("", func(t *testing.T) {
+			y := mustOp(t, OpRope, []*Tensor{x, pos}, map[string]any{"n_dims": 8, "mode": "imrope", "sections": tt.sections})
+			q := rope64Params{nDims: 8, neox: true, base: 10000, freqScale: 1, attn: 1, fast: 32, slow: 1}
+			var want []float32
+			for i2 := 0; i2 < tokens; i2++ {
+				sel := func(i int) float64 { return float64(posVals[tt.pick[i]*tokens+i2]) }
+				want = append(want, rope64(xs[i2*ne0:(i2+1)*ne0], sel, q)...)
+			}
+			checkClose(t, y.ToF32(), want, 1e-5)
+		})
+	}
+}
+
+func TestRopeErrors(t *testing.T) {
+	x := New(F32, 8, 2, 3)
+	pos := New(I32, 3)
+	wantOpError(t, OpRope, []*Tensor{x, pos}, map[string]any{"n_dims": 10}, "rope: param n_dims: 10, want an even number in 2..ne0 = 8")
+	wantOpError(t, OpRope, []*Tensor{x, pos}, map[string]any{"n_dims": 3}, "param n_dims: 3")
+	wantOpError(t, OpRope, []*Tensor{x, New(I32, 2)}, map[string]any{"n_dims": 8}, "pos.ne0 = 2 != x.ne2 = 3")
+	wantOpError(t, OpRope, []*Tensor{x, New(F32, 3)}, map[string]any{"n_dims": 8}, "pos is f32, want i32")
+	wantOpError(t, OpRope, []*Tensor{x, pos}, map[string]any{"n_dims": 8, "mode": "imrope", "sections": []any{1, 1, 1, 1}}, "imrope: pos.ne0 = 3, want 4*x.ne2 = 12")
+	wantOpError(t, OpRope, []*Tensor{x, New(I32, 12)}, map[string]any{"n_dims": 8, "mode": "imrope"}, "sections that are not all zero")
+	wantOpError(t, OpRope, []*Tensor{x, pos, New(F32, 3)}, map[string]any{"n_dims": 8}, "freq_factors.ne0 = 3 < n_dims/2 = 4")
+	wantOpError(t, OpRope, []*Tensor{New(Q8_0, 32, 1, 3), pos}, map[string]any{"n_dims": 8}, "x is q8_0")
+}
+
+func BenchmarkRope(b *testing.B) {
+	// 4096x512 elements: 32 heads of 128, 512 tokens (llama-3 Q).
+	x := FromF32(F32, []int64{128, 32, 512}, randVals(1, 128*32*512, -1, 1))
+	posVals := make([]int64, 512)
+	for i := range posVals {
+		posVals[i] = int64(i)
+	}
+	pos := FromInts(I32, []int64{512}, posVals)
+	dst := New(F32, 128, 32, 512)
+	info, _ := Lookup("rope")
+	p, _ := info.Normalize(map[string]any{"n_dims": 128, "mode": "neox", "freq_base": 500000})
+	b.SetBytes(int64(2 * len(x.Buf)))
+	b.ResetTimer()
+	for b.Loop() {
+		if err := info.Run(dst, []*Tensor{x, pos}, p); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,70 @@
+package ops
+
+import "fmt"
+
+// set_rows (ggml_set_rows(dst, src, idx), case order [dst, src, idx]): the
+// result is dst with rows replaced: for every row (i, j, k) of src (f32),
+// result[:, idx[i, j % idx.ne1, k % idx.ne2], j, k] = src[:, i, j, k],
+// converted to dst's type (f32, f16 or quantized with ggml's reference
+// quantizers). Indices are i64 (what ggml-et accepts) or i32. Rows are
+// written in order, so with repeated indices the last one wins.
+
+func inferSetRows(srcs []*Tensor, _ Params) (Type, [MaxDims]int64, error) {
+	d, s, idx := srcs[0], srcs[1], srcs[2]
+	if !isFloatType(d.Type) {
+		return 0, d.Ne, shapeErr(OpSetRows, "dst is %s, want f32, f16 or a quantized type", d.Type)
+	}
+	if err := wantTypes(OpSetRows, "src", s.Type, F32); err != nil {
+		return 0, d.Ne, err
+	}
+	if err := wantTypes(OpSetRows, "idx", idx.Type, I64, I32); err != nil {
+		return 0, d.Ne, err
+	}
+	if s.Ne[0] != d.Ne[0] {
+		return 0, d.Ne, shapeErr(OpSetRows, "src.ne0 = %d != dst.ne0 = %d", s.Ne[0], d.Ne[0])
+	}
+	if s.Ne[2] != d.Ne[2] || s.Ne[3] != d.Ne[3] {
+		return 0, d.Ne, shapeErr(OpSetRows, "src %s and dst %s differ in ne2 or ne3", s.ShapeString(), d.ShapeString())
+	}
+	if s.Ne[1] != idx.Ne[0] {
+		return 0, d.Ne, shapeErr(OpSetRows, "src.ne1 = %d != idx.ne0 = %d (one index per src row)", s.Ne[1], idx.Ne[0])
+	}
+	if idx.Ne[1] == 0 || idx.Ne[2] == 0 || s.Ne[2]%idx.Ne[1] != 0 || s.Ne[3]%idx.Ne[2] != 0 {
+		return 0, d.Ne, shapeErr(OpSetRows, "idx %s cannot be broadcast over src %s: want src.ne2 %% idx.ne1 == 0 and src.ne3 %% idx.ne2 == 0",
+			idx.ShapeString(), s.ShapeString())
+	}
+	if idx.Ne[3] != 1 {
+		return 0, d.Ne, shapeErr(OpSetRows, "idx.ne3 = %d, want 1", idx.Ne[3])
+	}
+	if bs := int64(d.Type.BlockSize()); d.Ne[0]%bs != 0 {
+		return 0, d.Ne, shapeErr(OpSetRows, "dst.ne0 = %d is not a multiple of the %s block size %d", d.Ne[0], d.Type, bs)
+	}
+	return d.Type, d.Ne, nil
+}
+
+func refSetRows(dst *Tensor, srcs []*Tensor, _ Params) error {
+	d, s, idx := srcs[0], srcs[1], srcs[2]
+	for k := int64(0); k < s.Ne[3]; k++ {
+		for j := int64(0); j < s.Ne[2]; j++ {
+			for i := int64(0); i < s.Ne[1]; i++ {
+				if r := idx.Int(i, j%idx.Ne[1], k%idx.Ne[2], 0); r < 0 || r >= d.Ne[1] {
+					return &ShapeError{Op: OpSetRows, Msg: fmt.Sprintf("idx[%d, %d, %d] = %d is outside dst rows 0..%d",
+						i, j%idx.Ne[1], k%idx.Ne[2], r, d.Ne[1]-1)}
+				}
+			}
+		}
+	}
+	if !sameStorage(dst, d) {
+		copyRaw(dst, d)
+	}
+	row := make([]float32, s.Ne[0])
+	for k := int64(0); k < s.Ne[3]; k++ {
+		for j := int64(0); j < s.Ne[2]; j++ {
+			for i := int64(0); i < s.Ne[1]; i++ {
+				s.Row(i, j, k, row)
+				dst.SetRow(idx.Int(i, j%idx.Ne[1], k%idx.Ne[2], 0), j, k, row)
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,61 @@
+package ops
+
+import (
+	"bytes"
+	"testing"
+)
+
+func TestSetRows(t *testing.T) {
+	base := FromF32(F32, []int64{2, 4}, []float32{0, 0, 1, 1, 2, 2, 3, 3})
+	src := FromF32(F32, []int64{2, 2}, []float32{10, 11, 20, 21})
+	for _, it := range []Type{I64, I32} {
+		t.Run("f32 dst "+it.String()+" idx", func(t *testing.T) {
+			idx := FromInts(it, []int64{2}, []int64{3, 1})
+			y := mustOp(t, OpSetRows, []*Tensor{base, src, idx}, nil)
+			checkClose(t, y.ToF32(), []float32{0, 0, 20, 21, 2, 2, 10, 11}, 0)
+			checkClose(t, base.ToF32(), []float32{0, 0, 1, 1, 2, 2, 3, 3}, 0) // the input is not modified
+		})
+	}
+	t.Run("f16 dst", func(t *testing.T) {
+		d := FromF32(F16, []int64{2, 3}, []float32{1, 1, 2, 2, 3, 3})
+		y := mustOp(t, OpSetRows, []*Tensor{d, FromF32(F32, []int64{2, 1}, []float32{1.0 / 3, -1}), FromInts(I64, []int64{1}, []int64{0})}, nil)
+		if y.Type != F16 {
+			t.Fatalf("type %s", y.Type)
+		}
+		checkClose(t, y.ToF32(), []float32{RoundF16(1.0 / 3), -1, 2, 2, 3, 3}, 0)
+	})
+	t.Run("q8_0 dst", func(t *testing.T) {
+		d := FromF32(Q8_0, []int64{32, 2}, make([]float32, 64))
+		v := randVals(41, 32, -1, 1)
+		y := mustOp(t, OpSetRows, []*Tensor{d, FromF32(F32, []int64{32}, v), FromInts(I64, []int64{1}, []int64{1})}, nil)
+		if want := FromF32(Q8_0, []int64{32}, v); !bytes.Equal(y.Buf[34:], want.Buf) || !bytes.Equal(y.Buf[:34], d.Buf[:34]) {
+			t.Fatalf("q8_0 rows differ")
+		}
+	})
+	t.Run("idx broadcast over ne2", func(t *testing.T) {
+		// dst [1, 3, 2], src [1, 1, 2], idx [1, 1]: both batches use idx 2.
+		d := New(F32, 1, 3, 2)
+		s := FromF32(F32, []int64{1, 1, 2}, []float32{7, 8})
+		y := mustOp(t, OpSetRows, []*Tensor{d, s, FromInts(I64, []int64{1, 1}, []int64{2})}, nil)
+		checkClose(t, y.ToF32(), []float32{0, 0, 7, 0, 0, 8}, 0)
+	})
+	t.Run("in place", func(t *testing.T) {
+		d := FromF32(F32, []int64{2, 2}, []float32{1, 2, 3, 4})
+		info, _ := Lookup("set_rows")
+		if err := info.Run(d, []*Tensor{d, FromF32(F32, []int64{2}, []float32{9, 9}), FromInts(I64, []int64{1}, []int64{0})}, Params{}); err != nil {
+			t.Fatal(err)
+		}
+		checkClose(t, d.ToF32(), []float32{9, 9, 3, 4}, 0)
+	})
+	t.Run("strided src", func(t *testing.T) {
+		s := FromF32(F32, []int64{2, 2}, []float32{10, 11, 20, 21})
+		y := mustOp(t, OpSetRows, []*Tensor{base, permutedCopy(t, s), FromInts(I64, []int64{2}, []int64{0, 2})}, nil)
+		checkClose(t, y.ToF32(), []float32{10, 11, 1, 1, 20, 21, 3, 3}, 0)
+	})
+	wantOpError(t, OpSetRows, []*Tensor{base, src, FromInts(I64, []int64{2}, []int64{0, 4})}, nil, "set_rows: idx[1, 0, 0] = 4 is outside dst rows 0..3")
+	wantOpError(t, OpSetRows, []*Tensor{base, src, New(I64, 3)}, nil, "src.ne1 = 2 != idx.ne0 = 3")
+	wantOpError(t, OpSetRows, []*Tensor{base, New(F32, 3, 2), New(I64, 2)}, nil, "src.ne0 = 3 != dst.ne0 = 2")
+	wantOpError(t, OpSetRows, []*Tensor{base, New(F16, 2, 2), New(I64, 2)}, nil, "src is f16, want f32")
+	wantOpError(t, OpSetRows, []*Tensor{base, src, New(F32, 2)}, nil, "idx is f32, want i64 or i32")
+	wantOpError(t, OpSetRows, []*Tensor{New(F32, 2, 4, 3), New(F32, 2, 2, 3), New(I64, 2, 2)}, nil, "cannot be broadcast")
+}

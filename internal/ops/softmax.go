@@ -1,0 +1,125 @@
+package ops
+
+import "math"
+
+// soft_max (ggml_soft_max_ext, plus ggml_soft_max_add_sinks), per row of
+// x [ne0, ne1, n_head = ne2, ne3], as the CPU computes it:
+//
+//	w[i] = x[i]*scale + slope*mask[i, i1, i2 % mask.ne2, i3 % mask.ne3]
+//	m    = max(max_i w[i], sinks[i2])            (sinks term only with sinks)
+//	y[i] = exp(w[i]-m) / (Σ exp(w[j]-m) + exp(sinks[i2]-m))
+//
+// The sum is accumulated in float64 (ggml_float) and its inverse applied in
+// float32. slope is 1 without ALiBi (max_bias = 0); with ALiBi, head h gets
+// m0^(h+1) for h < n_head_log2 and m1^(2(h-n_head_log2)+1) otherwise, with
+// n_head_log2 = 2^floor(log2(n_head)), m0 = 2^(-max_bias/n_head_log2) and
+// m1 = 2^(-max_bias/2/n_head_log2).
+
+func inferSoftMax(srcs []*Tensor, _ Params) (Type, [MaxDims]int64, error) {
+	x := srcs[0]
+	if err := wantTypes(OpSoftMax, "x", x.Type, F32); err != nil {
+		return 0, x.Ne, err
+	}
+	if len(srcs) > 1 {
+		m := srcs[1]
+		if err := wantTypes(OpSoftMax, "mask", m.Type, F32, F16); err != nil {
+			return 0, x.Ne, err
+		}
+		if m.Ne[0] != x.Ne[0] {
+			return 0, x.Ne, shapeErr(OpSoftMax, "mask.ne0 = %d != x.ne0 = %d", m.Ne[0], x.Ne[0])
+		}
+		if m.Ne[1] < x.Ne[1] {
+			return 0, x.Ne, shapeErr(OpSoftMax, "mask.ne1 = %d < x.ne1 = %d (the mask needs a row per x row)", m.Ne[1], x.Ne[1])
+		}
+		for d := 2; d < MaxDims; d++ {
+			if m.Ne[d] == 0 || x.Ne[d]%m.Ne[d] != 0 {
+				return 0, x.Ne, shapeErr(OpSoftMax, "mask.ne%d = %d does not divide x.ne%d = %d (the mask is broadcast over x)", d, m.Ne[d], d, x.Ne[d])
+			}
+		}
+	}
+	if len(srcs) > 2 {
+		s := srcs[2]
+		if err := wantTypes(OpSoftMax, "sinks", s.Type, F32); err != nil {
+			return 0, x.Ne, err
+		}
+		if s.NElements() != x.Ne[2] || s.Ne[0] != x.Ne[2] {
+			return 0, x.Ne, shapeErr(OpSoftMax, "sinks is %s, want [%d] (one per head, x.ne2)", s.ShapeString(), x.Ne[2])
+		}
+	}
+	return F32, x.Ne, nil
+}
+
+// alibiSlopes returns the ALiBi slope function of ggml for n_head heads.
+func alibiSlopes(maxBias float32, nHead int64) func(h int64) float32 {
+	if maxBias <= 0 {
+		return func(int64) float32 { return 1 }
+	}
+	nHeadLog2 := int64(1) << uint(math.Floor(math.Log2(float64(nHead))))
+	m0 := powf32(2, -maxBias/float32(nHeadLog2))
+	m1 := powf32(2, -(maxBias/2)/float32(nHeadLog2))
+	return func(h int64) float32 {
+		if h < nHeadLog2 {
+			return powf32(m0, float32(h+1))
+		}
+		return powf32(m1, float32(2*(h-nHeadLog2)+1))
+	}
+}
+
+func refSoftMax(dst *Tensor, srcs []*Tensor, p Params) error {
+	x := srcs[0]
+	var mask, sinks *Tensor
+	if len(srcs) > 1 {
+		mask = srcs[1]
+	}
+	if len(srcs) > 2 {
+		sinks = srcs[2]
+	}
+	scale := p.F32("scale")
+	slope := alibiSlopes(p.F32("max_bias"), x.Ne[2])
+	n0 := x.Ne[0]
+	refParallel(x.NRows(), n0, func(lo, hi int64) {
+		w := make([]float32, n0)
+		var mrow []float32
+		if mask != nil {
+			mrow = make([]float32, n0)
+		}
+		for r := lo; r < hi; r++ {
+			i1, i2, i3 := rowIndex(x.Ne, r)
+			x.Row(i1, i2, i3, w)
+			for i := range w {
+				w[i] *= scale
+			}
+			if mask != nil {
+				mask.Row(i1, i2%mask.Ne[2], i3%mask.Ne[3], mrow)
+				s := slope(i2)
+				for i := range w {
+					w[i] += s * mrow[i]
+				}
+			}
+			m := float32(math.Inf(-1))
+			for _, v := range w {
+				m = max(m, v)
+			}
+			var sink float32
+			if sinks != nil {
+				sink = sinks.F32(i2, 0, 0, 0)
+				m = max(m, sink)
+			}
+			var sum float64
+			for i, v := range w {
+				e := expf32(v - m)
+				w[i] = e
+				sum += float64(e)
+			}
+			if sinks != nil {
+				sum += float64(expf32(sink - m))
+			}
+			inv := float32(1 / sum)
+			for i := range w {
+				w[i] *= inv
+			}
+			dst.SetRow(i1, i2, i3, w)
+		}
+	})
+	return nil
+}
