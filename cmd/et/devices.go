@@ -3,20 +3,552 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/ainekko/et/internal/driver"
+	"github.com/ainekko/et/internal/driver/pcie"
+	"github.com/ainekko/et/internal/sysemu"
 )
 
-// devicesOptions is a placeholder until the command lands.
-type devicesOptions struct{}
+// devicesOptions are the flags and seams of et devices.
+type devicesOptions struct {
+	IO *ioStreams
+	// Kinds are the kinds to list, in et's order; empty means all.
+	Kinds     []driver.Kind
+	SysfsRoot string
+	DevRoot   string
+	// Prefix is the --prefix flag (ET install for sysemu); "" means the
+	// environment or /opt/et.
+	Prefix  string
+	Probe   bool
+	Require int
+	Verbose bool
+
+	Getenv func(string) string
+	Getwd  func() (string, error)
+	// Nodes opens device nodes for --probe; nil means the real ones.
+	Nodes pcie.Nodes
+	// ScanPCIe and CheckSysemu are the backends (replaced in tests).
+	ScanPCIe    func(context.Context, pcie.Options) (pcie.Result, error)
+	CheckSysemu func(context.Context, sysemu.Options) sysemu.Report
+
+	f *factory
+}
 
 func newDevicesCmd(f *factory, runF func(context.Context, *devicesOptions) error) *cobra.Command {
-	return &cobra.Command{
-		Use:    "devices",
-		Short:  "Not implemented yet",
-		Hidden: true,
+	opts := &devicesOptions{
+		IO:          f.IO,
+		Getenv:      f.Getenv,
+		Getwd:       f.Getwd,
+		ScanPCIe:    pcie.Scan,
+		CheckSysemu: sysemu.Check,
+		f:           f,
+	}
+	var kinds []string
+	cmd := &cobra.Command{
+		Use:   "devices [--kind {pcie|sysemu|ref}] [--probe] [--require <n>]",
+		Short: "List ET-SoC-1 devices and their state",
+		Long: `List the ET devices et can use, in the order and with the indexes the
+runtime uses: PCIe cards (from sysfs and /dev/etN_{mgmt,ops}), the sys_emu
+emulator (when an install is found, as et check-sysemu finds it) and the
+built-in reference device, which is always there.
+
+PCIe discovery reads sysfs only and opens nothing. --probe also opens each
+device node read-only for the driver's info ioctls (state, configuration,
+DRAM size), one node at a time and only for the duration of the ioctls; a
+node held by another process (llama.cpp) is reported as busy, not waited for.
+
+A device is usable when its status is ready (pcie, ref) or installed
+(sysemu). --require N exits 3 when fewer than N devices of the selected
+kinds are usable. Scripts should use -o json (schema et.devices/v1).`,
+		Example: `  $ et devices
+  $ et devices --kind pcie --probe -v
+  $ et devices -o json
+  $ et devices --kind sysemu --prefix /opt/et
+  $ et devices --kind pcie --require 1`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return errors.New("devices: not implemented yet")
+			seen := map[driver.Kind]bool{}
+			for _, s := range kinds {
+				k, err := driver.ParseKind(strings.TrimSpace(s))
+				if err != nil {
+					return usageErrorf("--kind: %v", err)
+				}
+				seen[k] = true
+			}
+			opts.Kinds = nil
+			for _, k := range driver.Kinds {
+				if seen[k] {
+					opts.Kinds = append(opts.Kinds, k)
+				}
+			}
+			if opts.Require < 0 {
+				return usageErrorf("--require: want a count >= 0, got %d", opts.Require)
+			}
+			if opts.SysfsRoot == "" || opts.DevRoot == "" {
+				return usageErrorf("--sysfs-root and --dev-root must not be empty")
+			}
+			opts.Verbose = f.Global.Verbose
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return devicesRun(cmd.Context(), opts)
 		},
 	}
+	fl := cmd.Flags()
+	fl.StringSliceVar(&kinds, "kind", nil, "list only this kind: {pcie|sysemu|ref} (repeatable)")
+	fl.StringVar(&opts.SysfsRoot, "sysfs-root", "/sys", "sysfs mount to scan for PCIe devices")
+	fl.StringVar(&opts.DevRoot, "dev-root", "/dev", "directory holding the etN_mgmt and etN_ops nodes")
+	fl.StringVar(&opts.Prefix, "prefix", "", "ET install prefix for sysemu (default $ET_TOOLCHAIN, $TOOLCHAIN_ROOT, /opt/et)")
+	fl.BoolVar(&opts.Probe, "probe", false, "open each PCIe node briefly for the info ioctls (state, config, DRAM)")
+	fl.IntVar(&opts.Require, "require", 0, "exit 3 when fewer than `n` devices of the selected kinds are usable")
+	cmd.RegisterFlagCompletionFunc("kind", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return []string{"pcie", "sysemu", "ref"}, cobra.ShellCompDirectiveNoFileComp
+	})
+	return cmd
+}
+
+// devicesDoc is the JSON/YAML document (schema et.devices/v1).
+type devicesDoc struct {
+	Schema   string          `json:"schema"`
+	Devices  []devicesDevice `json:"devices"`
+	Warnings []string        `json:"warnings,omitempty"`
+}
+
+// devicesDevice is one listed device. Facts that are unknown are omitted.
+type devicesDevice struct {
+	// Index is the device's index within its kind, as the runtime numbers
+	// them (pcie: devnum).
+	Index  *int   `json:"index,omitempty"`
+	Kind   string `json:"kind"`
+	Name   string `json:"name"`
+	Status string `json:"status"`
+	Usable bool   `json:"usable"`
+	Detail string `json:"detail,omitempty"`
+	// PCIe facts.
+	BDF             string        `json:"bdf,omitempty"`
+	PCIID           string        `json:"pci_id,omitempty"`
+	Devnum          *int          `json:"devnum,omitempty"`
+	Driver          string        `json:"driver,omitempty"`
+	DriverVersion   string        `json:"driver_version,omitempty"`
+	DriverVersionOK *bool         `json:"driver_version_ok,omitempty"`
+	Nodes           *devicesNodes `json:"nodes,omitempty"`
+	PCIeLink        *pcie.Link    `json:"pcie_link,omitempty"`
+	NUMANode        *int          `json:"numa_node,omitempty"`
+	// Prefix is the sysemu install.
+	Prefix     string        `json:"prefix,omitempty"`
+	Properties *driver.Props `json:"properties,omitempty"`
+	// AssumedProperties names the properties that are expected values,
+	// not yet reported by the device (sysemu before boot).
+	AssumedProperties []string       `json:"assumed_properties,omitempty"`
+	Probe             *pcie.Probe    `json:"probe,omitempty"`
+	Counters          []pcie.Counter `json:"counters,omitempty"`
+}
+
+type devicesNodes struct {
+	Mgmt string `json:"mgmt,omitempty"`
+	Ops  string `json:"ops,omitempty"`
+}
+
+func devicesRun(ctx context.Context, opts *devicesOptions) error {
+	f := opts.f
+	kinds := opts.Kinds
+	if len(kinds) == 0 {
+		kinds = driver.Kinds
+	}
+	doc := devicesDoc{Schema: "et.devices/v1", Devices: []devicesDevice{}}
+	for _, k := range kinds {
+		var devs []devicesDevice
+		var warns []string
+		var err error
+		switch k {
+		case driver.KindPCIe:
+			devs, warns, err = devicesPCIe(ctx, opts)
+		case driver.KindSysemu:
+			devs, warns, err = devicesSysemu(ctx, opts)
+		case driver.KindRef:
+			devs = []devicesDevice{devicesRef()}
+		}
+		if err != nil {
+			return err
+		}
+		doc.Devices = append(doc.Devices, devs...)
+		doc.Warnings = append(doc.Warnings, warns...)
+	}
+	for _, w := range doc.Warnings {
+		f.warnf("%s", w)
+	}
+	if err := f.render(document{Data: doc, Tables: devicesTables(doc, opts, f.styles())}); err != nil {
+		return err
+	}
+	if opts.Require > 0 {
+		usable := 0
+		for _, d := range doc.Devices {
+			if d.Usable {
+				usable++
+			}
+		}
+		if usable < opts.Require {
+			names := make([]string, len(kinds))
+			for i, k := range kinds {
+				names[i] = string(k)
+			}
+			return &exitError{code: exitUnavailable, err: fmt.Errorf("--require %d: %d usable device(s) of kind %s",
+				opts.Require, usable, strings.Join(names, "|"))}
+		}
+	}
+	return nil
+}
+
+// devicesPCIe scans sysfs (and probes with --probe).
+func devicesPCIe(ctx context.Context, opts *devicesOptions) ([]devicesDevice, []string, error) {
+	f := opts.f
+	res, err := opts.ScanPCIe(ctx, pcie.Options{
+		Sysfs:   driver.Sysfs{Root: opts.SysfsRoot},
+		DevRoot: opts.DevRoot,
+		Probe:   opts.Probe,
+		Nodes:   opts.Nodes,
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, nil, err
+		}
+		// Other kinds are still worth listing.
+		return nil, []string{"pcie: " + err.Error()}, nil
+	}
+	if res.NoBus {
+		f.logf("pcie: no %s: no PCI bus visible", filepath.Join(opts.SysfsRoot, "bus/pci/devices"))
+	} else {
+		f.logf("pcie: %d ET device(s) under %s", len(res.Devices), opts.SysfsRoot)
+	}
+	var out []devicesDevice
+	for _, d := range res.Devices {
+		dd := devicesDevice{
+			Kind:     string(driver.KindPCIe),
+			Name:     devicesPCIeName(d.DeviceID),
+			Status:   string(d.Status),
+			Usable:   d.Usable(),
+			Detail:   d.Detail,
+			BDF:      d.BDF,
+			PCIID:    fmt.Sprintf("%04x:%04x", d.VendorID, d.DeviceID),
+			Driver:   d.Driver,
+			Probe:    d.Probe,
+			Counters: d.Counters,
+		}
+		if d.Devnum >= 0 {
+			n := d.Devnum
+			dd.Index, dd.Devnum = &n, &n
+		}
+		if d.DriverVersion != "" {
+			dd.DriverVersion = d.DriverVersion
+			ok := d.DriverVersionOK
+			dd.DriverVersionOK = &ok
+		}
+		if d.MgmtNode != "" || d.OpsNode != "" {
+			dd.Nodes = &devicesNodes{Mgmt: d.MgmtNode, Ops: d.OpsNode}
+		}
+		if d.Link != (pcie.Link{}) {
+			l := d.Link
+			dd.PCIeLink = &l
+		}
+		if d.NUMANode >= 0 {
+			n := d.NUMANode
+			dd.NUMANode = &n
+		}
+		if d.Props != (driver.Props{}) {
+			p := d.Props
+			dd.Properties = &p
+		}
+		out = append(out, dd)
+	}
+	return out, res.Warnings, nil
+}
+
+func devicesPCIeName(id uint16) string {
+	if id == pcie.DeviceIDTest {
+		return "ET-SoC-1 (test id)"
+	}
+	return "ET-SoC-1"
+}
+
+// devicesSysemu lists the sysemu device when an install exists.
+func devicesSysemu(ctx context.Context, opts *devicesOptions) ([]devicesDevice, []string, error) {
+	f := opts.f
+	prefix := sysemu.ResolvePrefix(opts.Prefix, opts.Getenv)
+	cwd, err := opts.Getwd()
+	if err != nil {
+		cwd = ""
+	}
+	dir := prefix.Dir
+	if !filepath.IsAbs(dir) && cwd != "" {
+		dir = filepath.Join(cwd, dir)
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		why := "not a directory"
+		if errors.Is(err, fs.ErrNotExist) {
+			why = "no such directory"
+		} else if err != nil {
+			why = err.Error()
+		}
+		f.logf("sysemu: no install at %s (%s, from %s)", dir, why, prefix.Source)
+		return nil, nil, nil
+	}
+	rep := opts.CheckSysemu(ctx, sysemu.Options{Prefix: prefix, Cwd: cwd})
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	// The run and current directories are checked too; they decide where
+	// logs land, not whether the install is complete.
+	var failed, envFailed []string
+	for _, r := range rep.Failed() {
+		if r.ID == "run_dir" || r.ID == "cwd" {
+			envFailed = append(envFailed, r.ID+": "+r.Detail)
+			continue
+		}
+		failed = append(failed, r.ID)
+	}
+	zero := 0
+	d := devicesDevice{
+		Index:             &zero,
+		Kind:              string(driver.KindSysemu),
+		Name:              "sys_emu",
+		Status:            "installed",
+		Usable:            true,
+		Prefix:            prefix.Dir,
+		AssumedProperties: driver.SysemuAssumed(),
+	}
+	p := driver.SysemuProps()
+	d.Properties = &p
+	if len(failed) > 0 {
+		d.Status, d.Usable = "incomplete", false
+		d.Detail = fmt.Sprintf("%d check(s) failed (%s): run et check-sysemu --prefix %s",
+			len(failed), strings.Join(failed, ", "), prefix.Dir)
+	}
+	f.logf("sysemu: install at %s (from %s): %s", dir, prefix.Source, d.Status)
+	warns := append([]string(nil), prefix.Warnings...)
+	for _, e := range envFailed {
+		warns = append(warns, "sysemu: "+e)
+	}
+	return []devicesDevice{d}, warns, nil
+}
+
+// devicesRef is the built-in reference device.
+func devicesRef() devicesDevice {
+	zero := 0
+	p := driver.FakeProps()
+	return devicesDevice{
+		Index:      &zero,
+		Kind:       string(driver.KindRef),
+		Name:       "reference device",
+		Status:     "ready",
+		Usable:     true,
+		Properties: &p,
+	}
+}
+
+// devicesTables builds the table, CSV and Markdown forms.
+func devicesTables(doc devicesDoc, opts *devicesOptions, st styles) []table {
+	headers := []string{"INDEX", "KIND", "NAME", "STATUS", "LOCATION", "MEMORY", "SHIRES", "FREQ", "DRIVER"}
+	right := []int{0, 5, 6, 7}
+	if opts.Verbose {
+		headers = append(headers, "NODES", "LINK", "NUMA", "TDP")
+		right = append(right, 12)
+	}
+	main := table{Headers: headers, Right: right}
+	var assumed, needProbe bool
+	for _, d := range doc.Devices {
+		mark := func(key string) string {
+			for _, a := range d.AssumedProperties {
+				if a == key {
+					assumed = true
+					return "*"
+				}
+			}
+			return ""
+		}
+		row := []string{
+			devicesOptInt(d.Index),
+			d.Kind,
+			d.Name,
+			st.Status(d.Status),
+			devicesLocation(d),
+			"-", "-", "-",
+			devicesOr(d.DriverVersion, "-"),
+		}
+		if p := d.Properties; p != nil {
+			if p.MemoryBytes != 0 {
+				row[5] = devicesBytes(p.MemoryBytes) + mark("memory_bytes")
+			}
+			if p.ComputeShireMask != 0 {
+				row[6] = strconv.Itoa(int(p.AvailableShires)) + mark("available_shires")
+			}
+			if p.FrequencyMHz != 0 {
+				row[7] = fmt.Sprintf("%d MHz", p.FrequencyMHz)
+			}
+		} else if d.Kind == string(driver.KindPCIe) && d.Probe == nil && d.Usable {
+			needProbe = true
+		}
+		if opts.Verbose {
+			nodes, link, numa, tdp := "-", "-", "-", "-"
+			if n := d.Nodes; n != nil {
+				var parts []string
+				if n.Mgmt != "" {
+					parts = append(parts, "mgmt")
+				}
+				if n.Ops != "" {
+					parts = append(parts, "ops")
+				}
+				nodes = strings.Join(parts, "+")
+			}
+			if l := d.PCIeLink; l != nil {
+				link = strings.TrimSuffix(l.Speed, " PCIe")
+				if l.Width != 0 {
+					link += fmt.Sprintf(" x%d", l.Width)
+				}
+				if l.MaxWidth != 0 && l.MaxWidth != l.Width {
+					link += fmt.Sprintf(" (max x%d)", l.MaxWidth)
+				}
+				link = strings.TrimSpace(link)
+			}
+			if d.NUMANode != nil {
+				numa = strconv.Itoa(*d.NUMANode)
+			}
+			if d.Properties != nil && d.Properties.TDPW != 0 {
+				tdp = fmt.Sprintf("%d W", d.Properties.TDPW)
+			}
+			row = append(row, nodes, link, numa, tdp)
+		}
+		main.Rows = append(main.Rows, row)
+		if d.Detail != "" {
+			main.Notes = append(main.Notes, fmt.Sprintf("%s %s: %s", d.Kind, devicesLocation(d), d.Detail))
+		}
+	}
+	if assumed {
+		main.Notes = append(main.Notes, "* expected value: sys_emu reports its shire mask and DRAM size only once booted")
+	}
+	if needProbe {
+		main.Notes = append(main.Notes, "pcie memory, shires and frequency need --probe (opens each node briefly)")
+	}
+	tables := []table{main}
+	if opts.Verbose {
+		if ct := devicesCounters(doc); len(ct.Rows)+len(ct.Notes) > 0 {
+			tables = append(tables, ct)
+		}
+		if pt := devicesProbes(doc); len(pt.Rows) > 0 {
+			tables = append(tables, pt)
+		}
+	}
+	return tables
+}
+
+// devicesCounters is the -v table of driver statistics; zero counters are
+// left to JSON.
+func devicesCounters(doc devicesDoc) table {
+	t := table{Title: "Driver counters", Headers: []string{"DEVICE", "COUNTER", "VALUE"}, Right: []int{2}}
+	zeros := 0
+	for _, d := range doc.Devices {
+		for _, c := range d.Counters {
+			if c.Value == 0 {
+				zeros++
+				continue
+			}
+			name := c.File
+			if c.Name != "" {
+				name += " " + c.Name
+			}
+			t.Rows = append(t.Rows, []string{d.BDF, name, devicesCounterValue(c)})
+		}
+	}
+	if zeros > 0 {
+		t.Notes = append(t.Notes, fmt.Sprintf("%d counter(s) at 0 not shown (all are in -o json)", zeros))
+	}
+	return t
+}
+
+func devicesCounterValue(c pcie.Counter) string {
+	switch c.Unit {
+	case "bytes":
+		return devicesBytes(c.Value)
+	case "bytes_per_s":
+		return devicesBytes(c.Value) + "/s"
+	case "msgs":
+		return fmt.Sprintf("%d msgs", c.Value)
+	case "msgs_per_s":
+		return fmt.Sprintf("%d msgs/s", c.Value)
+	case "percent":
+		return fmt.Sprintf("%d%%", c.Value)
+	}
+	return strconv.FormatUint(c.Value, 10)
+}
+
+// devicesProbes is the -v table of per-node probe results.
+func devicesProbes(doc devicesDoc) table {
+	t := table{Title: "Probe", Headers: []string{"DEVICE", "NODE", "RESULT", "STATE", "SQS", "ERROR"}, Right: []int{4}}
+	for _, d := range doc.Devices {
+		p := d.Probe
+		if p == nil {
+			continue
+		}
+		for _, n := range []struct {
+			name string
+			np   pcie.NodeProbe
+		}{{"mgmt", p.Mgmt}, {"ops", p.Ops}} {
+			sqs := "-"
+			if n.np.SQCount != nil {
+				sqs = strconv.Itoa(int(*n.np.SQCount))
+			}
+			t.Rows = append(t.Rows, []string{d.BDF, n.name, n.np.Result, devicesOr(n.np.State, "-"), sqs, devicesOr(n.np.Error, "-")})
+		}
+	}
+	return t
+}
+
+func devicesLocation(d devicesDevice) string {
+	switch {
+	case d.BDF != "":
+		return d.BDF
+	case d.Prefix != "":
+		return d.Prefix
+	case d.Kind == string(driver.KindRef):
+		return "built-in"
+	}
+	return "-"
+}
+
+func devicesOptInt(p *int) string {
+	if p == nil {
+		return "-"
+	}
+	return strconv.Itoa(*p)
+}
+
+func devicesOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// devicesBytes scales a size for tables: 32 GiB, 15.9 GiB, 12 MiB.
+func devicesBytes(v uint64) string {
+	units := []string{"B", "KiB", "MiB", "GiB", "TiB"}
+	i := 0
+	for x := v; x >= 1024 && i < len(units)-1; x /= 1024 {
+		i++
+	}
+	if i == 0 {
+		return fmt.Sprintf("%d B", v)
+	}
+	div := uint64(1) << (10 * i)
+	if v%div == 0 {
+		return fmt.Sprintf("%d %s", v/div, units[i])
+	}
+	return fmt.Sprintf("%.1f %s", float64(v)/float64(div), units[i])
 }
