@@ -225,3 +225,16 @@ func equalF32(a, b []float32) bool {
 	}
 	return true
 }
+
+// Regression: strides not given continue from the last given one
+// (ggml_view_2d sets nb2 = nb1*ne1 from the given nb1).
+func TestViewStridesContinueFromGiven(t *testing.T) {
+	x := New(F32, 64, 8)
+	v, err := View(x, []int64{16, 2, 3}, []uint64{128}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Nb[1] != 128 || v.Nb[2] != 256 || v.Nb[3] != 768 {
+		t.Errorf("nb = %v, want [4 128 256 768]", v.Nb)
+	}
+}

@@ -70,12 +70,23 @@ type Step struct {
 	// Scalars holds the scalar fields (Ints, Uints, Floats) already
 	// resolved from the node params through the manifest.
 	Scalars abi.Values
-	// OpParams are the result desc's op_params (im2col and conv_2d read
-	// them; zero for every other kernel).
+	// OpParams are the result desc's op_params: ggml's op_params of the
+	// node (ggml copies the whole dst tensor; only im2col and conv_2d
+	// read them, every other kernel takes its trailing scalars).
 	OpParams [abi.NumOpParams]int32
 	// Batchable is true when the kernel can be batched into the
 	// uberkernel (manifest uberkernel ids).
 	Batchable bool
+	// InitDst is true when the kernel updates its result in place: before
+	// the launch the result's memory must hold the node's first source
+	// (set_rows writes only the indexed rows; ggml's result is a view of
+	// that source).
+	InitDst bool
+	// Note says why a StepNoop launches nothing.
+	Note string
+	// FusionMissed lists, as "<fusion>: <reason>", why a fusion whose op
+	// sequence starts at this step's node was not applied.
+	FusionMissed []string
 }
 
 // Out is the value index the step writes (the result of its last node),
@@ -92,6 +103,8 @@ type Plan struct {
 	Graph    *Graph
 	Manifest *abi.Manifest
 	Steps    []Step
+	// Verdicts is the supports_op verdict of every node, by node index.
+	Verdicts []Verdict
 	// Uberkernel is true when launches of batchable kernels are grouped
 	// into uberkernel segments (GGML_ET_UBERKERNEL).
 	Uberkernel bool
@@ -121,10 +134,12 @@ func (p *Plan) Encode(s *Step, addr AddrFunc) ([]byte, error) {
 	for field, vi := range s.Tensors {
 		val := &g.Values[vi]
 		var op int32
+		var opParams [abi.NumOpParams]int32
 		if field == s.DstField {
 			op, _ = p.Manifest.OpValue(string(last.Op))
+			opParams = s.OpParams
 		}
-		v.SetTensor(field, abi.DescFromTensor(val.T, addr(val.Base)+val.T.Offs, op, s.OpParams))
+		v.SetTensor(field, abi.DescFromTensor(val.T, addr(val.Base)+val.T.Offs, op, opParams))
 	}
 	return p.Manifest.Encode(s.Layout, v)
 }
