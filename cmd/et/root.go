@@ -140,7 +140,11 @@ func run(args []string, in io.Reader, out, errOut io.Writer) int {
 
 // execute runs the root command built from f; tests call it directly.
 func execute(ctx context.Context, f *factory, args []string) int {
-	root := newRootCmd(f)
+	return executeRoot(ctx, f, newRootCmd(f), args)
+}
+
+// executeRoot runs a root command (tests swap subcommands in it).
+func executeRoot(ctx context.Context, f *factory, root *cobra.Command, args []string) int {
 	root.SetArgs(args)
 	root.SetIn(f.IO.In)
 	cmd, err := root.ExecuteContextC(ctx)

@@ -2,21 +2,624 @@ package main
 
 import (
 	"context"
+	"encoding/xml"
 	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/ainekko/et/internal/driver"
+	"github.com/ainekko/et/internal/driver/ref"
+	"github.com/ainekko/et/internal/ops/abi"
+	"github.com/ainekko/et/internal/ops/exec"
+	"github.com/ainekko/et/internal/ops/graph"
+	"github.com/ainekko/et/internal/ops/plan"
 )
 
-// runOpOptions is a placeholder until the command lands.
-type runOpOptions struct{}
+type runOpOptions struct {
+	Files       []string
+	Op          string // op name or test-backend-ops case string
+	Srcs        []string
+	Params      []string
+	Backend     string
+	Device      int
+	Explain     bool
+	Uberkernel  bool
+	ABI         string
+	Seed        int64
+	SeedSet     bool
+	SaveOutputs string
+	Perf        bool
+	PerfRuns    int
+	PerfWarmup  int
+	JUnit       string
+	Profile     string
+	Timeout     time.Duration
+	NMSE        float64
+
+	// OpenDevice opens the device of a backend (tests inject fakes).
+	OpenDevice func(backend string, index int, m *abi.Manifest) (driver.Device, error)
+}
 
 func newRunOpCmd(f *factory, runF func(context.Context, *runOpOptions) error) *cobra.Command {
-	return &cobra.Command{
-		Use:    "run-op",
-		Short:  "Not implemented yet",
-		Hidden: true,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return errors.New("run-op: not implemented yet")
+	opts := &runOpOptions{OpenDevice: openDevice}
+	cmd := &cobra.Command{
+		Use:   "run-op [<op> | '<OP(k=v,...)>'] [flags]",
+		Short: "Run ggml ops through the ggml-et dispatch path and compare with reference math",
+		Long: `Run one ggml op, or a YAML graph of ops, through exactly the path ggml-et
+takes — support check, fusion, kernel choice, byte-exact params, optional
+uberkernel — on a device, and compare every output with the reference math
+(NMSE as test-backend-ops computes it).
+
+Three ways to name the work:
+  -f FILE|DIR        YAML case files (a directory runs every *.yaml in it)
+  <op> --src ... --param ...
+                     one op from flags; --src NAME=TYPE:NE0xNE1[xNE2xNE3][:INIT]
+  'OP(k=v,...)'      a test-backend-ops case string
+
+Unsupported nodes run on the reference math, like ggml's CPU fallback, and
+are reported as FALLBACK with the failed conditions (see --explain).
+
+Exit status: 0 all outputs pass, 1 any mismatch or kernel fault, 2 bad case
+or flags, 3 backend unavailable, 4 timeout.`,
+		Example: `  $ et run-op -f testcases/
+  $ et run-op -f testcases/llama_layer_small.yaml --explain
+  $ et run-op rms_norm --src x=f32:4096x7 --param eps=1e-5
+  $ et run-op 'MUL_MAT(type_a=q8_0,type_b=f32,m=4096,n=1,k=4096)' --perf
+  $ et run-op -f testcases/ -o json > results.json
+  $ et run-op -f testcases/ --junit results.xml --save-outputs out/`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 1 {
+				return usageErrorf("expected at most one op or case string, got %d arguments", len(args))
+			}
+			if len(args) == 1 {
+				opts.Op = args[0]
+			}
+			if opts.Op == "" && len(opts.Files) == 0 {
+				return usageErrorf("nothing to run: give -f FILE|DIR, an op name with --src, or a case string")
+			}
+			if opts.Op != "" && len(opts.Files) > 0 {
+				return usageErrorf("give either -f or an op, not both")
+			}
+			if (len(opts.Srcs) > 0 || len(opts.Params) > 0) && (opts.Op == "" || strings.Contains(opts.Op, "(")) {
+				return usageErrorf("--src and --param go with an op name (et run-op OP --src ...)")
+			}
+			switch opts.Backend {
+			case "ref", "sysemu", "pcie":
+			default:
+				return usageErrorf("invalid --backend %q (want ref, sysemu or pcie)", opts.Backend)
+			}
+			if opts.Device < 0 {
+				return usageErrorf("--device must be >= 0")
+			}
+			if opts.PerfRuns < 1 || opts.PerfWarmup < 0 {
+				return usageErrorf("--perf-runs must be >= 1 and --perf-warmup >= 0")
+			}
+			if opts.Timeout < 0 {
+				return usageErrorf("--timeout must not be negative")
+			}
+			opts.SeedSet = cmd.Flags().Changed("seed")
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runOpRun(cmd.Context(), f, opts)
 		},
 	}
+	fl := cmd.Flags()
+	fl.StringArrayVarP(&opts.Files, "file", "f", nil, "YAML case `file` or directory (repeatable)")
+	fl.StringArrayVar(&opts.Srcs, "src", nil, "source `NAME=TYPE:NE0xNE1[xNE2xNE3][:INIT]` for an op given by name (repeatable, in source order)")
+	fl.StringArrayVar(&opts.Params, "param", nil, "op parameter `KEY=VALUE` (repeatable)")
+	fl.StringVar(&opts.Backend, "backend", "ref", "device backend: {ref|sysemu|pcie}")
+	fl.IntVarP(&opts.Device, "device", "d", 0, "device index within the backend")
+	fl.BoolVar(&opts.Explain, "explain", false, "show the plan (support verdicts, fusion, kernel, params size) without running")
+	fl.BoolVar(&opts.Uberkernel, "uberkernel", false, "batch launches into uberkernel segments (like GGML_ET_UBERKERNEL=1)")
+	fl.StringVar(&opts.ABI, "abi", "", "ABI manifest YAML `file` for another ggml version (default: the built-in one)")
+	fl.Int64Var(&opts.Seed, "seed", 0, "override the cases' seed for generated inputs")
+	fl.StringVar(&opts.SaveOutputs, "save-outputs", "", "write every output as float32 .npy into `dir`")
+	fl.BoolVar(&opts.Perf, "perf", false, "time each launch: warm-up, then repeated runs (median/min/max, GFLOP/s, GB/s)")
+	fl.IntVar(&opts.PerfRuns, "perf-runs", 10, "timed runs per launch with --perf")
+	fl.IntVar(&opts.PerfWarmup, "perf-warmup", 2, "untimed warm-up runs per launch with --perf")
+	fl.StringVar(&opts.JUnit, "junit", "", "also write a JUnit XML report to `file`")
+	fl.StringVar(&opts.Profile, "profile", "", "write et_runtime_trace.json and kernel_id.json into `dir`")
+	fl.DurationVar(&opts.Timeout, "timeout", 0, "give up after this long (exit 4); 0 = no limit")
+	fl.Float64Var(&opts.NMSE, "nmse", 0, "NMSE limit for every output (default: per op, as test-backend-ops)")
+	cmd.RegisterFlagCompletionFunc("backend", cobra.FixedCompletions([]string{"ref", "sysemu", "pcie"}, cobra.ShellCompDirectiveNoFileComp))
+	return cmd
+}
+
+// runOpCase is one loaded case.
+type runOpCase struct {
+	c *graph.Case
+	g *plan.Graph
+	p *plan.Plan
+}
+
+func runOpRun(ctx context.Context, f *factory, opts *runOpOptions) error {
+	if opts.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, opts.Timeout, fmt.Errorf("run-op: %w after %s", driver.ErrTimeout, opts.Timeout))
+		defer cancel()
+	}
+	m := abi.Default()
+	if opts.ABI != "" {
+		var err error
+		if m, err = abi.Load(opts.ABI); err != nil {
+			return err
+		}
+	}
+	cases, err := loadRunOpCases(opts)
+	if err != nil {
+		return err
+	}
+	var planned []runOpCase
+	for _, c := range cases {
+		if opts.SeedSet {
+			c.Seed = uint64(opts.Seed)
+		}
+		g, err := buildGraph(c)
+		if err != nil {
+			return err
+		}
+		p, err := plan.Build(g, m, plan.Options{Uberkernel: opts.Uberkernel})
+		if err != nil {
+			return fmt.Errorf("%s: plan: %w", c.File, err)
+		}
+		planned = append(planned, runOpCase{c: c, g: g, p: p})
+	}
+	if opts.Explain {
+		return f.render(explainDocument(planned))
+	}
+	dev, err := opts.OpenDevice(opts.Backend, opts.Device, m)
+	if err != nil {
+		return err
+	}
+	defer dev.Close()
+	doc := runOpDoc{Schema: "et.run-op/v1", Backend: opts.Backend, Device: dev.Info().Name, Results: []runOpResult{}}
+	failed := false
+	for _, rc := range planned {
+		f.logf("running %s (%d nodes, %d steps)", rc.c.Name, len(rc.g.Nodes), len(rc.p.Steps))
+		eo := exec.Options{}
+		if rc.c.Tolerance.NMSE != nil {
+			eo.MaxNMSE = *rc.c.Tolerance.NMSE
+		}
+		if opts.NMSE > 0 {
+			eo.MaxNMSE = opts.NMSE
+		}
+		if opts.Perf {
+			eo.Perf = exec.PerfOptions{Warmup: opts.PerfWarmup, Runs: opts.PerfRuns}
+		}
+		res, err := exec.Run(ctx, dev, rc.p, eo)
+		if err != nil {
+			if ctx.Err() != nil {
+				if cause := context.Cause(ctx); cause != nil && errors.Is(cause, driver.ErrTimeout) {
+					return cause
+				}
+			}
+			if exec.IsKernelFault(err) {
+				return negativef("%s: %v", rc.c.Name, err)
+			}
+			return fmt.Errorf("%s: %w", rc.c.Name, err)
+		}
+		for _, o := range res.Outputs {
+			r := newRunOpResult(rc.c, o)
+			if rc.c.Tolerance.MaxAbs != nil && r.Status == exec.StatusPass && o.Compare.MaxAbsErr > *rc.c.Tolerance.MaxAbs {
+				r.Status, r.Detail = exec.StatusFail, fmt.Sprintf("max abs error %g > %g", o.Compare.MaxAbsErr, *rc.c.Tolerance.MaxAbs)
+			}
+			if r.Status == exec.StatusFail {
+				failed = true
+			}
+			doc.Results = append(doc.Results, r)
+		}
+		for _, pr := range res.Perf {
+			doc.Perf = append(doc.Perf, newRunOpPerf(rc.c.Name, pr))
+		}
+		if opts.SaveOutputs != "" {
+			if err := saveOutputs(opts.SaveOutputs, rc, len(planned) > 1); err != nil {
+				return err
+			}
+		}
+	}
+	if opts.JUnit != "" {
+		if err := writeJUnit(opts.JUnit, doc); err != nil {
+			return err
+		}
+	}
+	if err := f.render(runOpDocument(doc, f.styles())); err != nil {
+		return err
+	}
+	if failed {
+		return errSilent
+	}
+	return nil
+}
+
+// openDevice opens the device of a backend.
+func openDevice(backend string, index int, m *abi.Manifest) (driver.Device, error) {
+	switch backend {
+	case "ref":
+		if index != 0 {
+			return nil, fmt.Errorf("ref device %d: %w (the reference device is index 0)", index, driver.ErrNoDevice)
+		}
+		return ref.New(ref.Options{Manifest: m}), nil
+	}
+	return nil, fmt.Errorf("backend %s: %w", backend, driver.ErrNotBuilt)
+}
+
+// loadRunOpCases reads the cases named by -f, the op flags or a case string.
+func loadRunOpCases(opts *runOpOptions) ([]*graph.Case, error) {
+	switch {
+	case strings.Contains(opts.Op, "("):
+		c, err := graph.ParseCaseString(opts.Op)
+		if err != nil {
+			return nil, err
+		}
+		return []*graph.Case{c}, nil
+	case opts.Op != "":
+		c, err := graph.FromFlags(opts.Op, opts.Srcs, opts.Params)
+		if err != nil {
+			return nil, err
+		}
+		return []*graph.Case{c}, nil
+	}
+	var cases []*graph.Case
+	for _, path := range opts.Files {
+		st, err := os.Stat(path)
+		if err != nil {
+			return nil, &graph.Error{File: path, Msg: "cannot read: " + errText(err)}
+		}
+		files := []string{path}
+		if st.IsDir() {
+			if files, err = filepath.Glob(filepath.Join(path, "*.yaml")); err != nil {
+				return nil, err
+			}
+			sort.Strings(files)
+			if len(files) == 0 {
+				return nil, &graph.Error{File: path, Msg: "no *.yaml case files in this directory"}
+			}
+		}
+		for _, file := range files {
+			c, err := graph.Load(file)
+			if err != nil {
+				return nil, err
+			}
+			cases = append(cases, c)
+		}
+	}
+	return cases, nil
+}
+
+func errText(err error) string {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// buildGraph materializes a case's leaves and builds its plan graph.
+func buildGraph(c *graph.Case) (*plan.Graph, error) {
+	leaves, err := graph.Materialize(c)
+	if err != nil {
+		return nil, err
+	}
+	g := plan.NewGraph()
+	for _, t := range c.Tensors {
+		if _, err := g.AddLeaf(t.Name, leaves[t.Name]); err != nil {
+			return nil, &graph.Error{File: c.File, Line: t.Line, Msg: err.Error()}
+		}
+	}
+	for _, n := range c.Nodes {
+		if _, err := g.AddNode(n.Name, n.Op, n.Src, map[string]any(n.Params), n.Line); err != nil {
+			msg := err.Error()
+			var ne *plan.NodeError
+			if errors.As(err, &ne) {
+				msg = fmt.Sprintf("node %s: %v", ne.Node, ne.Err)
+			}
+			return nil, &graph.Error{File: c.File, Line: n.Line, Msg: msg}
+		}
+	}
+	if err := g.SetOutputs(c.Outputs); err != nil {
+		return nil, &graph.Error{File: c.File, Msg: err.Error()}
+	}
+	return g, nil
+}
+
+type runOpDoc struct {
+	Schema  string        `json:"schema"`
+	Backend string        `json:"backend"`
+	Device  string        `json:"device"`
+	Results []runOpResult `json:"results"`
+	Perf    []runOpPerf   `json:"perf,omitempty"`
+}
+
+type runOpResult struct {
+	Case      string   `json:"case"`
+	Output    string   `json:"output"`
+	Node      string   `json:"node"`
+	Op        string   `json:"op"`
+	Kernel    string   `json:"kernel"`
+	Fusion    string   `json:"fusion,omitempty"`
+	Status    string   `json:"status"`
+	NMSE      float64  `json:"nmse"`
+	MaxNMSE   float64  `json:"max_nmse"`
+	MaxAbsErr float64  `json:"max_abs_err"`
+	TimeNS    int64    `json:"time_ns"`
+	Detail    string   `json:"detail,omitempty"`
+	Reasons   []string `json:"reasons,omitempty"`
+}
+
+type runOpPerf struct {
+	Case   string   `json:"case"`
+	Kernel string   `json:"kernel"`
+	Nodes  []string `json:"nodes"`
+	Runs   int      `json:"runs"`
+	MedNS  int64    `json:"median_ns"`
+	MinNS  int64    `json:"min_ns"`
+	MaxNS  int64    `json:"max_ns"`
+	Flops  int64    `json:"flops"`
+	Bytes  int64    `json:"bytes"`
+	GFLOPS float64  `json:"gflops"`
+	GBPS   float64  `json:"gbps"`
+}
+
+func newRunOpResult(c *graph.Case, o exec.OutputResult) runOpResult {
+	r := runOpResult{Case: c.Name, Output: o.Output, Node: o.Node, Op: string(o.Op), Kernel: o.Kernel, Fusion: o.Fusion,
+		Status: o.Status, NMSE: finite(o.Compare.NMSE), MaxNMSE: o.Compare.MaxNMSE, MaxAbsErr: o.Compare.MaxAbsErr,
+		TimeNS: o.TimeNS, Reasons: o.Reasons}
+	if !o.Compare.OK() {
+		r.Detail = o.Compare.String()
+	}
+	return r
+}
+
+// finite keeps NaN (0/0 of an all-zero output) out of JSON, which cannot
+// carry it.
+func finite(x float64) float64 {
+	if x != x {
+		return 0
+	}
+	return x
+}
+
+func newRunOpPerf(name string, p exec.PerfResult) runOpPerf {
+	return runOpPerf{Case: name, Kernel: p.Kernel, Nodes: p.Nodes, Runs: p.Runs, MedNS: p.MedNS, MinNS: p.MinNS, MaxNS: p.MaxNS,
+		Flops: p.Flops, Bytes: p.Bytes, GFLOPS: p.GFLOPS(), GBPS: p.GBPS()}
+}
+
+func runOpDocument(d runOpDoc, st styles) document {
+	t := table{Headers: []string{"case", "node", "op", "kernel", "status", "nmse", "max_abs_err", "time"}, Right: []int{5, 6, 7}}
+	pass := 0
+	for _, r := range d.Results {
+		kernel := r.Kernel
+		if r.Fusion != "" {
+			kernel += " (" + r.Fusion + ")"
+		}
+		if kernel == "" {
+			kernel = "-"
+		}
+		t.Rows = append(t.Rows, []string{r.Case, r.Node, r.Op, kernel, st.Status(r.Status),
+			strconv.FormatFloat(r.NMSE, 'e', 2, 64), strconv.FormatFloat(r.MaxAbsErr, 'e', 2, 64), fmtDuration(r.TimeNS)})
+		if r.Status != exec.StatusFail {
+			pass++
+		}
+	}
+	t.Notes = append(t.Notes, fmt.Sprintf("%d/%d outputs passed on %s (%s)", pass, len(d.Results), d.Device, d.Backend))
+	for _, r := range d.Results {
+		if r.Detail != "" {
+			t.Notes = append(t.Notes, fmt.Sprintf("%s/%s: %s", r.Case, r.Node, r.Detail))
+		}
+		if r.Status == exec.StatusFallback && len(r.Reasons) > 0 {
+			t.Notes = append(t.Notes, fmt.Sprintf("%s/%s ran on the host: %s", r.Case, r.Node, strings.Join(r.Reasons, "; ")))
+		}
+	}
+	doc := document{Data: d, Tables: []table{t}}
+	if len(d.Perf) > 0 {
+		pt := table{Title: "Performance", Headers: []string{"case", "kernel", "nodes", "runs", "median", "min", "max", "GFLOP/s", "GB/s"}, Right: []int{3, 4, 5, 6, 7, 8}}
+		for _, p := range d.Perf {
+			gf := "-"
+			if p.Flops > 0 {
+				gf = strconv.FormatFloat(p.GFLOPS, 'f', 2, 64)
+			}
+			pt.Rows = append(pt.Rows, []string{p.Case, p.Kernel, strings.Join(p.Nodes, ","), strconv.Itoa(p.Runs),
+				fmtDuration(p.MedNS), fmtDuration(p.MinNS), fmtDuration(p.MaxNS), gf, strconv.FormatFloat(p.GBPS, 'f', 2, 64)})
+		}
+		doc.Tables = append(doc.Tables, pt)
+	}
+	return doc
+}
+
+// fmtDuration scales nanoseconds for tables.
+func fmtDuration(ns int64) string {
+	switch {
+	case ns <= 0:
+		return "-"
+	case ns < 1000:
+		return fmt.Sprintf("%d ns", ns)
+	case ns < 1000_000:
+		return fmt.Sprintf("%.1f µs", float64(ns)/1e3)
+	case ns < 1000_000_000:
+		return fmt.Sprintf("%.2f ms", float64(ns)/1e6)
+	}
+	return fmt.Sprintf("%.2f s", float64(ns)/1e9)
+}
+
+type explainDoc struct {
+	Schema string        `json:"schema"`
+	Nodes  []explainNode `json:"nodes"`
+}
+
+type explainNode struct {
+	Case        string   `json:"case"`
+	Node        string   `json:"node"`
+	Op          string   `json:"op"`
+	Action      string   `json:"action"`
+	Supported   bool     `json:"supported"`
+	Reasons     []string `json:"reasons,omitempty"`
+	Fusion      string   `json:"fusion,omitempty"`
+	Kernel      string   `json:"kernel,omitempty"`
+	ParamsBytes int      `json:"params_bytes,omitempty"`
+	Uberkernel  bool     `json:"uberkernel_batchable"`
+}
+
+func explainDocument(cases []runOpCase) document {
+	d := explainDoc{Schema: "et.run-op-explain/v1", Nodes: []explainNode{}}
+	for _, rc := range cases {
+		for _, s := range rc.p.Steps {
+			for i, ni := range s.Nodes {
+				n := rc.g.Nodes[ni]
+				e := explainNode{Case: rc.c.Name, Node: n.Name, Op: string(n.Op), Action: s.Kind.String(),
+					Supported: s.Verdict.Supported || s.Kind == plan.StepView, Reasons: s.Verdict.Reasons, Fusion: s.Fusion}
+				if s.Kind == plan.StepLaunch {
+					e.Kernel, e.Uberkernel = s.Kernel, s.Batchable
+					if s.Layout != nil {
+						e.ParamsBytes = s.Layout.Size
+					}
+					if i > 0 {
+						e.Action = "fused"
+					}
+				}
+				d.Nodes = append(d.Nodes, e)
+			}
+		}
+	}
+	t := table{Headers: []string{"case", "node", "op", "action", "kernel", "params", "uberkernel", "reasons"}, Right: []int{5}}
+	for _, e := range d.Nodes {
+		params, uk := "-", "-"
+		if e.ParamsBytes > 0 {
+			params = strconv.Itoa(e.ParamsBytes) + " B"
+		}
+		if e.Kernel != "" {
+			uk = "no"
+			if e.Uberkernel {
+				uk = "yes"
+			}
+		}
+		kernel := e.Kernel
+		if e.Fusion != "" {
+			kernel += " (" + e.Fusion + ")"
+		}
+		if kernel == "" {
+			kernel = "-"
+		}
+		reasons := strings.Join(e.Reasons, "; ")
+		if reasons == "" {
+			reasons = "-"
+		}
+		t.Rows = append(t.Rows, []string{e.Case, e.Node, e.Op, e.Action, kernel, params, uk, reasons})
+	}
+	return document{Data: d, Tables: []table{t}}
+}
+
+// saveOutputs writes each output as float32 .npy: DIR/<output>.npy, or
+// DIR/<case>/<output>.npy when several cases run.
+func saveOutputs(dir string, rc runOpCase, perCase bool) error {
+	if perCase {
+		dir = filepath.Join(dir, safeName(rc.c.Name))
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("--save-outputs: %w", err)
+	}
+	for _, o := range rc.g.Outputs {
+		v := &rc.g.Values[o]
+		path := filepath.Join(dir, safeName(v.Name)+".npy")
+		if err := graph.WriteTensorNpy(path, v.T); err != nil {
+			return fmt.Errorf("--save-outputs: %w", err)
+		}
+	}
+	return nil
+}
+
+func safeName(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
+			return r
+		}
+		return '_'
+	}, s)
+}
+
+type junitSuites struct {
+	XMLName xml.Name     `xml:"testsuites"`
+	Suites  []junitSuite `xml:"testsuite"`
+}
+
+type junitSuite struct {
+	Name     string      `xml:"name,attr"`
+	Tests    int         `xml:"tests,attr"`
+	Failures int         `xml:"failures,attr"`
+	Skipped  int         `xml:"skipped,attr"`
+	Cases    []junitCase `xml:"testcase"`
+}
+
+type junitCase struct {
+	Name      string        `xml:"name,attr"`
+	Classname string        `xml:"classname,attr"`
+	Time      string        `xml:"time,attr"`
+	Failure   *junitFailure `xml:"failure,omitempty"`
+	Output    string        `xml:"system-out,omitempty"`
+}
+
+type junitFailure struct {
+	Message string `xml:"message,attr"`
+	Text    string `xml:",chardata"`
+}
+
+// writeJUnit writes the results as JUnit XML (one suite per case),
+// atomically.
+func writeJUnit(path string, d runOpDoc) error {
+	var suites junitSuites
+	idx := map[string]int{}
+	for _, r := range d.Results {
+		i, ok := idx[r.Case]
+		if !ok {
+			i = len(suites.Suites)
+			idx[r.Case] = i
+			suites.Suites = append(suites.Suites, junitSuite{Name: r.Case})
+		}
+		s := &suites.Suites[i]
+		jc := junitCase{Name: r.Node, Classname: "et.run-op." + r.Case, Time: fmt.Sprintf("%.6f", float64(r.TimeNS)/1e9)}
+		switch r.Status {
+		case exec.StatusFail:
+			jc.Failure = &junitFailure{Message: r.Detail, Text: fmt.Sprintf("op %s kernel %s: %s", r.Op, r.Kernel, r.Detail)}
+			s.Failures++
+		case exec.StatusFallback:
+			jc.Output = "ran on the host (unsupported by ggml-et): " + strings.Join(r.Reasons, "; ")
+		}
+		s.Tests++
+		s.Cases = append(s.Cases, jc)
+	}
+	b, err := xml.MarshalIndent(suites, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeFileAtomic(path, append([]byte(xml.Header), append(b, '\n')...))
+}
+
+// writeFileAtomic writes data to a temp file beside path, then renames it.
+func writeFileAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return nil
 }

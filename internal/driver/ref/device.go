@@ -1,0 +1,248 @@
+package ref
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/ainekko/et/internal/driver"
+	"github.com/ainekko/et/internal/ops/abi"
+)
+
+// ErrClosed is returned by every call on a closed device.
+var ErrClosed = errors.New("reference device is closed")
+
+// Options configure a reference device.
+type Options struct {
+	// Manifest is the ABI (enum values, uberkernel ids, kernel → params
+	// layout) the kernels are "built" against; nil means abi.Default().
+	Manifest *abi.Manifest
+	// MaxHostBytes caps the Go memory that touched allocations may hold;
+	// 0 means no cap beyond the device memory size. Touching an allocation
+	// past the cap fails (a Write error, or a stream error in a kernel).
+	MaxHostBytes uint64
+}
+
+// Device is the reference device. It is safe for concurrent use; launches
+// run one at a time, synchronously inside Launch, and their faults are
+// kept for Sync.
+type Device struct {
+	mu      sync.Mutex
+	m       *abi.Manifest
+	props   driver.Props
+	mem     *memory
+	kernels []string // KernelID-1 → kernel name
+	known   map[string]bool
+	pending []driver.StreamError
+	records []LaunchRecord
+	cycle   uint64
+	closed  bool
+}
+
+var _ driver.Device = (*Device)(nil)
+
+// New returns a reference device with the fake device's properties
+// (driver.FakeProps).
+func New(opts Options) *Device {
+	m := opts.Manifest
+	if m == nil {
+		m = abi.Default()
+	}
+	props := driver.FakeProps()
+	known := map[string]bool{}
+	for _, k := range m.Kernels() {
+		known[k] = true
+	}
+	return &Device{
+		m:     m,
+		props: props,
+		mem:   newMemory(props.DRAMBase, props.MemoryBytes, opts.MaxHostBytes),
+		known: known,
+	}
+}
+
+// Info describes the device: kind ref, index 0, the fake device's props.
+func (d *Device) Info() driver.Info {
+	return driver.Info{Kind: driver.KindRef, Index: 0, Name: "reference device", Props: d.props}
+}
+
+// Manifest is the ABI manifest the device decodes params with.
+func (d *Device) Manifest() *abi.Manifest { return d.m }
+
+// Malloc reserves size bytes of device memory aligned to align bytes
+// (0 or anything below 64 means 64; it must be a power of two).
+func (d *Device) Malloc(size, align uint64) (driver.DevPtr, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return 0, ErrClosed
+	}
+	p, err := d.mem.malloc(size, align)
+	return driver.DevPtr(p), err
+}
+
+// Free releases an allocation made by Malloc.
+func (d *Device) Free(p driver.DevPtr) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return ErrClosed
+	}
+	return d.mem.freeBlock(uint64(p))
+}
+
+// Write copies src to device memory at dst; the range must lie inside one
+// live allocation.
+func (d *Device) Write(ctx context.Context, dst driver.DevPtr, src []byte) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return ErrClosed
+	}
+	if err := d.mem.write(uint64(dst), src); err != nil {
+		return fmt.Errorf("write %d bytes at %#x: %w", len(src), uint64(dst), err)
+	}
+	return nil
+}
+
+// Read copies device memory at src into dst; the range must lie inside
+// one live allocation.
+func (d *Device) Read(ctx context.Context, src driver.DevPtr, dst []byte) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return ErrClosed
+	}
+	if err := d.mem.read(uint64(src), dst); err != nil {
+		return fmt.Errorf("read %d bytes at %#x: %w", len(dst), uint64(src), err)
+	}
+	return nil
+}
+
+// LoadKernel "loads" a kernel: the reference device knows every kernel
+// of the manifest's kernel map by name and ignores elf. Each call returns
+// a new id, as rt::IRuntime::loadCode does.
+func (d *Device) LoadKernel(ctx context.Context, name string, elf []byte) (driver.KernelID, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return 0, ErrClosed
+	}
+	if !d.known[name] {
+		return 0, fmt.Errorf("kernel %s is not built into the reference device (ABI manifest %s)", name, d.m.GGMLCommit())
+	}
+	d.kernels = append(d.kernels, name)
+	return driver.KernelID(len(d.kernels)), nil
+}
+
+// Launch runs a kernel on its params bytes, synchronously (the context
+// is checked before the kernel starts, not while it runs). It fails only
+// for a closed device, a cancelled context, an unknown kernel id or a
+// shire mask the runtime would reject; a kernel that faults is reported by
+// Sync, and its launch is recorded in Launches all the same. Barrier and
+// FlushL3 change nothing: launches already run one after the other.
+func (d *Device) Launch(ctx context.Context, k driver.KernelID, args []byte, opts driver.LaunchOptions) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return ErrClosed
+	}
+	if k == 0 || int(k) > len(d.kernels) {
+		return fmt.Errorf("launch: kernel id %d was not loaded", k)
+	}
+	if err := checkShireMask(opts.ShireMask, d.props.ComputeShireMask); err != nil {
+		return err
+	}
+	name := d.kernels[k-1]
+	r := &run{mem: d.mem, m: d.m}
+	err := r.launch(name, args)
+	rec := LaunchRecord{Kernel: name, ParamsSize: len(args), Insts: r.insts, StartCycle: d.cycle}
+	d.cycle += Cycles(d.props, r.cost, len(r.insts))
+	rec.EndCycle = d.cycle
+	d.records = append(d.records, rec)
+	if err != nil {
+		d.pending = append(d.pending, streamError(name, err))
+	}
+	return nil
+}
+
+// checkShireMask applies the runtime's rule (KernelLaunch.cpp): at least
+// one compute shire, none outside the device's 32-bit compute mask; bit 32
+// (the master shire, which ggml-et passes) is let through. 0 means the
+// whole compute mask.
+func checkShireMask(mask uint64, compute uint32) error {
+	if mask == 0 {
+		return nil
+	}
+	low := uint32(mask)
+	if mask>>33 != 0 || low&^compute != 0 {
+		return fmt.Errorf("launch: shire mask %#x is not a subset of the compute shire mask %#x", mask, compute)
+	}
+	if low == 0 {
+		return fmt.Errorf("launch: shire mask %#x selects no compute shire", mask)
+	}
+	return nil
+}
+
+func streamError(kernel string, err error) driver.StreamError {
+	var f *fault
+	if errors.As(err, &f) {
+		return driver.StreamError{Code: f.code, Message: kernel + ": " + f.msg, Contexts: f.ctx}
+	}
+	return driver.StreamError{Code: CodeUserError, Message: kernel + ": " + err.Error(),
+		Contexts: []driver.ErrorContext{{Detail: "kernel execution error: returned -1"}}}
+}
+
+// Sync returns, and forgets, the stream errors of the launches since the
+// last Sync. Launches run synchronously, so there is nothing to wait for.
+func (d *Device) Sync(ctx context.Context) ([]driver.StreamError, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return nil, ErrClosed
+	}
+	errs := d.pending
+	d.pending = nil
+	return errs, nil
+}
+
+// Launches returns every launch so far, in order, with its simulated
+// device cycles.
+func (d *Device) Launches() []LaunchRecord {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	out := make([]LaunchRecord, len(d.records))
+	copy(out, d.records)
+	return out
+}
+
+// Close frees all device memory and kernels; every later call fails with
+// ErrClosed.
+func (d *Device) Close() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return ErrClosed
+	}
+	d.closed = true
+	d.mem = nil
+	d.kernels = nil
+	d.pending = nil
+	return nil
+}

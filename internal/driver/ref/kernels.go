@@ -1,0 +1,596 @@
+package ref
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/ainekko/et/internal/ops"
+	"github.com/ainekko/et/internal/ops/abi"
+)
+
+// kernelFunc is the reference implementation of one kernel ELF: it gets
+// the params struct decoded as the kernel reads it and computes into
+// device memory. An error is what the kernel would report: a *fault, or
+// any other error for "the kernel returned -1".
+type kernelFunc func(r *run, v abi.Values) error
+
+// kernelTable maps kernel ELF names to their reference implementations
+// (opKernels holds the kernels that are one catalog op each, and the
+// uberkernel is dispatched by run.exec itself). Kernels of the manifest
+// in neither table load fine but fail at launch with "has no reference
+// implementation yet".
+var kernelTable = map[string]kernelFunc{
+	"el_map_f32":       kElMap,
+	"rms_norm_f32":     kNorm(ops.OpRMSNorm),
+	"norm_f32":         kNorm(ops.OpNorm),
+	"l2_norm_f32":      kNorm(ops.OpL2Norm),
+	"rms_norm_mul_f32": kRMSNormMul,
+	"scale_f32":        kScale,
+	"softmax_f32":      kSoftMax,
+	"rope_f32":         kRope,
+	"glu_f32":          kGLU,
+	"unary_f32":        kUnary,
+	"get_rows_f32":     kGetRows,
+	"set_rows_f32":     kSetRows,
+	"cont_f32":         kCopy(ops.OpCont, ops.F32, ops.F32),
+	"cont_f16":         kCopy(ops.OpCont, ops.F16, ops.F16),
+	"cpy_f32_f16":      kCopy(ops.OpCpy, ops.F32, ops.F16),
+
+	"mul_mat_f32":                kMulMat([]ops.Type{ops.F32}, []ops.Type{ops.F32, ops.F16}),
+	"mul_mat_f32_matrix_engine":  kMulMat([]ops.Type{ops.F32}, []ops.Type{ops.F32}),
+	"mul_mat_f16":                kMulMat([]ops.Type{ops.F16}, []ops.Type{ops.F16, ops.F32}),
+	"mul_mat_f16_matrix_engine":  kMulMat([]ops.Type{ops.F16}, []ops.Type{ops.F16}),
+	"mul_mat_Q4_0":               kMulMat([]ops.Type{ops.Q4_0}, []ops.Type{ops.F32}),
+	"mul_mat_Q4_0_matrix_engine": kMulMat([]ops.Type{ops.Q4_0}, []ops.Type{ops.F32}),
+	"mul_mat_Q8_0":               kMulMat([]ops.Type{ops.Q8_0}, []ops.Type{ops.F32}),
+
+	"flash_attn_ext_f16_me": kFlashAttn([]ops.Type{ops.F16}),
+	"flash_attn_ext_f32":    kFlashAttn([]ops.Type{ops.F16, ops.F32}),
+
+	"memops": kMemops,
+}
+
+// run is one launch in progress: the memory it works on, the manifest,
+// and what it has cost so far.
+type run struct {
+	mem   *memory
+	m     *abi.Manifest
+	cost  Cost
+	insts []string // kernels run by an uberkernel launch
+}
+
+// launch runs kernel name on args, turning a panic of the reference math
+// into a fault.
+func (r *run) launch(name string, args []byte) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = &fault{code: CodeUnexpected, msg: fmt.Sprintf("reference math panicked: %v", p)}
+		}
+	}()
+	return r.exec(name, args)
+}
+
+func (r *run) exec(name string, args []byte) error {
+	l, ok := r.m.LayoutFor(name)
+	if !ok {
+		return userError(fmt.Sprintf("kernel %s has no params layout in the ABI manifest", name))
+	}
+	if len(args) != l.Size {
+		return &fault{code: CodeInvalidArgsSize, msg: fmt.Sprintf("args are %d bytes, the %s params struct is %d", len(args), l.Name, l.Size)}
+	}
+	f := kernelTable[name]
+	if k, ok := opKernels[name]; ok {
+		f = k.run
+	}
+	if name == "uberkernel" {
+		f = (*run).uberkernel
+	}
+	if f == nil {
+		return userError(fmt.Sprintf("kernel %s has no reference implementation yet", name))
+	}
+	v, err := r.m.Decode(l, args)
+	if err != nil {
+		return userError(err.Error())
+	}
+	return f(r, v)
+}
+
+// --- tensor access ---
+
+func (r *run) tensor(v abi.Values, field string, store bool) (*ops.Tensor, error) {
+	d, ok := v.Tensor(field)
+	if !ok {
+		return nil, nil
+	}
+	t, err := r.mem.tensor(field, d, store)
+	if err != nil {
+		return nil, err
+	}
+	r.cost.Bytes += int64(t.NBytes())
+	return t, nil
+}
+
+// load returns a source tensor (nil for an absent optional one) after
+// checking its type.
+func (r *run) load(v abi.Values, field string, types ...ops.Type) (*ops.Tensor, error) {
+	t, err := r.tensor(v, field, false)
+	if err != nil || t == nil {
+		return nil, err
+	}
+	return t, wantType(field, t, types)
+}
+
+// store returns the destination tensor after checking its type.
+func (r *run) store(v abi.Values, field string, types ...ops.Type) (*ops.Tensor, error) {
+	t, err := r.tensor(v, field, true)
+	if err != nil {
+		return nil, err
+	}
+	if t == nil {
+		return nil, userError(fmt.Sprintf("tensor %s is absent", field))
+	}
+	return t, wantType(field, t, types)
+}
+
+func wantType(field string, t *ops.Tensor, types []ops.Type) error {
+	if len(types) == 0 {
+		return nil
+	}
+	names := make([]string, len(types))
+	for i, w := range types {
+		if t.Type == w {
+			return nil
+		}
+		names[i] = w.String()
+	}
+	return userError(fmt.Sprintf("tensor %s is %s, want %s", field, t.Type, strings.Join(names, " or ")))
+}
+
+// loadAll loads required sources of the given types, in order.
+func (r *run) loadAll(v abi.Values, fields []string, types ...[]ops.Type) ([]*ops.Tensor, error) {
+	out := make([]*ops.Tensor, len(fields))
+	for i, f := range fields {
+		t, err := r.load(v, f, types[i]...)
+		if err != nil {
+			return nil, err
+		}
+		if t == nil {
+			return nil, userError(fmt.Sprintf("tensor %s is absent", f))
+		}
+		out[i] = t
+	}
+	return out, nil
+}
+
+// compute runs op's reference math (params by their case-format names)
+// into dst and counts its flops.
+func (r *run) compute(op ops.Op, dst *ops.Tensor, srcs []*ops.Tensor, raw map[string]any) error {
+	info, ok := ops.Lookup(string(op))
+	if !ok {
+		return &fault{code: CodeUnexpected, msg: fmt.Sprintf("op %s is not in the op catalog", op)}
+	}
+	p, err := info.Normalize(raw)
+	if err != nil {
+		return userError(err.Error())
+	}
+	if err := info.Run(dst, srcs, p); err != nil {
+		return userError(err.Error())
+	}
+	if info.Flops != nil {
+		r.cost.Flops += info.Flops(dst, srcs, p)
+	}
+	return nil
+}
+
+var (
+	f32Only   = []ops.Type{ops.F32}
+	i32Only   = []ops.Type{ops.I32}
+	f32OrF16  = []ops.Type{ops.F32, ops.F16}
+	getRowsIn = []ops.Type{ops.F32, ops.F16, ops.Q4_0, ops.Q8_0, ops.Q4_K}
+)
+
+// --- kernels ---
+
+// kElMap is el_map_f32: ADD, SUB or MUL, chosen by the op value of the
+// dst tensor (the kernel reads dst.op).
+func kElMap(r *run, v abi.Values) error {
+	d, _ := v.Tensor("dst")
+	name, ok := r.m.OpName(d.Op)
+	var op ops.Op
+	switch {
+	case ok && name == "ADD":
+		op = ops.OpAdd
+	case ok && name == "SUB":
+		op = ops.OpSub
+	case ok && name == "MUL":
+		op = ops.OpMul
+	default:
+		if !ok {
+			name = "unknown"
+		}
+		return userError(fmt.Sprintf("dst.op = %d (%s) is not ADD, SUB or MUL", d.Op, name))
+	}
+	srcs, err := r.loadAll(v, []string{"src0", "src1"}, f32Only, f32Only)
+	if err != nil {
+		return err
+	}
+	dst, err := r.store(v, "dst", ops.F32)
+	if err != nil {
+		return err
+	}
+	return r.compute(op, dst, srcs, nil)
+}
+
+// kNorm is rms_norm_f32, norm_f32 and l2_norm_f32 {src0, dst, eps}.
+func kNorm(op ops.Op) kernelFunc {
+	return func(r *run, v abi.Values) error {
+		srcs, err := r.loadAll(v, []string{"src0"}, f32Only)
+		if err != nil {
+			return err
+		}
+		dst, err := r.store(v, "dst", ops.F32)
+		if err != nil {
+			return err
+		}
+		return r.compute(op, dst, srcs, map[string]any{"eps": v.Float("eps")})
+	}
+}
+
+// kRMSNormMul is the fused rms_norm_mul_f32: dst = rms_norm(src0, eps) *
+// src1 (src1 are the weights, repeated over the rows).
+func kRMSNormMul(r *run, v abi.Values) error {
+	srcs, err := r.loadAll(v, []string{"src0", "src1"}, f32Only, f32Only)
+	if err != nil {
+		return err
+	}
+	dst, err := r.store(v, "dst", ops.F32)
+	if err != nil {
+		return err
+	}
+	norm := ops.New(ops.F32, srcs[0].Ne[:]...)
+	if err := r.compute(ops.OpRMSNorm, norm, srcs[:1], map[string]any{"eps": v.Float("eps")}); err != nil {
+		return err
+	}
+	return r.compute(ops.OpMul, dst, []*ops.Tensor{norm, srcs[1]}, nil)
+}
+
+// kScale is scale_f32 {src0, dst, scale, bias}.
+func kScale(r *run, v abi.Values) error {
+	srcs, err := r.loadAll(v, []string{"src0"}, f32Only)
+	if err != nil {
+		return err
+	}
+	dst, err := r.store(v, "dst", ops.F32)
+	if err != nil {
+		return err
+	}
+	return r.compute(ops.OpScale, dst, srcs, map[string]any{"scale": v.Float("scale"), "bias": v.Float("bias")})
+}
+
+// kSoftMax is softmax_f32 {src0, mask (optional), sinks (optional), dst,
+// scale, max_bias}.
+func kSoftMax(r *run, v abi.Values) error {
+	srcs, err := r.loadAll(v, []string{"src0"}, f32Only)
+	if err != nil {
+		return err
+	}
+	mask, err := r.load(v, "src1", ops.F32, ops.F16)
+	if err != nil {
+		return err
+	}
+	sinks, err := r.load(v, "src2", ops.F32)
+	if err != nil {
+		return err
+	}
+	dst, err := r.store(v, "dst", ops.F32)
+	if err != nil {
+		return err
+	}
+	if sinks != nil && mask == nil {
+		// The op catalog takes sources by position: an all-zero mask adds
+		// slope·0 = 0 to every logit, which is the same as no mask.
+		mask = ops.New(ops.F32, srcs[0].Ne[0], srcs[0].Ne[1])
+	}
+	if mask != nil {
+		srcs = append(srcs, mask)
+	}
+	if sinks != nil {
+		srcs = append(srcs, sinks)
+	}
+	return r.compute(ops.OpSoftMax, dst, srcs, map[string]any{"scale": v.Float("scale"), "max_bias": v.Float("max_bias")})
+}
+
+// ropeModeName maps a GGML_ROPE_TYPE_* value to the op catalog's mode
+// name, through the manifest.
+func (r *run) ropeModeName(mode int64) (string, bool) {
+	info, _ := ops.Lookup(string(ops.OpRope))
+	for _, s := range info.Params {
+		if s.Name != "mode" {
+			continue
+		}
+		for _, name := range s.Enum {
+			if v, ok := r.m.RopeMode(name); ok && int64(v) == mode {
+				return name, true
+			}
+		}
+	}
+	return "", false
+}
+
+// kRope is rope_f32 {src0, src1 pos, src2 freq factors (optional), dst,
+// rope_settings}.
+func kRope(r *run, v abi.Values) error {
+	mode, ok := r.ropeModeName(v.Int("mode"))
+	if !ok {
+		return userError(fmt.Sprintf("rope mode %d has no reference implementation", v.Int("mode")))
+	}
+	srcs, err := r.loadAll(v, []string{"src0", "src1"}, f32Only, i32Only)
+	if err != nil {
+		return err
+	}
+	ff, err := r.load(v, "src2", ops.F32)
+	if err != nil {
+		return err
+	}
+	if ff != nil {
+		srcs = append(srcs, ff)
+	}
+	dst, err := r.store(v, "dst", ops.F32)
+	if err != nil {
+		return err
+	}
+	sections := make([]int64, 4)
+	for i := range sections {
+		sections[i] = v.Int(fmt.Sprintf("sections[%d]", i))
+	}
+	return r.compute(ops.OpRope, dst, srcs, map[string]any{
+		"n_dims":      v.Int("n_dims"),
+		"mode":        mode,
+		"n_ctx_orig":  v.Int("n_ctx_orig"),
+		"freq_base":   v.Float("freq_base"),
+		"freq_scale":  v.Float("freq_scale"),
+		"ext_factor":  v.Float("ext_factor"),
+		"attn_factor": v.Float("attn_factor"),
+		"beta_fast":   v.Float("beta_fast"),
+		"beta_slow":   v.Float("beta_slow"),
+		"sections":    sections,
+	})
+}
+
+// kGLU is glu_f32 {src0, src1 (absent in the single-tensor form), dst,
+// glu_op_type, swapped, alpha, limit}.
+func kGLU(r *run, v abi.Values) error {
+	code := v.Int("glu_op_type")
+	name, ok := r.m.GLUName(int32(code))
+	if !ok {
+		return userError(fmt.Sprintf("glu_op_type %d is not a GGML_GLU_OP value", code))
+	}
+	srcs, err := r.loadAll(v, []string{"src0"}, f32Only)
+	if err != nil {
+		return err
+	}
+	b, err := r.load(v, "src1", ops.F32)
+	if err != nil {
+		return err
+	}
+	dst, err := r.store(v, "dst", ops.F32)
+	if err != nil {
+		return err
+	}
+	raw := map[string]any{"op": strings.ToLower(name), "alpha": v.Float("alpha"), "limit": v.Float("limit")}
+	if b != nil {
+		srcs = append(srcs, b)
+	} else {
+		raw["swapped"] = v.Int("swapped") != 0
+	}
+	return r.compute(ops.OpGLU, dst, srcs, raw)
+}
+
+// kUnary is unary_f32 {src0, dst, unary_op}.
+func kUnary(r *run, v abi.Values) error {
+	code := v.Int("unary_op")
+	name, ok := r.m.UnaryName(int32(code))
+	if !ok {
+		return userError(fmt.Sprintf("unary_op %d is not a GGML_UNARY_OP value", code))
+	}
+	srcs, err := r.loadAll(v, []string{"src0"}, f32Only)
+	if err != nil {
+		return err
+	}
+	dst, err := r.store(v, "dst", ops.F32)
+	if err != nil {
+		return err
+	}
+	return r.compute(ops.OpUnary, dst, srcs, map[string]any{"op": strings.ToLower(name)})
+}
+
+// kGetRows is get_rows_f32 {src0 data, src1 rows (i32), dst}; the kernel
+// dequantizes q4_0, q8_0 and q4_K data.
+func kGetRows(r *run, v abi.Values) error {
+	srcs, err := r.loadAll(v, []string{"src0", "src1"}, getRowsIn, i32Only)
+	if err != nil {
+		return err
+	}
+	dst, err := r.store(v, "dst", ops.F32)
+	if err != nil {
+		return err
+	}
+	return r.compute(ops.OpGetRows, dst, srcs, nil)
+}
+
+// kSetRows is set_rows_f32 {src0 rows (f32), src1 indices (i64), dst}: it
+// writes the rows into dst in place (dst is a view of ggml's a), f32 or
+// f16.
+func kSetRows(r *run, v abi.Values) error {
+	srcs, err := r.loadAll(v, []string{"src0", "src1"}, f32Only, []ops.Type{ops.I64})
+	if err != nil {
+		return err
+	}
+	dst, err := r.store(v, "dst", ops.F32, ops.F16)
+	if err != nil {
+		return err
+	}
+	return r.compute(ops.OpSetRows, dst, []*ops.Tensor{dst, srcs[0], srcs[1]}, nil)
+}
+
+// kCopy is cont_f32, cont_f16 (op cont) and cpy_f32_f16 (op cpy to f16)
+// {src0, dst}.
+func kCopy(op ops.Op, from, to ops.Type) kernelFunc {
+	return func(r *run, v abi.Values) error {
+		srcs, err := r.loadAll(v, []string{"src0"}, []ops.Type{from})
+		if err != nil {
+			return err
+		}
+		dst, err := r.store(v, "dst", to)
+		if err != nil {
+			return err
+		}
+		var raw map[string]any
+		if op == ops.OpCpy {
+			raw = map[string]any{"type": to.String()}
+		}
+		return r.compute(op, dst, srcs, raw)
+	}
+}
+
+// kMulMat is one of the seven mul_mat kernels {src0 weights, src1, dst}.
+// mul_mat_Q8_0 reads the mm_q8 struct, whose optional bias (the fused
+// MUL_MAT+ADD) is added to the product.
+func kMulMat(a, b []ops.Type) kernelFunc {
+	return func(r *run, v abi.Values) error {
+		srcs, err := r.loadAll(v, []string{"src0", "src1"}, a, b)
+		if err != nil {
+			return err
+		}
+		bias, err := r.load(v, "bias", ops.F32) // absent outside mm_q8
+		if err != nil {
+			return err
+		}
+		dst, err := r.store(v, "dst", ops.F32)
+		if err != nil {
+			return err
+		}
+		if bias == nil {
+			return r.compute(ops.OpMulMat, dst, srcs, nil)
+		}
+		mm := ops.New(ops.F32, dst.Ne[:]...)
+		if err := r.compute(ops.OpMulMat, mm, srcs, nil); err != nil {
+			return err
+		}
+		return r.compute(ops.OpAdd, dst, []*ops.Tensor{mm, bias}, nil)
+	}
+}
+
+// kFlashAttn is flash_attn_ext_f16_me and flash_attn_ext_f32 {q, k, v,
+// mask (optional), dst, scale, has_mask}. The mask is used only when
+// has_mask is set, and then it must be there.
+func kFlashAttn(kv []ops.Type) kernelFunc {
+	return func(r *run, v abi.Values) error {
+		srcs, err := r.loadAll(v, []string{"q", "k", "v"}, f32Only, kv, kv)
+		if err != nil {
+			return err
+		}
+		if v.Int("has_mask") != 0 {
+			mask, err := r.load(v, "mask", f32OrF16...)
+			if err != nil {
+				return err
+			}
+			if mask == nil {
+				return accessFault(false, 0, "has_mask is set but the mask tensor is absent (data = NULL)")
+			}
+			srcs = append(srcs, mask)
+		}
+		dst, err := r.store(v, "dst", ops.F32)
+		if err != nil {
+			return err
+		}
+		return r.compute(ops.OpFlashAttnExt, dst, srcs, map[string]any{"scale": v.Float("scale")})
+	}
+}
+
+// memopsMemset is the memops op_type of MEMSET.
+const memopsMemset = 0
+
+// kMemops is memops {op_type, value, dst_ptr, size}: MEMSET fills
+// [dst_ptr, dst_ptr+size) with the low byte of value.
+func kMemops(r *run, v abi.Values) error {
+	if op := v.Uint("op_type"); op != memopsMemset {
+		return userError(fmt.Sprintf("memops op_type %d is not MEMSET (0)", op))
+	}
+	size := v.Uint("size")
+	if size == 0 {
+		return nil
+	}
+	b, err := r.mem.bytes(v.Uint("dst_ptr"), size, true, "memset destination")
+	if err != nil {
+		return err
+	}
+	c := byte(v.Uint("value"))
+	for i := range b {
+		b[i] = c
+	}
+	r.cost.Bytes += int64(size)
+	return nil
+}
+
+// maxInsts bounds an uberkernel's instruction count (ggml-et's slots start
+// at 256 and double as needed; a count past this is a corrupt launch).
+const maxInsts = 1 << 24
+
+// uberkernel runs the instructions of an uberkernel launch: it reads
+// num_insts records and the params blob from device memory and runs each
+// instruction's kernel on its params; an unknown kernel id or a failing
+// instruction stops the loop, as the device-side dispatcher returns its
+// non-zero rc.
+func (r *run) uberkernel(v abi.Values) error {
+	n, stride := v.Uint("num_insts"), v.Uint("inst_stride")
+	if n > maxInsts {
+		return userError(fmt.Sprintf("uberkernel num_insts %d is past %d", n, maxInsts))
+	}
+	if stride < abi.InstSize || stride > 1<<16 {
+		return userError(fmt.Sprintf("uberkernel inst_stride %d, want at least %d", stride, abi.InstSize))
+	}
+	if n == 0 {
+		return nil
+	}
+	ib, err := r.mem.bytes(v.Uint("insts"), n*stride, false, "uberkernel instruction array")
+	if err != nil {
+		return err
+	}
+	insts, err := abi.DecodeInsts(ib, uint32(n), uint32(stride))
+	if err != nil {
+		return userError(err.Error())
+	}
+	blobAddr := v.Uint("params_blob")
+	blk := r.mem.find(blobAddr)
+	if blk == nil {
+		return accessFault(false, blobAddr, fmt.Sprintf("uberkernel params blob %#x is not inside any allocation", blobAddr))
+	}
+	blob, err := r.mem.bytes(blobAddr, blk.end()-blobAddr, false, "uberkernel params blob")
+	if err != nil {
+		return err
+	}
+	for i, in := range insts {
+		kernel, params, err := r.m.Params(in, blob)
+		if err != nil {
+			return userError(fmt.Sprintf("uberkernel inst %d: %v", i, err))
+		}
+		r.insts = append(r.insts, kernel)
+		if kernel == "uberkernel" {
+			return userError(fmt.Sprintf("uberkernel inst %d: the uberkernel cannot run itself", i))
+		}
+		if err := r.exec(kernel, params); err != nil {
+			return wrapFault(err, fmt.Sprintf("uberkernel inst %d (%s): ", i, kernel))
+		}
+	}
+	return nil
+}
+
+// wrapFault prefixes a kernel error's message, keeping its code and
+// contexts.
+func wrapFault(err error, prefix string) error {
+	if f, ok := err.(*fault); ok {
+		return &fault{code: f.code, msg: prefix + f.msg, ctx: f.ctx}
+	}
+	return userError(prefix + err.Error())
+}

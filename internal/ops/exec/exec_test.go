@@ -1,0 +1,181 @@
+package exec
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/ainekko/et/internal/driver"
+	"github.com/ainekko/et/internal/driver/ref"
+	"github.com/ainekko/et/internal/ops"
+	"github.com/ainekko/et/internal/ops/abi"
+	"github.com/ainekko/et/internal/ops/plan"
+)
+
+// buildGraph: x -> rms_norm -> mul(w) (fused), q4_K mul_mat (fallback),
+// set_rows (in place), outputs all three.
+func buildGraph(t *testing.T) *plan.Graph {
+	t.Helper()
+	g := plan.NewGraph()
+	data := func(n int) []float32 {
+		out := make([]float32, n)
+		for i := range out {
+			out[i] = float32((i*37)%17)/8 - 1
+		}
+		return out
+	}
+	leaf := func(name string, typ ops.Type, ne ...int64) {
+		n := int64(1)
+		for _, v := range ne {
+			n *= v
+		}
+		if _, err := g.AddLeaf(name, ops.FromF32(typ, ne, data(int(n)))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	leaf("x", ops.F32, 256, 3)
+	leaf("w", ops.F32, 256)
+	leaf("wk", ops.Q4_K, 256, 16)
+	leaf("dst", ops.F32, 256, 6)
+	if _, err := g.AddLeaf("idx", ops.FromInts(ops.I64, []int64{3}, []int64{5, 0, 2})); err != nil {
+		t.Fatal(err)
+	}
+	node := func(name string, op ops.Op, src []string, p map[string]any) {
+		if _, err := g.AddNode(name, op, src, p, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	node("xn", ops.OpRMSNorm, []string{"x"}, map[string]any{"eps": 1e-5})
+	node("xw", ops.OpMul, []string{"xn", "w"}, nil)
+	node("mk", ops.OpMulMat, []string{"wk", "xw"}, nil)
+	node("rows", ops.OpSetRows, []string{"dst", "xw", "idx"}, nil)
+	if err := g.SetOutputs([]string{"xw", "mk", "rows"}); err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+func run(t *testing.T, dev driver.Device, uber bool, opts Options) (*Result, *plan.Plan, error) {
+	t.Helper()
+	g := buildGraph(t)
+	p, err := plan.Build(g, abi.Default(), plan.Options{Uberkernel: uber})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(context.Background(), dev, p, opts)
+	return res, p, err
+}
+
+func TestRunOnReferenceDevice(t *testing.T) {
+	for _, uber := range []bool{false, true} {
+		res, _, err := run(t, ref.New(ref.Options{}), uber, Options{})
+		if err != nil {
+			t.Fatalf("uberkernel=%v: %v", uber, err)
+		}
+		want := map[string]string{"xw": StatusPass, "mk": StatusFallback, "rows": StatusPass}
+		if len(res.Outputs) != 3 {
+			t.Fatalf("%d outputs", len(res.Outputs))
+		}
+		for _, o := range res.Outputs {
+			if o.Status != want[o.Output] {
+				t.Errorf("uberkernel=%v: %s status %s, want %s (%s)", uber, o.Output, o.Status, want[o.Output], o.Compare)
+			}
+		}
+		if res.Outputs[0].Kernel != "rms_norm_mul_f32" || res.Outputs[0].Fusion != "rms_norm+mul" {
+			t.Errorf("xw kernel %q fusion %q", res.Outputs[0].Kernel, res.Outputs[0].Fusion)
+		}
+		if len(res.Outputs[1].Reasons) == 0 {
+			t.Error("fallback without reasons")
+		}
+		kernels := map[string]bool{}
+		for _, l := range res.Launches {
+			kernels[l.Kernel] = true
+		}
+		if uber && !kernels["uberkernel"] {
+			t.Errorf("no uberkernel launch: %v", kernels)
+		}
+		if !uber && (kernels["uberkernel"] || !kernels["set_rows_f32"]) {
+			t.Errorf("launches %v", kernels)
+		}
+	}
+}
+
+// faultyDevice reports a stream error at every Sync.
+type faultyDevice struct{ driver.Device }
+
+func (d faultyDevice) Sync(ctx context.Context) ([]driver.StreamError, error) {
+	return []driver.StreamError{{Code: "KERNEL_ERROR", Message: "hart 3 faulted", Contexts: []driver.ErrorContext{{Hart: 3, Cause: 5}}}}, nil
+}
+
+func TestKernelFault(t *testing.T) {
+	_, _, err := run(t, faultyDevice{ref.New(ref.Options{})}, false, Options{})
+	var kf *KernelFaultError
+	if !errors.As(err, &kf) || !IsKernelFault(err) {
+		t.Fatalf("err = %v, want a KernelFaultError", err)
+	}
+	if kf.Errors[0].Contexts[0].Hart != 3 {
+		t.Errorf("contexts lost: %+v", kf.Errors)
+	}
+}
+
+// flipDevice corrupts the first float read back from a given buffer.
+type flipDevice struct {
+	driver.Device
+}
+
+func (d flipDevice) Read(ctx context.Context, src driver.DevPtr, dst []byte) error {
+	if err := d.Device.Read(ctx, src, dst); err != nil {
+		return err
+	}
+	if len(dst) >= 4 {
+		dst[3] ^= 0x40
+	}
+	return nil
+}
+
+func TestMismatchIsFail(t *testing.T) {
+	res, _, err := run(t, flipDevice{ref.New(ref.Options{})}, false, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Passed() {
+		t.Fatal("corrupted outputs passed")
+	}
+	if res.Outputs[0].Status != StatusFail || res.Outputs[0].Compare.OK() {
+		t.Errorf("xw: %+v", res.Outputs[0])
+	}
+}
+
+func TestPerf(t *testing.T) {
+	res, p, err := run(t, ref.New(ref.Options{}), false, Options{Perf: PerfOptions{Warmup: 1, Runs: 3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Perf) != len(p.Segments()) {
+		t.Fatalf("%d perf rows for %d segments", len(res.Perf), len(p.Segments()))
+	}
+	for _, pr := range res.Perf {
+		if pr.Runs != 3 || pr.MinNS > pr.MedNS || pr.MedNS > pr.MaxNS || pr.Bytes == 0 {
+			t.Errorf("perf row %+v", pr)
+		}
+	}
+}
+
+func TestCancelled(t *testing.T) {
+	g := buildGraph(t)
+	p, err := plan.Build(g, abi.Default(), plan.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Run(ctx, ref.New(ref.Options{}), p, Options{}); !errors.Is(err, context.Canceled) {
+		t.Errorf("err = %v, want context.Canceled", err)
+	}
+}
+
+func TestMaxNMSEFor(t *testing.T) {
+	if MaxNMSEFor(ops.OpMulMat) != 5e-4 || MaxNMSEFor(ops.OpAdd) != 1e-7 || MaxNMSEFor(ops.OpSoftMax) != 1e-6 {
+		t.Error("per-op limits differ from test-backend-ops")
+	}
+}
