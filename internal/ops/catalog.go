@@ -32,6 +32,29 @@ const (
 	OpReshape      Op = "reshape"
 	OpPermute      Op = "permute"
 	OpTranspose    Op = "transpose"
+
+	OpSqr           Op = "sqr"
+	OpSumRows       Op = "sum_rows"
+	OpMean          Op = "mean"
+	OpClamp         Op = "clamp"
+	OpCumsum        Op = "cumsum"
+	OpMulMatID      Op = "mul_mat_id"
+	OpGroupNorm     Op = "group_norm"
+	OpIm2col        Op = "im2col"
+	OpConv2D        Op = "conv_2d"
+	OpConcat        Op = "concat"
+	OpRepeat        Op = "repeat"
+	OpPad           Op = "pad"
+	OpFill          Op = "fill"
+	OpDiag          Op = "diag"
+	OpTri           Op = "tri"
+	OpSolveTri      Op = "solve_tri"
+	OpSet           Op = "set"
+	OpSSMConv       Op = "ssm_conv"
+	OpSSMScan       Op = "ssm_scan"
+	OpRWKVWKV6      Op = "rwkv_wkv6"
+	OpRWKVWKV7      Op = "rwkv_wkv7"
+	OpGatedDeltaNet Op = "gated_delta_net"
 )
 
 // InferFunc gives the type and shape of an op's result from its sources
@@ -220,9 +243,158 @@ var Catalog = []OpInfo{
 		Name: OpTranspose, Doc: "swap dims 0 and 1", View: true,
 		Srcs: []string{"x"}, MinSrc: 1, ViewOf: viewTranspose,
 	},
+	{
+		Name: OpSqr, Doc: "x² elementwise",
+		Srcs: []string{"x"}, MinSrc: 1, Infer: inferSqr, Ref: refSqr,
+	},
+	{
+		Name: OpSumRows, Doc: "Σ of each row: [ne0, ...] -> [1, ...]",
+		Srcs: []string{"x"}, MinSrc: 1, Infer: inferSumRows(OpSumRows), Ref: refSumRows,
+	},
+	{
+		Name: OpMean, Doc: "mean of each row: [ne0, ...] -> [1, ...]",
+		Srcs: []string{"x"}, MinSrc: 1, Infer: inferSumRows(OpMean), Ref: refMean,
+	},
+	{
+		Name: OpClamp, Doc: "min(max(x, min), max) elementwise",
+		Srcs: []string{"x"}, MinSrc: 1,
+		Params: []ParamSpec{
+			{Name: "min", Kind: KindFloat, Required: true, Doc: "lower bound"},
+			{Name: "max", Kind: KindFloat, Required: true, Doc: "upper bound"},
+		},
+		Infer: inferClamp, Ref: refClamp,
+	},
+	{
+		Name: OpCumsum, Doc: "running sum along ne0",
+		Srcs: []string{"x"}, MinSrc: 1, Infer: inferCumsum, Ref: refCumsum,
+	},
+	{
+		Name: OpMulMatID, Doc: "MoE expert matmul: dst[:, e, t] = as[:, :, ids[e, t]]·b[:, e % b.ne1, t]",
+		Srcs: []string{"as", "b", "ids"}, MinSrc: 3,
+		Infer: inferMulMatID, Ref: refMulMatID, Flops: flopsMulMatID,
+	},
+	{
+		Name: OpGroupNorm, Doc: "(x - mean) / sqrt(var + eps) over groups of channels (ne2)",
+		Srcs: []string{"x"}, MinSrc: 1,
+		Params: []ParamSpec{
+			{Name: "n_groups", Kind: KindInt, Required: true, Doc: "number of channel groups"},
+			epsSpec,
+		},
+		Infer: inferGroupNorm, Ref: refGroupNorm,
+	},
+	{
+		Name: OpIm2col, Doc: "convolution patches of data for kernel's shape: [IC·KH·KW, OW, OH, N]",
+		Srcs: []string{"kernel", "data"}, MinSrc: 2,
+		Params: append(convSpecs(),
+			ParamSpec{Name: "is_2d", Kind: KindBool, Default: true, Doc: "2-D patches (false: 1-D, s1/p1/d1 unused)"},
+			ParamSpec{Name: "dst_type", Kind: KindType, Default: F32, Doc: "result type, f32 or f16"},
+		),
+		Infer: inferIm2col, Ref: refIm2col,
+	},
+	{
+		Name: OpConv2D, Doc: "direct 2-D convolution: kernel [KW, KH, IC, OC] * input [W, H, IC, N] -> [OW, OH, OC, N]",
+		Srcs: []string{"kernel", "input"}, MinSrc: 2, Params: convSpecs(),
+		Infer: inferConv2D, Ref: refConv2D, Flops: flopsConv2D,
+	},
+	{
+		Name: OpConcat, Doc: "a and b joined along dim",
+		Srcs: []string{"a", "b"}, MinSrc: 2,
+		Params: []ParamSpec{{Name: "dim", Kind: KindInt, Default: int64(0), Doc: "dimension to join along, 0 to 3"}},
+		Infer:  inferConcat, Ref: refConcat,
+	},
+	{
+		Name: OpRepeat, Doc: "x tiled to shape ne (ggml_repeat_4d)",
+		Srcs: []string{"x"}, MinSrc: 1,
+		Params: []ParamSpec{{Name: "ne", Kind: KindInts, Required: true, MinLen: 1, MaxLen: 4, Doc: "target shape, each a multiple of x's"}},
+		Infer:  inferRepeat, Ref: refRepeat,
+	},
+	{
+		Name: OpPad, Doc: "zero padding before (lp) and after (rp) each dim (ggml_pad_ext)",
+		Srcs: []string{"x"}, MinSrc: 1,
+		Params: []ParamSpec{
+			{Name: "lp", Kind: KindInts, MinLen: 4, MaxLen: 4, Default: []int64{0, 0, 0, 0}, Doc: "zeros before, per dim in ne order"},
+			{Name: "rp", Kind: KindInts, MinLen: 4, MaxLen: 4, Default: []int64{0, 0, 0, 0}, Doc: "zeros after, per dim in ne order"},
+		},
+		Infer: inferPad, Ref: refPad,
+	},
+	{
+		Name: OpFill, Doc: "x's shape filled with c",
+		Srcs: []string{"x"}, MinSrc: 1,
+		Params: []ParamSpec{{Name: "c", Kind: KindFloat, Default: 0.0, Doc: "fill value"}},
+		Infer:  inferFill, Ref: refFill,
+	},
+	{
+		Name: OpDiag, Doc: "diagonal matrix from a vector: [N, 1, ...] -> [N, N, ...]",
+		Srcs: []string{"x"}, MinSrc: 1, Infer: inferDiag, Ref: refDiag,
+	},
+	{
+		Name: OpTri, Doc: "one triangle of a square matrix, zeros elsewhere",
+		Srcs: []string{"x"}, MinSrc: 1,
+		Params: []ParamSpec{{Name: "type", Kind: KindEnum, Default: "lower", Enum: TriTypes, Doc: "lower (i0 < i1), lower_diag, upper (i0 > i1) or upper_diag"}},
+		Infer:  inferTri, Ref: refTri,
+	},
+	{
+		Name: OpSolveTri, Doc: "X with A·X = B, A lower-triangular [n, n], B [k, n]",
+		Srcs: []string{"a", "b"}, MinSrc: 2,
+		Params: []ParamSpec{
+			{Name: "left", Kind: KindBool, Default: true, Doc: "solve A·X = B (ggml implements only true)"},
+			{Name: "lower", Kind: KindBool, Default: true, Doc: "A lower-triangular (ggml implements only true)"},
+			{Name: "uni", Kind: KindBool, Default: false, Doc: "unit diagonal (ggml implements only false)"},
+		},
+		Infer: inferSolveTri, Ref: refSolveTri,
+	},
+	{
+		Name: OpSet, Doc: "a with b written into a strided view of it (ggml_set)",
+		Srcs: []string{"a", "b"}, MinSrc: 2,
+		Params: []ParamSpec{
+			{Name: "nb1", Kind: KindInt, Default: int64(0), Doc: "view byte stride of dim 1 (0: a's)"},
+			{Name: "nb2", Kind: KindInt, Default: int64(0), Doc: "view byte stride of dim 2 (0: a's)"},
+			{Name: "nb3", Kind: KindInt, Default: int64(0), Doc: "view byte stride of dim 3 (0: a's)"},
+			{Name: "offset", Kind: KindInt, Default: int64(0), Doc: "view byte offset into a"},
+			{Name: "inplace", Kind: KindBool, Default: true, Doc: "write into a itself (ggml_set_inplace; the only form ggml-et runs)"},
+		},
+		Infer: inferSet, Ref: refSet,
+	},
+	{
+		Name: OpSSMConv, Doc: "Mamba depthwise causal conv: sx [d_conv-1+n_t, d_inner, n_s] * c [d_conv, d_inner]",
+		Srcs: []string{"sx", "c"}, MinSrc: 2, Infer: inferSSMConv, Ref: refSSMConv,
+	},
+	{
+		Name: OpSSMScan, Doc: "Mamba selective scan; 1-D result: y, then K state snapshots",
+		Srcs: []string{"s", "x", "dt", "A", "B", "C", "ids"}, MinSrc: 7,
+		Params: []ParamSpec{{Name: "K", Kind: KindInt, Default: int64(1), Doc: "state snapshot slots (1 = final state only)"}},
+		Infer:  inferSSMScan, Ref: refSSMScan,
+	},
+	{
+		Name: OpRWKVWKV6, Doc: "RWKV-6 time mixing; result [S·H, T + S·n_seqs]: y rows, then new state",
+		Srcs: []string{"k", "v", "r", "tf", "td", "state"}, MinSrc: 6, Infer: inferWKV6, Ref: refWKV6,
+	},
+	{
+		Name: OpRWKVWKV7, Doc: "RWKV-7 time mixing; result [S·H, T + S·n_seqs]: y rows, then new state",
+		Srcs: []string{"r", "w", "k", "v", "a", "b", "state"}, MinSrc: 7, Infer: inferWKV7, Ref: refWKV7,
+	},
+	{
+		Name: OpGatedDeltaNet, Doc: "gated delta rule (Qwen3-Next); result [S_v·H, T·n_seqs + K·S_v·n_seqs]",
+		Srcs: []string{"q", "k", "v", "g", "beta", "state"}, MinSrc: 6,
+		Params: []ParamSpec{{Name: "K", Kind: KindInt, Default: int64(1), Doc: "state snapshot slots (1 = final state only)"}},
+		Infer:  inferGatedDeltaNet, Ref: refGatedDeltaNet,
+	},
 }
 
 var epsSpec = ParamSpec{Name: "eps", Kind: KindFloat, Default: 1e-6, Doc: "added to the variance (default 1e-6, test-backend-ops' default)"}
+
+// convSpecs are the stride, padding and dilation parameters of im2col and
+// conv_2d (index 0 is x/width, index 1 is y/height).
+func convSpecs() []ParamSpec {
+	return []ParamSpec{
+		{Name: "s0", Kind: KindInt, Default: int64(1), Doc: "stride along x"},
+		{Name: "s1", Kind: KindInt, Default: int64(1), Doc: "stride along y"},
+		{Name: "p0", Kind: KindInt, Default: int64(0), Doc: "zero padding along x"},
+		{Name: "p1", Kind: KindInt, Default: int64(0), Doc: "zero padding along y"},
+		{Name: "d0", Kind: KindInt, Default: int64(1), Doc: "dilation along x"},
+		{Name: "d1", Kind: KindInt, Default: int64(1), Doc: "dilation along y"},
+	}
+}
 
 // Lookup finds an op by name (case-insensitive).
 func Lookup(name string) (*OpInfo, bool) {

@@ -1,0 +1,42 @@
+package ops
+
+import "testing"
+
+func TestConcat(t *testing.T) {
+	a := FromF32(F32, []int64{2, 2}, []float32{1, 2, 3, 4})
+	b := FromF32(F32, []int64{2, 2}, []float32{5, 6, 7, 8})
+	c := FromF32(F32, []int64{1, 2}, []float32{9, 10})
+	tests := []struct {
+		name string
+		a, b *Tensor
+		dim  int
+		ne   [MaxDims]int64
+		want []float32
+	}{
+		{"dim 0", a, c, 0, [MaxDims]int64{3, 2, 1, 1}, []float32{1, 2, 9, 3, 4, 10}},
+		{"dim 1", a, b, 1, [MaxDims]int64{2, 4, 1, 1}, []float32{1, 2, 3, 4, 5, 6, 7, 8}},
+		{"dim 2", a, b, 2, [MaxDims]int64{2, 2, 2, 1}, []float32{1, 2, 3, 4, 5, 6, 7, 8}},
+		{"dim 3", a, b, 3, [MaxDims]int64{2, 2, 1, 2}, []float32{1, 2, 3, 4, 5, 6, 7, 8}},
+		{"strided", permutedCopy(t, a), b, 1, [MaxDims]int64{2, 4, 1, 1}, []float32{1, 2, 3, 4, 5, 6, 7, 8}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			y := mustOp(t, OpConcat, []*Tensor{tt.a, tt.b}, map[string]any{"dim": tt.dim})
+			if y.Ne != tt.ne {
+				t.Fatalf("shape %s, want %s", y.ShapeString(), shapeString(tt.ne))
+			}
+			checkClose(t, y.ToF32(), tt.want, 0)
+		})
+	}
+	// i32 is copied bit-exactly (values beyond float32's 24-bit mantissa).
+	ia := FromInts(I32, []int64{1}, []int64{16777217})
+	ib := FromInts(I32, []int64{1}, []int64{-16777219})
+	y := mustOp(t, OpConcat, []*Tensor{ia, ib}, nil)
+	if y.Int(0, 0, 0, 0) != 16777217 || y.Int(1, 0, 0, 0) != -16777219 {
+		t.Errorf("i32 concat = %d, %d", y.Int(0, 0, 0, 0), y.Int(1, 0, 0, 0))
+	}
+	wantOpError(t, OpConcat, []*Tensor{a, c}, map[string]any{"dim": 1}, "concat: a [2, 2, 1, 1] and b [1, 2, 1, 1] differ in ne0")
+	wantOpError(t, OpConcat, []*Tensor{a, New(F16, 2, 2)}, nil, "b is f16, want a's type f32")
+	wantOpError(t, OpConcat, []*Tensor{a, b}, map[string]any{"dim": 4}, "param dim: 4 is not a dimension")
+	wantOpError(t, OpConcat, []*Tensor{New(Q8_0, 32), New(Q8_0, 32)}, nil, "a is q8_0, want a non-quantized type")
+}

@@ -1,0 +1,102 @@
+package ops
+
+import (
+	"encoding/binary"
+	"math"
+)
+
+// mul_mat_id: the expert matmul of mixture-of-experts models
+// (ggml_mul_mat_id(as, b, ids)):
+//
+//	as  [k, m, n_as]            the stacked expert matrices (f32, f16, q8_0, q4_0, q4_K)
+//	b   [k, n_b, n_tokens]      activations, f32 or f16 (n_b is 1 or n_used)
+//	ids [n_used, n_tokens] i32  the experts chosen per token
+//	dst [m, n_used, n_tokens]   dst[:, e, t] = as[:, :, ids[e, t]] · b[:, e % n_b, t]
+//
+// with exactly MulMat's numerics (b converted to the expert type's vec_dot
+// type, quantized dot products per block), so each (e, t) column is
+// bit-identical to a mul_mat of that expert with that activation row. An
+// expert id outside [0, n_as) is an error.
+
+func inferMulMatID(srcs []*Tensor, _ Params) (Type, [MaxDims]int64, error) {
+	as, b, ids := srcs[0], srcs[1], srcs[2]
+	var zero [MaxDims]int64
+	if err := wantTypes(OpMulMatID, "as", as.Type, F32, F16, Q8_0, Q4_0, Q4_K); err != nil {
+		return 0, zero, err
+	}
+	if err := wantTypes(OpMulMatID, "b", b.Type, F32, F16); err != nil {
+		return 0, zero, err
+	}
+	if err := wantTypes(OpMulMatID, "ids", ids.Type, I32); err != nil {
+		return 0, zero, err
+	}
+	switch {
+	case as.Ne[0] != b.Ne[0]:
+		return 0, zero, shapeErr(OpMulMatID, "as.ne0 = %d != b.ne0 = %d (the shared dimension k)", as.Ne[0], b.Ne[0])
+	case as.Ne[3] != 1:
+		return 0, zero, shapeErr(OpMulMatID, "as %s has ne3 = %d, want 1", as.ShapeString(), as.Ne[3])
+	case b.Ne[3] != 1:
+		return 0, zero, shapeErr(OpMulMatID, "b %s has ne3 = %d, want 1", b.ShapeString(), b.Ne[3])
+	case ids.Ne[2] != 1 || ids.Ne[3] != 1:
+		return 0, zero, shapeErr(OpMulMatID, "ids %s is not 2-D", ids.ShapeString())
+	case ids.Ne[1] != b.Ne[2]:
+		return 0, zero, shapeErr(OpMulMatID, "ids.ne1 = %d != b.ne2 = %d (the number of tokens)", ids.Ne[1], b.Ne[2])
+	case b.Ne[1] == 0 || ids.Ne[0]%b.Ne[1] != 0:
+		return 0, zero, shapeErr(OpMulMatID, "ids.ne0 = %d is not a multiple of b.ne1 = %d", ids.Ne[0], b.Ne[1])
+	case as.Nb[0] != uint64(as.Type.TypeSize()):
+		return 0, zero, shapeErr(OpMulMatID, "as rows are not dense (nb0 = %d, want %d)", as.Nb[0], as.Type.TypeSize())
+	}
+	return F32, [MaxDims]int64{as.Ne[1], ids.Ne[0], b.Ne[2], 1}, nil
+}
+
+func refMulMatID(dst *Tensor, srcs []*Tensor, _ Params) error {
+	as, b, ids := srcs[0], srcs[1], srcs[2]
+	nUsed, nTok := ids.Ne[0], ids.Ne[1]
+	expert := make([]int64, nUsed*nTok)
+	for t := int64(0); t < nTok; t++ {
+		for e := int64(0); e < nUsed; e++ {
+			id := ids.Int(e, t, 0, 0)
+			if id < 0 || id >= as.Ne[2] {
+				return shapeErr(OpMulMatID, "ids[%d, %d] = %d is not an expert (want 0 to %d)", e, t, id, as.Ne[2]-1)
+			}
+			expert[t*nUsed+e] = id
+		}
+	}
+	if as.Ne[0] == 0 {
+		for t := int64(0); t < nTok; t++ {
+			for e := int64(0); e < nUsed; e++ {
+				for i := int64(0); i < as.Ne[1]; i++ {
+					dst.SetF32(i, e, t, 0, 0)
+				}
+			}
+		}
+		return nil
+	}
+	act := prepareActivations(as, b)
+	m := as.Ne[1]
+	nb1 := b.Ne[1]
+	tiles := (m + mulMatRowTile - 1) / mulMatRowTile
+	rowBytes := as.Type.RowSize(as.Ne[0])
+	ParallelFor(int(tiles*nUsed*nTok), 1, func(lo, hi int) {
+		for w := int64(lo); w < int64(hi); w++ {
+			tile, col := w%tiles, w/tiles
+			e, t := col%nUsed, col/nUsed
+			id := expert[col]
+			r := int((e % nb1) + nb1*t)
+			r1 := min(m, (tile+1)*mulMatRowTile)
+			for i01 := tile * mulMatRowTile; i01 < r1; i01++ {
+				row := as.RowBytes(i01, id, 0)[:rowBytes]
+				v := act.dot1(as.Type, row, r)
+				binary.LittleEndian.PutUint32(dst.Buf[dst.ElemOffset(i01, e, t, 0):], math.Float32bits(v))
+			}
+		}
+	})
+	return nil
+}
+
+// flopsMulMatID counts 2·k·m per used expert and token, as test-backend-ops
+// does.
+func flopsMulMatID(_ *Tensor, srcs []*Tensor, _ Params) int64 {
+	as, ids := srcs[0], srcs[2]
+	return 2 * as.Ne[0] * as.Ne[1] * ids.Ne[0] * ids.Ne[1]
+}

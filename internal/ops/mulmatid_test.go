@@ -1,0 +1,80 @@
+package ops
+
+import (
+	"math"
+	"testing"
+)
+
+func TestMulMatID(t *testing.T) {
+	// f32 by hand: 2 experts of [k=2, m=2]; expert 0 is the identity,
+	// expert 1 doubles and swaps. b [2, 1, 2]; ids [2 used, 2 tokens].
+	as := FromF32(F32, []int64{2, 2, 2}, []float32{1, 0, 0, 1, 0, 2, 2, 0})
+	b := FromF32(F32, []int64{2, 1, 2}, []float32{3, 4, 5, 6})
+	ids := FromInts(I32, []int64{2, 2}, []int64{1, 0, 0, 0})
+	y := mustOp(t, OpMulMatID, []*Tensor{as, b, ids}, nil)
+	if y.Ne != [MaxDims]int64{2, 2, 2, 1} {
+		t.Fatalf("shape %s, want [2, 2, 2, 1]", y.ShapeString())
+	}
+	checkClose(t, y.ToF32(), []float32{8, 6, 3, 4, 5, 6, 5, 6}, 0)
+
+	// Every weight type: each (e, t) column is bit-identical to mul_mat of
+	// that expert with that activation row, and close to float64.
+	const k, m, nAs, nUsed, nTok = 64, 20, 4, 3, 5
+	av := randVals(7, k*m*nAs, -1, 1)
+	bv := randVals(8, k*nUsed*nTok, -1, 1)
+	idv := []int64{3, 0, 2, 1, 1, 1, 0, 2, 3, 2, 2, 2, 3, 0, 1}
+	for _, wt := range []Type{F32, F16, Q8_0, Q4_0} {
+		t.Run(wt.String(), func(t *testing.T) {
+			as := FromF32(wt, []int64{k, m, nAs}, av)
+			for _, nb1 := range []int64{1, nUsed} {
+				b := FromF32(F32, []int64{k, nb1, nTok}, bv[:k*nb1*nTok])
+				got := mustOp(t, OpMulMatID, []*Tensor{as, b, FromInts(I32, []int64{nUsed, nTok}, idv)}, nil)
+				deq := as.ToF32()
+				for tok := int64(0); tok < nTok; tok++ {
+					for e := int64(0); e < nUsed; e++ {
+						id := idv[tok*nUsed+e]
+						w, err := View(as, []int64{k, m}, []uint64{as.Nb[1]}, uint64(id)*as.Nb[2])
+						if err != nil {
+							t.Fatal(err)
+						}
+						brow, err := View(b, []int64{k, 1}, nil, uint64((e%nb1)*int64(b.Nb[1])+tok*int64(b.Nb[2])))
+						if err != nil {
+							t.Fatal(err)
+						}
+						ref := New(F32, m, 1)
+						if err := MulMat(ref, w, brow); err != nil {
+							t.Fatal(err)
+						}
+						rv := ref.ToF32()
+						for i := int64(0); i < m; i++ {
+							g := got.F32(i, e, tok, 0)
+							if g != rv[i] {
+								t.Fatalf("n_b %d: dst[%d, %d, %d] = %v, mul_mat gives %v", nb1, i, e, tok, g, rv[i])
+							}
+							var s float64
+							for j := int64(0); j < k; j++ {
+								s += float64(deq[(id*m+i)*k+j]) * float64(b.F32(j, e%nb1, tok, 0))
+							}
+							if math.Abs(float64(g)-s) > 0.05 {
+								t.Fatalf("dst[%d, %d, %d] = %v, float64 %v", i, e, tok, g, s)
+							}
+						}
+					}
+				}
+			}
+		})
+	}
+	info, _ := Lookup("mul_mat_id")
+	if c := info.Cost(nil, []*Tensor{New(F32, k, m, nAs), New(F32, k, 1, nTok), New(I32, nUsed, nTok)}, nil); c.Flops != 2*k*m*nUsed*nTok {
+		t.Errorf("flops %d, want %d", c.Flops, 2*k*m*nUsed*nTok)
+	}
+
+	bad := FromInts(I32, []int64{2, 2}, []int64{0, 2, 0, 0})
+	wantOpError(t, OpMulMatID, []*Tensor{as, b, bad}, nil, "ids[1, 0] = 2 is not an expert (want 0 to 1)")
+	wantOpError(t, OpMulMatID, []*Tensor{as, New(F32, 3, 1, 2), ids}, nil, "as.ne0 = 2 != b.ne0 = 3")
+	wantOpError(t, OpMulMatID, []*Tensor{as, b, New(I32, 2, 3)}, nil, "ids.ne1 = 3 != b.ne2 = 2")
+	wantOpError(t, OpMulMatID, []*Tensor{as, New(F32, 2, 3, 2), ids}, nil, "ids.ne0 = 2 is not a multiple of b.ne1 = 3")
+	wantOpError(t, OpMulMatID, []*Tensor{as, b, New(I64, 2, 2)}, nil, "ids is i64, want i32")
+	wantOpError(t, OpMulMatID, []*Tensor{as, b, New(I32, 2, 2, 2)}, nil, "ids [2, 2, 2, 1] is not 2-D")
+	wantOpError(t, OpMulMatID, []*Tensor{as, b}, nil, "2 sources, want 3")
+}

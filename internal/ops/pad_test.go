@@ -1,0 +1,21 @@
+package ops
+
+import "testing"
+
+func TestPad(t *testing.T) {
+	x := FromF32(F32, []int64{2, 2}, []float32{1, 2, 3, 4})
+	y := mustOp(t, OpPad, []*Tensor{x}, map[string]any{"lp": []any{1, 0, 0, 0}, "rp": []any{0, 1, 1, 0}})
+	if y.Ne != [MaxDims]int64{3, 3, 2, 1} {
+		t.Fatalf("shape %s, want [3, 3, 2, 1]", y.ShapeString())
+	}
+	want := []float32{
+		0, 1, 2, 0, 3, 4, 0, 0, 0,
+		0, 0, 0, 0, 0, 0, 0, 0, 0,
+	}
+	checkClose(t, y.ToF32(), want, 0)
+	checkClose(t, mustOp(t, OpPad, []*Tensor{permutedCopy(t, x)}, map[string]any{"lp": []any{1, 0, 0, 0}, "rp": []any{0, 1, 1, 0}}).ToF32(), want, 0)
+	checkClose(t, mustOp(t, OpPad, []*Tensor{x}, nil).ToF32(), []float32{1, 2, 3, 4}, 0)
+	wantOpError(t, OpPad, []*Tensor{x}, map[string]any{"lp": []any{-1, 0, 0, 0}}, "param lp: negative padding -1 in dim 0")
+	wantOpError(t, OpPad, []*Tensor{x}, map[string]any{"lp": []any{1}}, "param lp: has 1 entries, want 4")
+	wantOpError(t, OpPad, []*Tensor{New(F16, 2)}, nil, "pad: x is f16, want f32")
+}

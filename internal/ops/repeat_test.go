@@ -1,0 +1,20 @@
+package ops
+
+import "testing"
+
+func TestRepeat(t *testing.T) {
+	x := FromF32(F32, []int64{2, 1}, []float32{1, 2})
+	y := mustOp(t, OpRepeat, []*Tensor{x}, map[string]any{"ne": []any{4, 2}})
+	if y.Ne != [MaxDims]int64{4, 2, 1, 1} {
+		t.Fatalf("shape %s", y.ShapeString())
+	}
+	checkClose(t, y.ToF32(), []float32{1, 2, 1, 2, 1, 2, 1, 2}, 0)
+	m := FromF32(F32, []int64{2, 2}, []float32{1, 2, 3, 4})
+	y = mustOp(t, OpRepeat, []*Tensor{permutedCopy(t, m)}, map[string]any{"ne": []any{2, 2, 2}})
+	checkClose(t, y.ToF32(), []float32{1, 2, 3, 4, 1, 2, 3, 4}, 0)
+	same := mustOp(t, OpRepeat, []*Tensor{m}, map[string]any{"ne": []any{2, 2}})
+	checkClose(t, same.ToF32(), []float32{1, 2, 3, 4}, 0)
+	wantOpError(t, OpRepeat, []*Tensor{m}, map[string]any{"ne": []any{3, 2}}, "ne0 = 3 is not a multiple of x.ne0 = 2")
+	wantOpError(t, OpRepeat, []*Tensor{New(I64, 2)}, map[string]any{"ne": []any{2}}, "repeat: x is i64")
+	wantOpError(t, OpRepeat, []*Tensor{m}, nil, "repeat: param ne: required")
+}
