@@ -252,7 +252,7 @@ func View(x *Tensor, ne []int64, nb []uint64, offs uint64) (*Tensor, error) {
 		v.Nb[i] = v.Nb[i-1] * uint64(v.Ne[i-1])
 	}
 	copy(v.Nb[1:], nb)
-	for j := len(nb) + 1; j < MaxDims; j++ {
+	for j := max(len(nb)+1, 2); j < MaxDims; j++ {
 		v.Nb[j] = v.Nb[j-1] * uint64(v.Ne[j-1])
 	}
 	if end := v.Offs + v.NBytes(); end > uint64(len(x.Buf)) {

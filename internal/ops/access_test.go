@@ -238,3 +238,16 @@ func TestViewStridesContinueFromGiven(t *testing.T) {
 		t.Errorf("nb = %v, want [4 128 256 768]", v.Nb)
 	}
 }
+
+// Regression: with no strides given, nb1 accounts for the block size of a
+// quantized type.
+func TestViewQuantizedNoStrides(t *testing.T) {
+	x := New(Q8_0, 64, 4)
+	v, err := View(x, []int64{64, 2}, nil, uint64(x.Nb[1]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Nb[1] != 68 || v.Nb[2] != 136 {
+		t.Errorf("nb = %v, want nb1 68 (2 blocks of 34), nb2 136", v.Nb)
+	}
+}
