@@ -1,0 +1,51 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ainekko/et/internal/driver"
+	"github.com/ainekko/et/internal/driver/etrt"
+	"github.com/ainekko/et/internal/driver/ref"
+)
+
+func init() {
+	extraCommands = append(extraCommands, func(f *factory) *cobra.Command { return newWorkerCmd(f) })
+}
+
+// newWorkerCmd is the hidden "et __worker": the child process that holds a
+// device for its parent et (etrt.OpenWorker), so that a native call that
+// hangs (sys_emu can wait forever for its firmware) is killed with the
+// process rather than leaked. The protocol runs on fds 3 and 4; stdin is
+// /dev/null. --backend only documents the backend in ps output: the
+// parent's open request says which device to open, and must agree.
+func newWorkerCmd(f *factory) *cobra.Command {
+	var backend string
+	cmd := &cobra.Command{
+		Use:    etrt.WorkerCommand,
+		Short:  "Serve a device to the et process that started this one (internal)",
+		Hidden: true,
+		Args:   cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return etrt.ServeWorker(cmd.Context(), func(ctx context.Context, req etrt.OpenRequest) (driver.Device, error) {
+				if backend != "" && req.Backend != backend {
+					return nil, fmt.Errorf("worker started for backend %s was asked to open %s", backend, req.Backend)
+				}
+				return workerOpen(ctx, req)
+			})
+		},
+	}
+	cmd.Flags().StringVar(&backend, "backend", "", "the backend the parent asked for: {ref|sysemu|pcie}")
+	return cmd
+}
+
+// workerOpen opens the device a worker serves: the reference device, or
+// sysemu/pcie through the runtime shim (driver.ErrNotBuilt without it).
+func workerOpen(ctx context.Context, req etrt.OpenRequest) (driver.Device, error) {
+	if req.Backend == string(driver.KindRef) {
+		return ref.New(ref.Options{}), nil
+	}
+	return etrt.Open(ctx, req)
+}

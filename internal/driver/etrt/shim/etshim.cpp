@@ -1,0 +1,386 @@
+// etshim.cpp - the real implementation of etshim.h, over rt::IRuntime and
+// dev::IDeviceLayer (et-platform f5e7904 public headers, reference
+// et-driver-and-sysemu.md §5.4).
+//
+// Build: C++17 against <ET>/include, linked with the runtime and device
+// layer (docs/etrt.md). Every entry point catches every exception and turns
+// it into a status code plus the exception's what() text, which is empty for
+// sys_emu FATAL errors (the details are in sysemu.log).
+//
+// Lifetime rules the Go side follows: host buffers given to the memcpy
+// calls, and kernel argument buffers, stay allocated until et_wait_stream
+// returns; the ELF buffer of et_load_code only until it returns (it waits
+// for the load event).
+#include "etshim.h"
+
+#include <device-layer/IDeviceLayer.h>
+#include <runtime/IRuntime.h>
+#include <runtime/Types.h>
+#include <sw-sysemu/SysEmuOptions.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <exception>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+struct et_ctx {
+  std::shared_ptr<dev::IDeviceLayer> deviceLayer;
+  rt::RuntimePtr runtime;
+  std::vector<rt::DeviceId> devices;
+  std::vector<rt::StreamError> errors; // the last et_stream_errors
+};
+
+namespace {
+
+// argError is a bad argument detected by the shim itself (ET_ERR_ARG).
+struct argError {
+  std::string msg;
+};
+
+void setErr(char* err, size_t errlen, const std::string& msg) {
+  if (err == nullptr || errlen == 0) {
+    return;
+  }
+  size_t n = std::min(msg.size(), errlen - 1);
+  std::memcpy(err, msg.data(), n);
+  err[n] = '\0';
+}
+
+// guard runs f, which returns a status code, and turns exceptions into
+// status codes and messages.
+template <class F> int guard(char* err, size_t errlen, F&& f) noexcept {
+  try {
+    return f();
+  } catch (const argError& e) {
+    setErr(err, errlen, e.msg);
+    return ET_ERR_ARG;
+  } catch (const std::exception& e) {
+    setErr(err, errlen, e.what());
+    return ET_ERR;
+  } catch (...) {
+    setErr(err, errlen, "unknown C++ exception");
+    return ET_ERR;
+  }
+}
+
+std::string str(const char* s) { return s == nullptr ? std::string() : std::string(s); }
+
+void check(et_ctx* c) {
+  if (c == nullptr || !c->runtime) {
+    throw argError{"etshim: no runtime (NULL context)"};
+  }
+}
+
+rt::DeviceId device(et_ctx* c, int dev) {
+  check(c);
+  if (dev < 0 || static_cast<size_t>(dev) >= c->devices.size()) {
+    throw argError{"etshim: no device " + std::to_string(dev) + " (the runtime has " +
+                   std::to_string(c->devices.size()) + ")"};
+  }
+  return c->devices[static_cast<size_t>(dev)];
+}
+
+std::byte* devPtr(uint64_t d) { return reinterpret_cast<std::byte*>(static_cast<uintptr_t>(d)); }
+
+std::chrono::seconds seconds(int64_t s) { return std::chrono::seconds(s < 1 ? 1 : s); }
+
+int finishOpen(std::shared_ptr<dev::IDeviceLayer> dl, et_ctx** out) {
+  auto c = std::make_unique<et_ctx>();
+  c->deviceLayer = std::move(dl);
+  c->runtime = rt::IRuntime::create(c->deviceLayer);
+  c->devices = c->runtime->getDevices();
+  *out = c.release();
+  return ET_OK;
+}
+
+} // namespace
+
+extern "C" {
+
+int et_open_sysemu(const et_sysemu_opts* o, et_ctx** out, char* err, size_t errlen) {
+  return guard(err, errlen, [&] {
+    if (o == nullptr || out == nullptr) {
+      throw argError{"etshim: NULL argument"};
+    }
+    *out = nullptr;
+    emu::SysEmuOptions so;
+    so.bootromTrampolineToBL2ElfPath = str(o->bootrom_elf);
+    so.spBL2ElfPath = str(o->bl2_elf);
+    so.machineMinionElfPath = str(o->machine_minion_elf);
+    so.masterMinionElfPath = str(o->master_minion_elf);
+    so.workerMinionElfPath = str(o->worker_minion_elf);
+    so.executablePath = str(o->executable_path);
+    std::string runDir = str(o->run_dir);
+    if (!runDir.empty() && runDir.back() != '/') {
+      runDir += '/';
+    }
+    so.runDir = runDir;
+    // maxCycles, minionShiresMask and startGdb have no initialiser.
+    so.maxCycles = o->max_cycles != 0 ? o->max_cycles : std::numeric_limits<uint64_t>::max();
+    so.minionShiresMask = o->shire_mask != 0 ? o->shire_mask : 0x1FFFFFFFFULL;
+    so.startGdb = false;
+    so.puUart0Path = runDir + "pu_uart0_tx.log";
+    so.puUart1Path = runDir + "pu_uart1_tx.log";
+    so.spUart0Path = runDir + "spio_uart0_tx.log";
+    so.spUart1Path = runDir + "spio_uart1_tx.log";
+    if (o->log_file != nullptr && o->log_file[0] != '\0') {
+      so.logFile = o->log_file;
+    }
+    so.memcheck = o->memcheck != 0;
+    so.l1ScpCheck = o->l1_scp_check != 0;
+    so.l2ScpCheck = o->l2_scp_check != 0;
+    so.flbCheck = o->flb_check != 0;
+    so.tstoreCheck = o->tstore_check != 0;
+    for (int i = 0; i < o->n_extra_opts; i++) {
+      so.additionalOptions.push_back(str(o->extra_opts[i]));
+    }
+    // Blocks until the emulated BL2 signals "PCIe ready"; possibly forever
+    // (reference §3.8): the Go side runs this in a worker process it can kill.
+    std::shared_ptr<dev::IDeviceLayer> dl = dev::IDeviceLayer::createSysEmuDeviceLayer(so);
+    return finishOpen(std::move(dl), out);
+  });
+}
+
+int et_open_pcie(et_ctx** out, char* err, size_t errlen) {
+  return guard(err, errlen, [&] {
+    if (out == nullptr) {
+      throw argError{"etshim: NULL argument"};
+    }
+    *out = nullptr;
+    std::shared_ptr<dev::IDeviceLayer> dl = dev::IDeviceLayer::createPcieDeviceLayer(true, false);
+    return finishOpen(std::move(dl), out);
+  });
+}
+
+void et_close(et_ctx* c) {
+  if (c == nullptr) {
+    return;
+  }
+  try {
+    c->errors.clear();
+    c->runtime.reset(); // before the device layer it uses
+    c->deviceLayer.reset();
+  } catch (...) {
+    // Nothing to report to: the worker is exiting.
+  }
+  delete c;
+}
+
+int et_device_count(et_ctx* c, int* n, char* err, size_t errlen) {
+  return guard(err, errlen, [&] {
+    check(c);
+    if (n == nullptr) {
+      throw argError{"etshim: NULL argument"};
+    }
+    *n = static_cast<int>(c->devices.size());
+    return ET_OK;
+  });
+}
+
+int et_device_props(et_ctx* c, int dev, et_props* out, char* err, size_t errlen) {
+  return guard(err, errlen, [&] {
+    rt::DeviceId id = device(c, dev);
+    if (out == nullptr) {
+      throw argError{"etshim: NULL argument"};
+    }
+    rt::DeviceProperties p = c->runtime->getDeviceProperties(id);
+    std::memset(out, 0, sizeof *out);
+    out->frequency_mhz = p.frequency_;
+    out->available_shires = p.availableShires_;
+    out->memory_bandwidth_mbps = p.memoryBandwidth_;
+    out->memory_bytes = p.memorySize_;
+    // The header says bytes; the values are MiB (reference §2.2, §7).
+    out->l3_bytes = static_cast<uint64_t>(p.l3Size_) << 20;
+    out->l2_bytes = static_cast<uint64_t>(p.l2shireSize_) << 20;
+    out->scratchpad_bytes = static_cast<uint64_t>(p.l2scratchpadSize_) << 20;
+    out->cache_line_bytes = p.cacheLineSize_;
+    out->l2_cache_banks = p.l2CacheBanks_;
+    out->compute_shire_mask = p.computeMinionShireMask_;
+    out->spare_shire_id = p.spareComputeMinionShireId_;
+    out->arch = static_cast<int32_t>(p.deviceArch_);
+    out->form_factor = static_cast<int32_t>(p.formFactor_);
+    out->tdp_w = p.tdp_;
+    out->dram_base = p.localDRAMBaseAddress_;
+    return ET_OK;
+  });
+}
+
+int et_stream_create(et_ctx* c, int dev, int* st, char* err, size_t errlen) {
+  return guard(err, errlen, [&] {
+    rt::DeviceId id = device(c, dev);
+    if (st == nullptr) {
+      throw argError{"etshim: NULL argument"};
+    }
+    *st = static_cast<int>(c->runtime->createStream(id));
+    return ET_OK;
+  });
+}
+
+int et_stream_destroy(et_ctx* c, int st, char* err, size_t errlen) {
+  return guard(err, errlen, [&] {
+    check(c);
+    c->runtime->destroyStream(static_cast<rt::StreamId>(st));
+    return ET_OK;
+  });
+}
+
+int et_load_code(et_ctx* c, int st, const void* elf, size_t n, int64_t timeout_s, int* kernel,
+                 uint64_t* load_addr, char* err, size_t errlen) {
+  return guard(err, errlen, [&] {
+    check(c);
+    if (elf == nullptr || kernel == nullptr || load_addr == nullptr) {
+      throw argError{"etshim: NULL argument"};
+    }
+    rt::LoadCodeResult r =
+        c->runtime->loadCode(static_cast<rt::StreamId>(st), static_cast<const std::byte*>(elf), n);
+    // The ELF bytes must stay alive until the load event: wait here.
+    if (!c->runtime->waitForEvent(r.event_, seconds(timeout_s))) {
+      setErr(err, errlen, "loadCode did not finish within " + std::to_string(timeout_s) + " s");
+      return ET_ERR_TIMEOUT;
+    }
+    *kernel = static_cast<int>(r.kernel_);
+    *load_addr = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(r.loadAddress_));
+    return ET_OK;
+  });
+}
+
+int et_unload_code(et_ctx* c, int kernel, char* err, size_t errlen) {
+  return guard(err, errlen, [&] {
+    check(c);
+    c->runtime->unloadCode(static_cast<rt::KernelId>(kernel));
+    return ET_OK;
+  });
+}
+
+int et_malloc(et_ctx* c, int dev, size_t n, uint32_t align, uint64_t* dptr, char* err,
+              size_t errlen) {
+  return guard(err, errlen, [&] {
+    rt::DeviceId id = device(c, dev);
+    if (dptr == nullptr) {
+      throw argError{"etshim: NULL argument"};
+    }
+    std::byte* p = c->runtime->mallocDevice(id, n, align != 0 ? align : rt::kCacheLineSize);
+    *dptr = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(p));
+    return ET_OK;
+  });
+}
+
+int et_free(et_ctx* c, int dev, uint64_t dptr, char* err, size_t errlen) {
+  return guard(err, errlen, [&] {
+    rt::DeviceId id = device(c, dev);
+    c->runtime->freeDevice(id, devPtr(dptr));
+    return ET_OK;
+  });
+}
+
+int et_memcpy_h2d(et_ctx* c, int st, const void* h, uint64_t d, size_t n, int barrier, char* err,
+                  size_t errlen) {
+  return guard(err, errlen, [&] {
+    check(c);
+    if (h == nullptr) {
+      throw argError{"etshim: NULL host buffer"};
+    }
+    c->runtime->memcpyHostToDevice(static_cast<rt::StreamId>(st), static_cast<const std::byte*>(h),
+                                   devPtr(d), n, barrier != 0);
+    return ET_OK;
+  });
+}
+
+int et_memcpy_d2h(et_ctx* c, int st, uint64_t d, void* h, size_t n, int barrier, char* err,
+                  size_t errlen) {
+  return guard(err, errlen, [&] {
+    check(c);
+    if (h == nullptr) {
+      throw argError{"etshim: NULL host buffer"};
+    }
+    c->runtime->memcpyDeviceToHost(static_cast<rt::StreamId>(st), devPtr(d),
+                                   static_cast<std::byte*>(h), n, barrier != 0);
+    return ET_OK;
+  });
+}
+
+int et_launch(et_ctx* c, int st, int kernel, const void* args, size_t n, uint64_t shire_mask,
+              int barrier, int flush_l3, char* err, size_t errlen) {
+  return guard(err, errlen, [&] {
+    check(c);
+    if (n > 0 && args == nullptr) {
+      throw argError{"etshim: NULL kernel arguments"};
+    }
+    rt::KernelLaunchOptions lo;
+    if (shire_mask != 0) {
+      lo.setShireMask(shire_mask); // else the runtime's default: device 0's compute mask
+    }
+    lo.setBarrier(barrier != 0);
+    lo.setFlushL3(flush_l3 != 0);
+    c->runtime->kernelLaunch(static_cast<rt::StreamId>(st), static_cast<rt::KernelId>(kernel),
+                             static_cast<const std::byte*>(args), n, lo);
+    return ET_OK;
+  });
+}
+
+int et_wait_stream(et_ctx* c, int st, int64_t timeout_s, char* err, size_t errlen) {
+  return guard(err, errlen, [&] {
+    check(c);
+    if (!c->runtime->waitForStream(static_cast<rt::StreamId>(st), seconds(timeout_s))) {
+      setErr(err, errlen, "waitForStream did not finish within " + std::to_string(timeout_s) + " s");
+      return ET_ERR_TIMEOUT;
+    }
+    return ET_OK;
+  });
+}
+
+int et_stream_errors(et_ctx* c, int st, int* count, char* err, size_t errlen) {
+  return guard(err, errlen, [&] {
+    check(c);
+    if (count == nullptr) {
+      throw argError{"etshim: NULL argument"};
+    }
+    // No error callback is installed, so the errors are kept for us
+    // (reference §5.1 gotchas).
+    c->errors = c->runtime->retrieveStreamErrors(static_cast<rt::StreamId>(st));
+    *count = static_cast<int>(c->errors.size());
+    return ET_OK;
+  });
+}
+
+int et_stream_error(et_ctx* c, int i, et_stream_err* out, et_hart_ctx* ctxs, int max_ctxs,
+                    char* err, size_t errlen) {
+  return guard(err, errlen, [&] {
+    check(c);
+    if (out == nullptr || i < 0 || static_cast<size_t>(i) >= c->errors.size()) {
+      throw argError{"etshim: no stream error " + std::to_string(i)};
+    }
+    const rt::StreamError& e = c->errors[static_cast<size_t>(i)];
+    std::memset(out, 0, sizeof *out);
+    out->code = static_cast<int32_t>(e.errorCode_);
+    std::string name = std::to_string(e.errorCode_);
+    std::strncpy(out->code_name, name.c_str(), sizeof out->code_name - 1);
+    out->device = static_cast<int32_t>(e.device_);
+    out->has_shire_mask = e.cmShireMask_.has_value() ? 1 : 0;
+    out->cm_shire_mask = e.cmShireMask_.value_or(0);
+    if (e.errorContext_.has_value()) {
+      const std::vector<rt::ErrorContext>& v = *e.errorContext_;
+      out->n_contexts = static_cast<int32_t>(v.size());
+      for (size_t k = 0; k < v.size() && ctxs != nullptr && k < static_cast<size_t>(max_ctxs); k++) {
+        const rt::ErrorContext& x = v[k];
+        ctxs[k].type = x.type_;
+        ctxs[k].cycle = x.cycle_;
+        ctxs[k].hart_id = x.hartId_;
+        ctxs[k].mepc = x.mepc_;
+        ctxs[k].mstatus = x.mstatus_;
+        ctxs[k].mtval = x.mtval_;
+        ctxs[k].mcause = x.mcause_;
+        ctxs[k].user_error = x.userDefinedError_;
+      }
+    }
+    return ET_OK;
+  });
+}
+
+} // extern "C"

@@ -1,0 +1,77 @@
+package etrt
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// TailLines is how many lines Tails keeps per log.
+const TailLines = 10
+
+// tailBytes is how much of the end of a log Tails reads.
+const tailBytes = 8 << 10
+
+// LogFiles are the logs of a run directory, most useful first: the
+// emulator's own log (FATAL lines), then the firmware consoles (reference
+// et-driver-and-sysemu.md §3.6).
+var LogFiles = []string{"sysemu.log", "spio_uart0_tx.log", "spio_uart1_tx.log", "pu_uart0_tx.log", "pu_uart1_tx.log"}
+
+// LogTail is the end of one log.
+type LogTail struct {
+	// Name is the file name in the run directory.
+	Name string
+	// Lines are the last non-empty lines, oldest first.
+	Lines []string
+}
+
+// Tails returns the last lines of each non-empty log in dir, in LogFiles
+// order. Missing or unreadable logs are skipped; dir "" gives nil.
+func Tails(dir string) []LogTail {
+	if dir == "" {
+		return nil
+	}
+	var out []LogTail
+	for _, name := range LogFiles {
+		if lines := tail(filepath.Join(dir, name), TailLines); len(lines) > 0 {
+			out = append(out, LogTail{Name: name, Lines: lines})
+		}
+	}
+	return out
+}
+
+func tail(path string, n int) []string {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		return nil
+	}
+	off := fi.Size() - tailBytes
+	if off < 0 {
+		off = 0
+	}
+	buf, err := io.ReadAll(io.NewSectionReader(f, off, fi.Size()-off))
+	if err != nil {
+		return nil
+	}
+	text := strings.ReplaceAll(string(buf), "\r", "")
+	lines := strings.Split(text, "\n")
+	if off > 0 && len(lines) > 0 {
+		lines = lines[1:] // a partial first line
+	}
+	var keep []string
+	for _, l := range lines {
+		if l = strings.TrimRight(l, " \t"); l != "" {
+			keep = append(keep, l)
+		}
+	}
+	if len(keep) > n {
+		keep = keep[len(keep)-n:]
+	}
+	return keep
+}
