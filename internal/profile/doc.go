@@ -2,8 +2,10 @@
 // a streaming, uint64-exact, truncation-tolerant decoder (Decode), a
 // structural validator (Validator), the joins that turn events into kernel
 // launches and copies (Joiner), the aggregate report (Report), the Chrome
-// Trace export, trace diffs, a trace writer (Writer) and a synthetic trace
-// generator (Generate) for tests and benchmarks.
+// Trace export, trace diffs, a trace writer (Writer), the event sequences of
+// the runtime's API calls (Builder, shared by the reference device's trace
+// recorder in internal/ops/exec) and a synthetic trace generator (Generate)
+// for tests and benchmarks.
 //
 // The format is specified in reference/et-runtime-trace.md.
 //

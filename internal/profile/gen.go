@@ -83,43 +83,22 @@ func Generate(w io.Writer, o GenOptions) (GenResult, error) {
 	tw := NewWriter(cw)
 	res := GenResult{ExecCycles: map[string]uint64{}, LaunchesByName: map[string]int{}}
 	t := int64(263745118400000)
-	const mainT = 139896385697600
-	id := o.FirstID
-	nextID := func() uint16 {
-		v := id
-		id++
-		if id == 0 {
-			res.Wraps++
-		}
-		return v
-	}
-	var err error
-	emit := func(e *Event) {
-		if err == nil {
-			err = tw.Write(e)
-		}
-	}
-	named := map[uint64]bool{}
-	emitNamed := func(e *Event, name string) {
-		emit(e)
-		if !named[e.Thread] {
-			named[e.Thread] = true
-			emit(&Event{Type: TypeInstant, Class: ClassIdentifyThread, TimeNS: e.TimeNS + 250, Thread: e.Thread, Has: HasThreadName, ThreadName: name})
-		}
-	}
+	const mainT = MainThread
+	bld := NewBuilder(tw.Write, o.FirstID)
+	nextID := bld.NextID
+	emit := bld.Emit
 	tick := func(lo, hi int64) int64 { t += lo + rng.Int63n(hi-lo+1); return t }
 	emit(&Event{Type: TypeInstant, Class: ClassStartProfiling, TimeNS: t, Thread: mainT, Has: HasVersion, Version: 3})
 	type dev struct {
-		stream          int
-		cyc             uint64
-		sender, rcv, pl uint64
-		kernels         []int
+		stream  int
+		cyc     uint64
+		th      Threads
+		kernels []int
 	}
 	devs := make([]*dev, o.Devices)
 	kid := 0
 	for d := range devs {
-		dv := &dev{stream: d + 1, cyc: 412837152000 + uint64(d)*1000000,
-			sender: 139896144524992 + uint64(d)*0x1000000, rcv: 139896136132288 + uint64(d)*0x1000000, pl: 139896110954176 + uint64(d)*0x1000000}
+		dv := &dev{stream: d + 1, cyc: 412837152000 + uint64(d)*1000000, th: DeviceThreads(d)}
 		devs[d] = dv
 		emit(&Event{Type: TypeComplete, Class: ClassGetDevices, TimeNS: tick(1000, 5000), Thread: mainT, Has: HasDuration, DurationNS: 1873})
 		emit(&Event{Type: TypeComplete, Class: ClassGetDeviceProperties, TimeNS: tick(1000, 5000), Thread: mainT, Has: HasDuration | HasDevice | HasProps, DurationNS: 5530, Device: d,
@@ -141,7 +120,6 @@ func Generate(w io.Writer, o GenOptions) (GenResult, error) {
 		kernelName[e.ID] = e.Name
 		kernelBase[e.ID] = uint64(2000 + (e.ID%o.Kernels)*(e.ID%o.Kernels+1)*3000)
 	}
-	const cb = 139896119346880
 	for op := 0; ; op++ {
 		if o.Bytes > 0 {
 			if cw.n >= o.Bytes {
@@ -150,7 +128,7 @@ func Generate(w io.Writer, o GenOptions) (GenResult, error) {
 		} else if op >= o.Ops {
 			break
 		}
-		if err != nil {
+		if bld.Err() != nil {
 			break
 		}
 		d := rng.Intn(o.Devices)
@@ -168,10 +146,9 @@ func Generate(w io.Writer, o GenOptions) (GenResult, error) {
 			start := dv.cyc
 			dv.cyc += wait + exec
 			rsp := submit + int64(wait+exec)*1000/int64(o.FreqMHz) + 5000 + rng.Int63n(50000)
-			emitNamed(&Event{Type: TypeInstant, Class: ClassCommandSent, TimeNS: submit, Thread: dv.sender, Has: HasID | HasParentID | HasStream | HasDevice, ID: K, ParentID: K, Stream: dv.stream, Device: d}, fmt.Sprintf("Host Runtime Device %d command sender", d))
-			emit(&Event{Type: TypeComplete, Class: ClassKernelLaunch, TimeNS: launch, Thread: mainT, Has: HasDuration | HasID | HasLoadAddress | HasKernelID | HasStream, DurationNS: submit - launch + 1000, ID: K, LoadAddress: 1<<64 - 1, KernelID: k, Stream: dv.stream})
-			emitNamed(&Event{Type: TypeInstant, Class: ClassResponseReceived, TimeNS: rsp, Thread: dv.rcv, Has: HasID | HasRspType | HasDevStart | HasDevWait | HasDevExec, ID: K, RspType: RspKernel, DevStartCycles: start, DevWaitCycles: wait, DevExecCycles: exec}, fmt.Sprintf("Host Runtime Device %d response receiver", d))
-			emit(&Event{Type: TypeInstant, Class: ClassDispatchEvent, TimeNS: rsp + 400, Thread: dv.rcv, Has: HasID, ID: K})
+			bld.Launch(LaunchSpec{ID: K, Device: d, Stream: dv.stream, KernelID: k, Threads: dv.th,
+				LaunchNS: launch, APIDurNS: submit - launch + 1000, SubmitNS: submit, ResponseNS: rsp, DispatchNS: rsp + 400,
+				StartCycles: start, WaitCycles: wait, ExecCycles: exec})
 			t = rsp + 400
 			res.Launches++
 			res.ExecCycles[kernelName[k]] += exec
@@ -187,34 +164,29 @@ func Generate(w io.Writer, o GenOptions) (GenResult, error) {
 			dv.cyc += wait + exec
 			submit := api + 10000
 			rsp := submit + int64(wait+exec)*1000/int64(o.FreqMHz) + 5000
-			has := HasDuration | HasID | HasStream | HasBarrier | HasSize | HasSrcPtr | HasDstPtr
+			cs := CopySpec{E: E, C: C, S: S, Device: d, Stream: dv.stream, Threads: dv.th, SizeBytes: size, Barrier: true,
+				APINS: api, SubmitNS: submit, ResponseNS: rsp, CmdDoneNS: rsp + 300, CMADurNS: 8000,
+				StartCycles: start, WaitCycles: wait, ExecCycles: exec,
+				Wait: true, WaitNS: api + 21000, WaitDurNS: rsp + 11000 - api - 21000}
 			if h2d {
 				res.H2D++
-				emit(&Event{Type: TypeComplete, Class: ClassCmaCopy, TimeNS: api + 1000, Thread: dv.pl, Has: HasDuration | HasID | HasParentID, DurationNS: 8000, ID: S, ParentID: E})
-				emit(&Event{Type: TypeInstant, Class: ClassDispatchEvent, TimeNS: api + 9500, Thread: dv.pl, Has: HasID, ID: S})
-				emit(&Event{Type: TypeComplete, Class: ClassMemcpyHostToDevice, TimeNS: api, Thread: mainT, Has: has, DurationNS: 20000, ID: E, Stream: dv.stream, Barrier: true, SizeBytes: size, SrcPtr: 0x7f0000000000, DstPtr: 0x8000000000})
-				emitNamed(&Event{Type: TypeInstant, Class: ClassCommandSent, TimeNS: submit, Thread: dv.sender, Has: HasID | HasParentID | HasStream | HasDevice, ID: C, ParentID: E, Stream: dv.stream, Device: d}, fmt.Sprintf("Host Runtime Device %d command sender", d))
-				emitNamed(&Event{Type: TypeInstant, Class: ClassResponseReceived, TimeNS: rsp, Thread: dv.rcv, Has: HasID | HasRspType | HasDevStart | HasDevWait | HasDevExec, ID: C, RspType: RspDMAWrite, DevStartCycles: start, DevWaitCycles: wait, DevExecCycles: exec}, fmt.Sprintf("Host Runtime Device %d response receiver", d))
-				emit(&Event{Type: TypeInstant, Class: ClassDispatchEvent, TimeNS: rsp + 300, Thread: dv.rcv, Has: HasID, ID: C})
-				emit(&Event{Type: TypeInstant, Class: ClassDispatchEvent, TimeNS: rsp + 1100, Thread: cb, Has: HasID, ID: E})
+				cs.Dir, cs.SrcPtr, cs.DstPtr, cs.APIDurNS = H2D, 0x7f0000000000, 0x8000000000, 20000
+				cs.CMANS, cs.CMADoneNS, cs.DoneNS = api+1000, api+9500, rsp+1100
 			} else {
 				res.D2H++
-				emit(&Event{Type: TypeComplete, Class: ClassMemcpyDeviceToHost, TimeNS: api, Thread: mainT, Has: has, DurationNS: 15000, ID: E, Stream: dv.stream, Barrier: true, SizeBytes: size, SrcPtr: 0x8000000000, DstPtr: 0x7f0000000000})
-				emitNamed(&Event{Type: TypeInstant, Class: ClassCommandSent, TimeNS: submit, Thread: dv.sender, Has: HasID | HasParentID | HasStream | HasDevice, ID: C, ParentID: E, Stream: dv.stream, Device: d}, fmt.Sprintf("Host Runtime Device %d command sender", d))
-				emitNamed(&Event{Type: TypeInstant, Class: ClassResponseReceived, TimeNS: rsp, Thread: dv.rcv, Has: HasID | HasRspType | HasDevStart | HasDevWait | HasDevExec, ID: C, RspType: RspDMARead, DevStartCycles: start, DevWaitCycles: wait, DevExecCycles: exec}, fmt.Sprintf("Host Runtime Device %d response receiver", d))
-				emit(&Event{Type: TypeInstant, Class: ClassDispatchEvent, TimeNS: rsp + 300, Thread: dv.rcv, Has: HasID, ID: C})
-				emit(&Event{Type: TypeComplete, Class: ClassCmaCopy, TimeNS: rsp + 1000, Thread: dv.pl, Has: HasDuration | HasID | HasParentID, DurationNS: 8000, ID: S, ParentID: E})
-				emit(&Event{Type: TypeInstant, Class: ClassDispatchEvent, TimeNS: rsp + 9500, Thread: dv.pl, Has: HasID, ID: S})
-				emit(&Event{Type: TypeInstant, Class: ClassDispatchEvent, TimeNS: rsp + 10000, Thread: cb, Has: HasID, ID: E})
+				cs.Dir, cs.SrcPtr, cs.DstPtr, cs.APIDurNS = D2H, 0x8000000000, 0x7f0000000000, 15000
+				cs.CMANS, cs.CMADoneNS, cs.DoneNS = rsp+1000, rsp+9500, rsp+10000
 			}
-			emit(&Event{Type: TypeComplete, Class: ClassWaitForEvent, TimeNS: api + 21000, Thread: mainT, Has: HasDuration | HasID, DurationNS: rsp + 11000 - api - 21000, ID: E})
+			bld.Copy(cs)
 			t = rsp + 11000
 		}
 	}
 	emit(&Event{Type: TypeInstant, Class: ClassEndProfiling, TimeNS: tick(1000, 2000), Thread: mainT})
-	if err != nil {
+	res.Wraps = bld.Wraps()
+	if err := bld.Err(); err != nil {
 		return res, err
 	}
+	var err error
 	if o.NoClose {
 		err = tw.Flush()
 	} else {

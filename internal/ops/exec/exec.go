@@ -33,6 +33,9 @@ type Options struct {
 	Perf PerfOptions
 	// Now is the clock for timings (time.Now when nil).
 	Now func() time.Time
+	// Trace, when set, records the run in the runtime's trace format
+	// (see TraceRecorder).
+	Trace *TraceRecorder
 }
 
 // PerfOptions configure perf mode.
@@ -162,6 +165,9 @@ type runner struct {
 func Run(ctx context.Context, dev driver.Device, p *plan.Plan, opts Options) (*Result, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if opts.Trace != nil {
+		dev = opts.Trace.attach(dev, opts.Now)
 	}
 	r := &runner{ctx: ctx, dev: dev, p: p, opts: opts, addr: map[int]driver.DevPtr{}, size: map[int]uint64{},
 		kern: map[string]driver.KernelID{}, res: &Result{}, stepT: map[int]int64{}}
