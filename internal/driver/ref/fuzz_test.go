@@ -15,6 +15,7 @@ var fuzzKernels = []string{
 	"el_map_f32", "rms_norm_f32", "rms_norm_mul_f32", "scale_f32", "softmax_f32", "rope_f32",
 	"glu_f32", "unary_f32", "get_rows_f32", "set_rows_f32", "cont_f32", "cpy_f32_f16",
 	"mul_mat_f32", "mul_mat_Q8_0", "mul_mat_Q4_0", "flash_attn_ext_f16_me", "memops", "uberkernel",
+	"tri_f32", "rwkv_wkv6_f32", "rwkv_wkv7_f32", "gated_delta_net_f32",
 }
 
 // FuzzLaunch feeds arbitrary params bytes to the kernels: whatever the
@@ -56,6 +57,22 @@ func FuzzLaunch(f *testing.F) {
 		Floats: map[string]float32{"scale": 2}})
 	add("memops", abi.Values{Uints: map[string]uint64{"dst_ptr": base + 8, "size": 100, "value": 7}})
 	add("uberkernel", abi.Values{Uints: map[string]uint64{"num_insts": 1, "inst_stride": abi.InstSize, "insts": base, "params_blob": base + bufSize}})
+
+	add("tri_f32", abi.Values{Tensors: map[string]abi.TensorDesc{"src0": desc(0, ops.F32, 16, 16), "dst": desc(1, ops.F32, 16, 16)},
+		Ints: map[string]int64{"tri_type": 3}})
+	add("rwkv_wkv6_f32", abi.Values{
+		Uints: map[string]uint64{"k": base, "v": base + 512, "r": base + 1024, "td": base + 1536, "tf": base + 2048,
+			"state_in": base + bufSize, "dst": base + 2*bufSize},
+		Ints: map[string]int64{"C": 16, "H": 1, "S": 16, "T": 2, "n_seqs": 1}})
+	add("rwkv_wkv7_f32", abi.Values{
+		Uints: map[string]uint64{"r": base, "w": base + 512, "k": base + 1024, "v": base + 1536, "a": base + 2048, "b": base + 2560,
+			"state_in": base + bufSize, "dst": base + 2*bufSize},
+		Ints: map[string]int64{"C": 16, "H": 1, "S": 16, "T": 2, "n_seqs": 1}})
+	add("gated_delta_net_f32", abi.Values{
+		Tensors: map[string]abi.TensorDesc{"q": desc(0, ops.F32, 8, 1), "k": desc(0, ops.F32, 8, 1), "v": desc(0, ops.F32, 8, 1),
+			"g": desc(0, ops.F32, 1, 1), "beta": desc(0, ops.F32, 1, 1), "state_in": desc(1, ops.F32, 8, 8), "dst": desc(2, ops.F32, 8, 9)},
+		Ints:   map[string]int64{"S_v": 8, "H": 1, "H_q": 1, "H_k": 1, "n_tokens": 1, "n_seqs": 1, "n_seqs_q": 1, "n_seqs_k": 1, "K": 1},
+		Floats: map[string]float32{"scale": 0.35355339}})
 
 	f.Fuzz(func(t *testing.T, which uint8, args []byte) {
 		kernel := fuzzKernels[int(which)%len(fuzzKernels)]

@@ -47,6 +47,11 @@ var kernelTable = map[string]kernelFunc{
 	"flash_attn_ext_f16_me": kFlashAttn([]ops.Type{ops.F16}),
 	"flash_attn_ext_f32":    kFlashAttn([]ops.Type{ops.F16, ops.F32}),
 
+	"tri_f32":             kTri,
+	"rwkv_wkv6_f32":       kWKV6,
+	"rwkv_wkv7_f32":       kWKV7,
+	"gated_delta_net_f32": kGatedDeltaNet,
+
 	"memops": kMemops,
 }
 

@@ -32,6 +32,8 @@ type Manifest struct {
 
 	ops, unary, glu, rope      map[string]int32
 	opName, unaryName, gluName map[int32]string
+	tri                        map[string]int32 // optional section tri_types
+	triName                    map[int32]string
 	types                      map[ops.Type]int32
 	typeOf                     map[int32]ops.Type
 	uberAlign                  int
@@ -228,7 +230,12 @@ func (p *parser) str(n *yaml.Node, what string) (string, error) {
 	return n.Value, nil
 }
 
-var topKeys = []string{"ggml", "ops", "types", "unary_ops", "glu_ops", "rope_modes", "uberkernel", "kernels", "sizes"}
+var topKeys = []string{"ggml", "ops", "types", "unary_ops", "glu_ops", "rope_modes", "tri_types", "uberkernel", "kernels", "sizes"}
+
+// optionalKeys are the top-level sections a manifest may leave out (older
+// manifests were written before they existed); et then reports the
+// values they hold as unknown where an op needs them.
+var optionalKeys = []string{"tri_types"}
 
 func (p *parser) manifest(root *yaml.Node) (*Manifest, error) {
 	top, err := p.mapping(root, "manifest", topKeys)
@@ -262,6 +269,10 @@ func (p *parser) manifest(root *yaml.Node) (*Manifest, error) {
 			m.rope, _, err = p.enum(e, "GGML_ROPE_TYPE_", requiredRope)
 			return err
 		},
+		"tri_types": func(e entry) (err error) {
+			m.tri, m.triName, err = p.enum(e, "GGML_TRI_TYPE_", nil)
+			return err
+		},
 		"uberkernel": func(e entry) error { return p.uberkernel(m, e) },
 		"kernels":    func(e entry) error { return p.kernels(m, e) },
 		"sizes":      func(e entry) error { return p.sizes(m, e) },
@@ -274,7 +285,7 @@ func (p *parser) manifest(root *yaml.Node) (*Manifest, error) {
 		}
 	}
 	for _, k := range topKeys {
-		if _, ok := sec[k]; !ok {
+		if _, ok := sec[k]; !ok && !contains(optionalKeys, k) {
 			return nil, p.errf(root, "missing required section %q", k)
 		}
 	}
@@ -545,6 +556,20 @@ func (m *Manifest) GLUName(v int32) (string, bool) {
 func (m *Manifest) RopeMode(name string) (int32, bool) {
 	v, ok := m.rope[enumKey(name, "GGML_ROPE_TYPE_")]
 	return v, ok
+}
+
+// TriValue returns the GGML_TRI_TYPE_* value of a tri type name (lower,
+// LOWER_DIAG or GGML_TRI_TYPE_UPPER ...); ok is false when the manifest
+// has no tri_types section or no such entry.
+func (m *Manifest) TriValue(name string) (int32, bool) {
+	v, ok := m.tri[enumKey(name, "GGML_TRI_TYPE_")]
+	return v, ok
+}
+
+// TriName returns the upper-case name of a GGML_TRI_TYPE_* value.
+func (m *Manifest) TriName(v int32) (string, bool) {
+	n, ok := m.triName[v]
+	return n, ok
 }
 
 // UberkernelID returns the uberkernel kernel id of a kernel; ok is false

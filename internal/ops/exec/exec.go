@@ -325,7 +325,7 @@ func (r *runner) addrFunc() plan.AddrFunc {
 // the host.
 func (r *runner) execute() error {
 	segOf := map[int][]int{}
-	for _, seg := range r.p.Segments() {
+	for _, seg := range r.segments() {
 		segOf[seg[0]] = seg
 	}
 	for i := 0; i < len(r.p.Steps); i++ {
@@ -359,6 +359,36 @@ func (r *runner) execute() error {
 		}
 	}
 	return nil
+}
+
+// segments are the plan's launch segments, split before an in-place step
+// (InitDst) whose source is written earlier in the same uberkernel
+// segment: et gives an in-place result its own buffer and copies the
+// source into it before the launch, which needs that source to be final.
+// (On ggml-et the result aliases the source: no copy and no split.)
+func (r *runner) segments() [][]int {
+	g := r.p.Graph
+	var out [][]int
+	for _, seg := range r.p.Segments() {
+		start := 0
+		written := map[int]bool{}
+		for i, si := range seg {
+			s := &r.p.Steps[si]
+			if s.InitDst && i > start {
+				src := g.Values[g.Nodes[s.Nodes[0]].Src[0]].Base
+				if written[src] {
+					out = append(out, seg[start:i])
+					start = i
+					clear(written)
+				}
+			}
+			if o := s.Out(g); o >= 0 {
+				written[g.Values[o].Base] = true
+			}
+		}
+		out = append(out, seg[start:])
+	}
+	return out
 }
 
 func (r *runner) nodeNames(steps []int) []string {
@@ -606,7 +636,7 @@ func (r *runner) compare() error {
 // perf times each segment: warm-up, then timed runs of launch + sync.
 func (r *runner) perf() error {
 	g := r.p.Graph
-	for _, seg := range r.p.Segments() {
+	for _, seg := range r.segments() {
 		pr := PerfResult{Nodes: r.nodeNames(seg)}
 		pr.Kernel = r.p.Steps[seg[0]].Kernel
 		if r.p.Uberkernel && r.p.Steps[seg[0]].Batchable {

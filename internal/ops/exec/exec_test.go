@@ -179,3 +179,45 @@ func TestMaxNMSEFor(t *testing.T) {
 		t.Error("per-op limits differ from test-backend-ops")
 	}
 }
+
+// Regression: an in-place step (set_rows) whose destination source is
+// produced earlier in the same uberkernel segment must see the final
+// values of that source.
+func TestInPlaceAfterProducerInUberkernel(t *testing.T) {
+	g := plan.NewGraph()
+	x := make([]float32, 64*4)
+	for i := range x {
+		x[i] = float32(i%13) - 6
+	}
+	add := func(name string, tt *ops.Tensor) {
+		if _, err := g.AddLeaf(name, tt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	add("x", ops.FromF32(ops.F32, []int64{64, 4}, x))
+	add("src", ops.FromF32(ops.F32, []int64{64, 1}, x[:64]))
+	add("idx", ops.FromInts(ops.I64, []int64{1}, []int64{2}))
+	if _, err := g.AddNode("d", ops.OpScale, []string{"x"}, map[string]any{"scale": 3.0}, 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.AddNode("rows", ops.OpSetRows, []string{"d", "src", "idx"}, nil, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.SetOutputs([]string{"rows"}); err != nil {
+		t.Fatal(err)
+	}
+	p, err := plan.Build(g, abi.Default(), plan.Options{Uberkernel: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Segments()) != 1 {
+		t.Fatalf("want both launches in one uberkernel segment, got %v", p.Segments())
+	}
+	res, err := Run(context.Background(), ref.New(ref.Options{}), p, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Passed() {
+		t.Errorf("set_rows after its producer in one segment: %+v", res.Outputs[0])
+	}
+}

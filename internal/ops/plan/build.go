@@ -83,11 +83,16 @@ func (p *Plan) nodeStep(i int, v Verdict) (Step, error) {
 	if s.DstField == "" {
 		s.DstField = "dst"
 	}
-	s.Tensors = map[string]int{s.DstField: x.n.Out}
+	fields := map[string]int{s.DstField: x.n.Out}
 	for j, f := range r.fields {
 		if f != "" && x.has(j) {
-			s.Tensors[f] = x.n.Src[j]
+			fields[f] = x.n.Src[j]
 		}
+	}
+	if r.pointers {
+		s.Pointers = fields
+	} else {
+		s.Tensors = fields
 	}
 	s.InitDst = r.inPlace
 	if r.scalars != nil {
@@ -114,6 +119,11 @@ func (p *Plan) finishLaunch(s *Step) error {
 	for f := range s.Tensors {
 		if fd, ok := l.Field(f); !ok || fd.Kind != abi.KindTensor {
 			return fmt.Errorf("kernel %s: params layout %s has no tensor field %q", s.Kernel, l.Name, f)
+		}
+	}
+	for f := range s.Pointers {
+		if fd, ok := l.Field(f); !ok || fd.Kind != abi.KindPtr {
+			return fmt.Errorf("kernel %s: params layout %s has no pointer field %q", s.Kernel, l.Name, f)
 		}
 	}
 	for _, set := range []map[string]bool{keys(s.Scalars.Ints), keys(s.Scalars.Uints), keys(s.Scalars.Floats)} {

@@ -64,8 +64,14 @@ type Step struct {
 	// tensor it carries. Optional fields that are absent are not in the map
 	// (they encode as zero blocks).
 	Tensors map[string]int
-	// DstField is the tensor field that is the result (its desc carries the
-	// node's ggml op and op_params, as ggml copies the whole dst tensor).
+	// Pointers maps each raw device-pointer field of Layout (the RWKV
+	// kernels take float* k, v, ..., dst instead of tensor copies) to the
+	// value index whose data it points at (encoded as the value's device
+	// address: base address + view offset).
+	Pointers map[string]int
+	// DstField is the field that is the result: a tensor field (its desc
+	// carries the node's ggml op and op_params, as ggml copies the whole
+	// dst tensor), or a pointer field for a kernel that takes pointers.
 	DstField string
 	// Scalars holds the scalar fields (Ints, Uints, Floats) already
 	// resolved from the node params through the manifest.
@@ -140,6 +146,17 @@ func (p *Plan) Encode(s *Step, addr AddrFunc) ([]byte, error) {
 			opParams = s.OpParams
 		}
 		v.SetTensor(field, abi.DescFromTensor(val.T, addr(val.Base)+val.T.Offs, op, opParams))
+	}
+	if len(s.Pointers) > 0 {
+		u := make(map[string]uint64, len(s.Scalars.Uints)+len(s.Pointers))
+		for k, x := range s.Scalars.Uints {
+			u[k] = x
+		}
+		for field, vi := range s.Pointers {
+			val := &g.Values[vi]
+			u[field] = addr(val.Base) + val.T.Offs
+		}
+		v.Uints = u
 	}
 	return p.Manifest.Encode(s.Layout, v)
 }

@@ -28,6 +28,9 @@ type opRule struct {
 	inPlace bool
 	// dst is the result's tensor field ("" = "dst").
 	dst string
+	// pointers: the kernel takes raw device pointers, not tensor copies
+	// (RWKV): fields and dst name pointer fields (Step.Pointers).
+	pointers bool
 }
 
 // ruleFor returns the row of op.
@@ -35,7 +38,10 @@ func ruleFor(op ops.Op) (opRule, bool) {
 	if r, ok := rules[op]; ok {
 		return r, true
 	}
-	r, ok := moreRules[op]
+	if r, ok := moreRules[op]; ok {
+		return r, true
+	}
+	r, ok := restRules[op]
 	return r, ok
 }
 

@@ -169,13 +169,19 @@ func checkPad(c *checker) {
 	x, d := c.src(0), c.dst()
 	c.f32("src0", x, "dst", d)
 	c.contiguous("dst", d)
-	if n := x.Ne[0]; n == 0 || (n%16 != 0 && 16%n != 0) {
+	if n := d.Ne[0]; n == 0 || (n%16 != 0 && 16%n != 0) { // the crate tests the result's ne0
 		c.failf("ne0 %% 16 != 0 and 16 %% ne0 != 0 (ne0 = %d)", n)
 	}
 	c.nb0("src0", x, 4)
-	lp, rp := c.p().Ints("lp"), c.p().Ints("rp")
-	if len(lp) > 0 && len(rp) > 0 && (lp[0] != 0 || rp[0] != 0) {
-		c.failf("lp0 or rp0 != 0 (lp0 = %d, rp0 = %d)", lp[0], rp[0])
+	var lp0, rp0 int64 // a missing entry is 0, as ggml's zeroed op_params
+	if lp := c.p().Ints("lp"); len(lp) > 0 {
+		lp0 = lp[0]
+	}
+	if rp := c.p().Ints("rp"); len(rp) > 0 {
+		rp0 = rp[0]
+	}
+	if lp0 != 0 || rp0 != 0 {
+		c.failf("lp0 or rp0 != 0 (lp0 = %d, rp0 = %d)", lp0, rp0)
 	}
 	if c.p().Bool("circular") {
 		c.failf("circular padding")

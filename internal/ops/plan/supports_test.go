@@ -326,7 +326,6 @@ func TestSupportsFlashAttn(t *testing.T) {
 func TestSupportsNotImplemented(t *testing.T) {
 	tests := []struct{ op, want string }{
 		{"pool_2d", "op pool_2d is not implemented by ggml-et"},
-		{"ssm_conv", "op ssm_conv: et does not model ggml-et's supports_op for it yet"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.op, func(t *testing.T) {
