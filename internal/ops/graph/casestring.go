@@ -21,7 +21,8 @@ import (
 // the test-backend-ops test classes (test_mul_mat, test_bin_bcast,
 // test_rms_norm, test_soft_max, test_rope, test_unary, test_glu,
 // test_get_rows, test_set_rows, test_cpy, test_cont, test_scale,
-// test_norm, test_flash_attn_ext).
+// test_norm, test_flash_attn_ext, and the classes casestring_more.go
+// lists).
 //
 // Defaults for omitted keys: shape keys (m, n, k, ne, ne_a, ...) take the
 // test class's constructor default; batch and broadcast repeat keys (bs,
@@ -110,7 +111,6 @@ func init() {
 		"MUL":            func(b *csBuilder) { buildBinary(b, "mul") },
 		"RMS_NORM":       func(b *csBuilder) { buildNorm(b, "rms_norm") },
 		"NORM":           func(b *csBuilder) { buildNorm(b, "norm") },
-		"L2_NORM":        func(b *csBuilder) { buildNorm(b, "l2_norm") },
 		"SCALE":          buildScale,
 		"SOFT_MAX":       buildSoftMax,
 		"ROPE":           buildRope,
@@ -119,6 +119,30 @@ func init() {
 		"CPY":            buildCpy,
 		"CONT":           buildCont,
 		"FLASH_ATTN_EXT": buildFlashAttn,
+
+		"SQR":             buildSqr,
+		"SUM_ROWS":        buildSumRows,
+		"MEAN":            buildMean,
+		"CLAMP":           buildClamp,
+		"CUMSUM":          buildCumsum,
+		"MUL_MAT_ID":      buildMulMatID,
+		"L2_NORM":         buildL2Norm,
+		"GROUP_NORM":      buildGroupNorm,
+		"IM2COL":          buildIm2col,
+		"CONV_2D":         buildConv2D,
+		"CONCAT":          buildConcat,
+		"REPEAT":          buildRepeat,
+		"PAD":             buildPad,
+		"FILL":            buildFill,
+		"DIAG":            buildDiag,
+		"TRI":             buildTri,
+		"SOLVE_TRI":       buildSolveTri,
+		"SET":             buildSet,
+		"SSM_CONV":        buildSSMConv,
+		"SSM_SCAN":        buildSSMScan,
+		"RWKV_WKV6":       func(b *csBuilder) { buildRWKV(b, ops.OpRWKVWKV6) },
+		"RWKV_WKV7":       func(b *csBuilder) { buildRWKV(b, ops.OpRWKVWKV7) },
+		"GATED_DELTA_NET": buildGatedDeltaNet,
 	}
 }
 
@@ -481,7 +505,7 @@ func buildBinary(b *csBuilder, op ops.Op) {
 	}
 }
 
-// RMS_NORM/NORM/L2_NORM(type, ne=[4], v, eps, inplace): v views a at
+// RMS_NORM/NORM(type, ne=[4], v, eps, inplace): v views a at
 // half its size in every dim (ggml_view_4d(a, ne0/2, ne1/2, ne2/2, ne3/2,
 // a->nb[1..3], 0)), as test_rms_norm and test_norm do.
 func buildNorm(b *csBuilder, op ops.Op) {

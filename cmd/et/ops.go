@@ -1,0 +1,415 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ainekko/et/internal/ops"
+	"github.com/ainekko/et/internal/ops/abi"
+	"github.com/ainekko/et/internal/ops/plan"
+)
+
+// opsRegenerate is how docs/ops.md is regenerated (it is the markdown
+// form of et ops list, kept in sync by TestOpsDocUpToDate).
+const opsRegenerate = "go run ./cmd/et ops list -o markdown > docs/ops.md"
+
+func newOpsCmd(f *factory) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "ops",
+		Short: "What ggml-et supports: the op matrix, and why a node is or is not supported",
+		Args:  cobra.NoArgs,
+	}
+	cmd.AddCommand(newOpsListCmd(f, nil), newOpsExplainCmd(f, nil))
+	return cmd
+}
+
+// loadManifest returns the --abi manifest, or the embedded one.
+func loadManifest(path string) (*abi.Manifest, error) {
+	if path == "" {
+		return abi.Default(), nil
+	}
+	return abi.Load(path)
+}
+
+// --- et ops list ---
+
+type opsListOptions struct {
+	ABI string
+}
+
+func newOpsListCmd(f *factory, runF func(context.Context, *opsListOptions) error) *cobra.Command {
+	opts := &opsListOptions{}
+	cmd := &cobra.Command{
+		Use:   "list [--abi <file>]",
+		Short: "List every ggml op ggml-et knows: kernels, types, uberkernel batching, constraints",
+		Long: `List every ggml op of et's catalog as ggml-et handles it: the kernels it may
+launch, the types it accepts, whether the uberkernel can batch it, and its
+key supports_op constraints in one line — the ET column of llama.cpp's ops
+support matrix, generated from the same tables the planner uses.
+
+Then the unary and GLU sub-ops, and ggml-et's two fusions.
+
+-o markdown gives the page docs/ops.md (regenerate it with
+` + "`" + opsRegenerate + "`" + `). Scripts should use -o json.`,
+		Example: `  $ et ops list
+  $ et ops list -o markdown > docs/ops.md
+  $ et ops list -o json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return opsListRun(f, opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.ABI, "abi", "", "ABI manifest YAML `file` for another ggml version (default: the built-in one)")
+	return cmd
+}
+
+type opsListDoc struct {
+	Schema     string          `json:"schema"`
+	GGML       string          `json:"ggml"`
+	GGMLCommit string          `json:"ggml_commit"`
+	Ops        []opsListOp     `json:"ops"`
+	SubOps     []opsListSubOp  `json:"sub_ops"`
+	Fusions    []opsListFusion `json:"fusions"`
+}
+
+type opsListOp struct {
+	Op          string          `json:"op"`
+	GGMLOp      string          `json:"ggml_op"`
+	View        bool            `json:"view"`
+	Implemented bool            `json:"implemented"`
+	Modelled    bool            `json:"modelled"`
+	Kernels     []opsListKernel `json:"kernels"`
+	Uberkernel  string          `json:"uberkernel"`
+	Types       string          `json:"types"`
+	Constraints string          `json:"constraints"`
+}
+
+type opsListKernel struct {
+	Name         string `json:"name"`
+	Layout       string `json:"layout"`
+	ParamsBytes  int    `json:"params_bytes"`
+	Batchable    bool   `json:"uberkernel_batchable"`
+	UberkernelID int    `json:"uberkernel_id"`
+}
+
+type opsListSubOp struct {
+	Op        string `json:"op"`
+	Name      string `json:"name"`
+	Supported bool   `json:"supported"`
+}
+
+type opsListFusion struct {
+	Fusion      string        `json:"fusion"`
+	Kernel      opsListKernel `json:"kernel"`
+	Constraints string        `json:"constraints"`
+}
+
+func newOpsListKernel(k plan.KernelInfo) opsListKernel {
+	return opsListKernel{Name: k.Name, Layout: k.Layout, ParamsBytes: k.ParamsBytes, Batchable: k.Batchable, UberkernelID: int(k.UberkernelID)}
+}
+
+func opsListRun(f *factory, opts *opsListOptions) error {
+	m, err := loadManifest(opts.ABI)
+	if err != nil {
+		return err
+	}
+	d := opsListDoc{Schema: "et.ops-list/v1", GGML: m.GGMLDescribe(), GGMLCommit: m.GGMLCommit(),
+		Ops: []opsListOp{}, SubOps: []opsListSubOp{}, Fusions: []opsListFusion{}}
+	for _, r := range plan.SupportMatrix(m) {
+		o := opsListOp{Op: string(r.Op), GGMLOp: r.GGML, View: r.View, Implemented: r.Implemented, Modelled: r.Modelled,
+			Kernels: []opsListKernel{}, Uberkernel: r.Uberkernel, Types: r.Types, Constraints: r.Constraints}
+		for _, k := range r.Kernels {
+			o.Kernels = append(o.Kernels, newOpsListKernel(k))
+		}
+		d.Ops = append(d.Ops, o)
+	}
+	for _, s := range plan.SubOpMatrix() {
+		d.SubOps = append(d.SubOps, opsListSubOp{Op: string(s.Op), Name: s.Name, Supported: s.Supported})
+	}
+	for _, fr := range plan.FusionMatrix(m) {
+		d.Fusions = append(d.Fusions, opsListFusion{Fusion: fr.Name, Kernel: newOpsListKernel(fr.Kernel), Constraints: fr.Constraints})
+	}
+	return f.render(opsListDocument(d))
+}
+
+// uberkernelCell says which of an op's kernels the uberkernel can batch.
+func uberkernelCell(o opsListOp) string {
+	if o.Uberkernel != "partly" {
+		return o.Uberkernel
+	}
+	var yes, no []string
+	for _, k := range o.Kernels {
+		if k.Batchable {
+			yes = append(yes, k.Name)
+		} else {
+			no = append(no, k.Name)
+		}
+	}
+	if len(yes) <= len(no) {
+		return "only " + strings.Join(yes, ", ")
+	}
+	return "not " + strings.Join(no, ", ")
+}
+
+func opsListDocument(d opsListDoc) document {
+	t := table{Title: "ggml-et op support, " + d.GGML,
+		Headers: []string{"op", "kernels", "types", "uberkernel", "constraints"}}
+	var host, unmodelled []string
+	for _, o := range d.Ops {
+		var ks []string
+		for _, k := range o.Kernels {
+			ks = append(ks, k.Name)
+		}
+		kernels, types, uk, cons := strings.Join(ks, ", "), o.Types, uberkernelCell(o), o.Constraints
+		switch {
+		case !o.Implemented:
+			host = append(host, o.GGMLOp)
+			kernels, types, uk, cons = "-", "-", "-", "not implemented by ggml-et: runs on the host"
+		case o.View:
+			kernels = "-"
+		}
+		if o.Implemented && !o.Modelled {
+			unmodelled = append(unmodelled, o.GGMLOp)
+		}
+		t.Rows = append(t.Rows, []string{o.GGMLOp, kernels, types, uk, cons})
+	}
+	t.Notes = append(t.Notes,
+		"Generated by `et ops list -o markdown` from the tables et's planner uses; regenerate with `"+opsRegenerate+"`.",
+		"Every op requires f32 unless the types column says otherwise; \"% 16\" means a multiple of 16; uberkernel says whether GGML_ET_UBERKERNEL can batch the op's kernels.",
+		"`et ops explain` names every failed condition of a node and the nearest supported variant.")
+	if len(unmodelled) > 0 {
+		t.Notes = append(t.Notes, "Not modelled by et yet (run on the reference math): "+strings.Join(unmodelled, ", ")+".")
+	}
+	if len(host) > 0 {
+		t.Notes = append(t.Notes, "Not implemented by ggml-et: "+strings.Join(host, ", ")+".")
+	}
+
+	st := table{Title: "Unary and GLU sub-ops", Headers: []string{"op", "supported", "not supported"}}
+	for _, op := range []string{string(ops.OpUnary), string(ops.OpGLU)} {
+		var yes, no []string
+		for _, s := range d.SubOps {
+			if s.Op != op {
+				continue
+			}
+			if s.Supported {
+				yes = append(yes, s.Name)
+			} else {
+				no = append(no, s.Name)
+			}
+		}
+		st.Rows = append(st.Rows, []string{strings.ToUpper(op), joinOrDash(yes), joinOrDash(no)})
+	}
+
+	ft := table{Title: "Fusions", Headers: []string{"fusion", "kernel", "uberkernel", "constraints"}}
+	for _, fu := range d.Fusions {
+		uk := "no"
+		if fu.Kernel.Batchable {
+			uk = "yes"
+		}
+		ft.Rows = append(ft.Rows, []string{strings.ToUpper(fu.Fusion), fu.Kernel.Name, uk, fu.Constraints})
+	}
+	return document{Data: d, Tables: []table{t, st, ft}}
+}
+
+func joinOrDash(s []string) string {
+	if len(s) == 0 {
+		return "-"
+	}
+	return strings.Join(s, ", ")
+}
+
+// --- et ops explain ---
+
+type opsExplainOptions struct {
+	Files  []string
+	Op     string // op name or test-backend-ops case string
+	Srcs   []string
+	Params []string
+	ABI    string
+}
+
+func newOpsExplainCmd(f *factory, runF func(context.Context, *opsExplainOptions) error) *cobra.Command {
+	opts := &opsExplainOptions{}
+	cmd := &cobra.Command{
+		Use:   "explain ['<OP(k=v,...)>' | <op> --src ... | -f <file>]",
+		Short: "Say per node whether ggml-et supports it, why not, and the nearest supported variant",
+		Long: `Check every node of a case against ggml-et's supports_op rules, as
+et run-op would, without running anything. Each node gets its verdict, the
+kernel it would launch and whether the uberkernel can batch it; each failed
+condition is named ("ne0 % 16 != 0 (ne0 = 100)") with the nearest supported
+variant ("pad ne0 to 112 (a multiple of 16)").
+
+Name the work as for et run-op: a test-backend-ops case string, an op with
+--src and --param, or YAML case files with -f.
+
+Exit status: 0 whether or not the nodes are supported (the command only
+informs), 2 for a bad case or flags.`,
+		Example: `  $ et ops explain 'RMS_NORM(type=f32,ne=[100,4,1,1])'
+  $ et ops explain 'FLASH_ATTN_EXT(hsk=128,hsv=128,nh=8,kv=256,nb=1,type_KV=f32)'
+  $ et ops explain mul_mat --src a=q4_K:256x64 --src b=f32:256x8
+  $ et ops explain -f testcases/llama_layer_small.yaml -o json`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 1 {
+				return usageErrorf("expected at most one op or case string, got %d arguments", len(args))
+			}
+			if len(args) == 1 {
+				opts.Op = args[0]
+			}
+			if opts.Op == "" && len(opts.Files) == 0 {
+				return usageErrorf("nothing to explain: give a case string, an op name with --src, or -f FILE|DIR")
+			}
+			if opts.Op != "" && len(opts.Files) > 0 {
+				return usageErrorf("give either -f or an op, not both")
+			}
+			if (len(opts.Srcs) > 0 || len(opts.Params) > 0) && (opts.Op == "" || strings.Contains(opts.Op, "(")) {
+				return usageErrorf("--src and --param go with an op name (et ops explain OP --src ...)")
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return opsExplainRun(f, opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringArrayVarP(&opts.Files, "file", "f", nil, "YAML case `file` or directory (repeatable)")
+	fl.StringArrayVar(&opts.Srcs, "src", nil, "source `NAME=TYPE:NE0xNE1[xNE2xNE3][:INIT]` for an op given by name (repeatable, in source order)")
+	fl.StringArrayVar(&opts.Params, "param", nil, "op parameter `KEY=VALUE` (repeatable)")
+	fl.StringVar(&opts.ABI, "abi", "", "ABI manifest YAML `file` for another ggml version (default: the built-in one)")
+	return cmd
+}
+
+type opsExplainDoc struct {
+	Schema string           `json:"schema"`
+	Nodes  []opsExplainNode `json:"nodes"`
+}
+
+type opsExplainNode struct {
+	Case         string              `json:"case"`
+	Node         string              `json:"node"`
+	Op           string              `json:"op"`
+	Action       string              `json:"action"`
+	Supported    bool                `json:"supported"`
+	Failures     []opsExplainFailure `json:"failures"`
+	Kernel       string              `json:"kernel,omitempty"`
+	Fusion       string              `json:"fusion,omitempty"`
+	FusedWith    string              `json:"fused_with,omitempty"`
+	FusionMissed []string            `json:"fusion_missed,omitempty"`
+	ParamsBytes  int                 `json:"params_bytes,omitempty"`
+	Batchable    bool                `json:"uberkernel_batchable"`
+	UberkernelID int                 `json:"uberkernel_id,omitempty"`
+	Note         string              `json:"note,omitempty"`
+}
+
+type opsExplainFailure struct {
+	Condition  string `json:"condition"`
+	Suggestion string `json:"suggestion"`
+}
+
+// opsInputError marks a planning failure of a loaded case as bad input.
+type opsInputError struct{ error }
+
+func (e *opsInputError) InputError()   {}
+func (e *opsInputError) Unwrap() error { return e.error }
+
+func opsExplainRun(f *factory, opts *opsExplainOptions) error {
+	m, err := loadManifest(opts.ABI)
+	if err != nil {
+		return err
+	}
+	cases, err := loadRunOpCases(&runOpOptions{Files: opts.Files, Op: opts.Op, Srcs: opts.Srcs, Params: opts.Params})
+	if err != nil {
+		return err
+	}
+	d := opsExplainDoc{Schema: "et.ops-explain/v1", Nodes: []opsExplainNode{}}
+	for _, c := range cases {
+		g, err := buildGraph(c)
+		if err != nil {
+			return err
+		}
+		p, err := plan.Build(g, m, plan.Options{})
+		if err != nil {
+			return &opsInputError{fmt.Errorf("%s: plan: %w", c.File, err)}
+		}
+		for i, r := range p.Explain() {
+			n := opsExplainNode{Case: c.Name, Node: r.Node, Op: r.Op, Action: r.Kind.String(),
+				Supported: r.Supported || r.Kind == plan.StepView, Failures: []opsExplainFailure{},
+				Fusion: r.Fusion, FusedWith: r.FusedWith, FusionMissed: r.FusionMissed, Note: r.Note}
+			if r.Step >= 0 && p.Steps[r.Step].Nodes[0] != i {
+				n.Action = "fused"
+			}
+			if r.Kind == plan.StepLaunch {
+				n.Kernel, n.ParamsBytes, n.Batchable, n.UberkernelID = r.Kernel, r.ParamsBytes, r.Batchable, int(r.UberkernelID)
+			}
+			for _, s := range plan.Suggestions(ops.Op(r.Op), r.Reasons) {
+				n.Failures = append(n.Failures, opsExplainFailure{Condition: s.Reason, Suggestion: s.Fix})
+			}
+			d.Nodes = append(d.Nodes, n)
+		}
+	}
+	return f.render(opsExplainDocument(d))
+}
+
+func opsExplainDocument(d opsExplainDoc) document {
+	multi := false
+	for _, n := range d.Nodes {
+		multi = multi || n.Case != d.Nodes[0].Case
+	}
+	nodeName := func(n opsExplainNode) string {
+		if multi {
+			return n.Case + "/" + n.Node
+		}
+		return n.Node
+	}
+	t := table{Headers: []string{"node", "op", "verdict", "action", "kernel", "params", "uberkernel"}, Right: []int{5}}
+	ft := table{Title: "Failed conditions", Headers: []string{"node", "condition", "suggestion"}}
+	supported := 0
+	for _, n := range d.Nodes {
+		verdict := "supported"
+		if !n.Supported {
+			verdict = "unsupported"
+		} else {
+			supported++
+		}
+		kernel, params, uk := "-", "-", "-"
+		if n.Kernel != "" {
+			kernel = n.Kernel
+			if n.Fusion != "" {
+				kernel += " (" + n.Fusion + ")"
+			}
+			params = strconv.Itoa(n.ParamsBytes) + " B"
+			uk = "no"
+			if n.Batchable {
+				uk = "yes (id " + strconv.Itoa(n.UberkernelID) + ")"
+			}
+		}
+		t.Rows = append(t.Rows, []string{nodeName(n), n.Op, verdict, n.Action, kernel, params, uk})
+		for _, fl := range n.Failures {
+			sug := fl.Suggestion
+			if sug == "" {
+				sug = "-"
+			}
+			ft.Rows = append(ft.Rows, []string{nodeName(n), fl.Condition, sug})
+		}
+	}
+	t.Notes = append(t.Notes, fmt.Sprintf("%d/%d nodes supported by ggml-et; unsupported nodes run on the host (reference math).", supported, len(d.Nodes)))
+	for _, n := range d.Nodes {
+		for _, fm := range n.FusionMissed {
+			t.Notes = append(t.Notes, fmt.Sprintf("%s: fusion not applied: %s", nodeName(n), fm))
+		}
+		if n.Note != "" {
+			t.Notes = append(t.Notes, nodeName(n)+": "+n.Note)
+		}
+	}
+	tables := []table{t}
+	if len(ft.Rows) > 0 {
+		tables = append(tables, ft)
+	}
+	return document{Data: d, Tables: tables}
+}
