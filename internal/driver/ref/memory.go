@@ -276,8 +276,12 @@ func (m *memory) tensor(field string, t abi.TensorDesc, store bool) (*ops.Tensor
 	// A real tensor has no more elements than its bytes can hold (times the
 	// block size); more means zero strides over a garbage shape, which a
 	// kernel would loop over for ever.
-	elems := uint64(t.Ne[0]) * uint64(t.Ne[1])
-	if hi, lo := bits.Mul64(elems, uint64(t.Ne[2])*uint64(t.Ne[3])); hi != 0 || lo > b.size*uint64(t.Type.BlockSize()) {
+	elems, ok := uint64(1), true
+	for _, ne := range t.Ne {
+		hi, lo := bits.Mul64(elems, uint64(ne))
+		elems, ok = lo, ok && hi == 0 && ne >= 0
+	}
+	if !ok || elems > b.size*uint64(t.Type.BlockSize()) {
 		return nil, userError(fmt.Sprintf("tensor %s: shape %v has more elements than its %d-byte allocation can hold", field, t.Ne, b.size))
 	}
 	if err := m.touch(b); err != nil {
