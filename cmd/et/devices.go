@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -30,6 +31,11 @@ type devicesOptions struct {
 	Probe   bool
 	Require int
 	Verbose bool
+	// Boot boots each usable sysemu and pcie device in a worker (--boot)
+	// and reports the properties the runtime reports; see devicesBoot.
+	Boot bool
+	// BootTarget holds --run-dir, --sysemu-opt and --timeout for --boot.
+	BootTarget backendOptions
 
 	Getenv func(string) string
 	Getwd  func() (string, error)
@@ -72,7 +78,8 @@ kinds are usable. Scripts should use -o json (schema et.devices/v1).`,
   $ et devices --kind pcie --probe -v
   $ et devices -o json
   $ et devices --kind sysemu --prefix /opt/et
-  $ et devices --kind pcie --require 1`,
+  $ et devices --kind pcie --require 1
+  $ et devices --kind sysemu --boot -o json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			seen := map[driver.Kind]bool{}
@@ -109,6 +116,10 @@ kinds are usable. Scripts should use -o json (schema et.devices/v1).`,
 	fl.StringVar(&opts.Prefix, "prefix", "", "ET install prefix for sysemu (default $ET_TOOLCHAIN, $TOOLCHAIN_ROOT, /opt/et)")
 	fl.BoolVar(&opts.Probe, "probe", false, "open each PCIe node briefly for the info ioctls (state, config, DRAM)")
 	fl.IntVar(&opts.Require, "require", 0, "exit 3 when fewer than `n` devices of the selected kinds are usable")
+	fl.BoolVar(&opts.Boot, "boot", false, "boot sysemu / open each card through the ET runtime (in a worker) and report the properties it reports")
+	fl.StringVar(&opts.BootTarget.RunDir, "run-dir", "", "with --boot: `dir` for the UART logs, sysemu.log and worker.log (default: a temporary directory, kept on failure)")
+	fl.StringArrayVar(&opts.BootTarget.SysemuOpts, "sysemu-opt", nil, "with --boot: extra emulator `option` (repeatable)")
+	fl.DurationVar(&opts.BootTarget.Timeout, "timeout", 5*time.Minute, "with --boot: give up on a device after this long (exit 4)")
 	cmd.RegisterFlagCompletionFunc("kind", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return []string{"pcie", "sysemu", "ref"}, cobra.ShellCompDirectiveNoFileComp
 	})
@@ -150,6 +161,11 @@ type devicesDevice struct {
 	AssumedProperties []string       `json:"assumed_properties,omitempty"`
 	Probe             *pcie.Probe    `json:"probe,omitempty"`
 	Counters          []pcie.Counter `json:"counters,omitempty"`
+
+	// Booted is set when --boot opened the device through the runtime;
+	// BootNS is how long that took, in nanoseconds.
+	Booted bool  `json:"booted,omitempty"`
+	BootNS int64 `json:"boot_ns,omitempty"`
 }
 
 type devicesNodes struct {
@@ -182,11 +198,18 @@ func devicesRun(ctx context.Context, opts *devicesOptions) error {
 		doc.Devices = append(doc.Devices, devs...)
 		doc.Warnings = append(doc.Warnings, warns...)
 	}
+	var bootErr error
+	if opts.Boot {
+		bootErr = devicesBoot(ctx, opts, doc.Devices)
+	}
 	for _, w := range doc.Warnings {
 		f.warnf("%s", w)
 	}
 	if err := f.render(document{Data: doc, Tables: devicesTables(doc, opts, f.styles())}); err != nil {
 		return err
+	}
+	if bootErr != nil {
+		return &exitError{code: exitCode(bootErr), err: fmt.Errorf("--boot: %w", bootErr)}
 	}
 	if opts.Require > 0 {
 		usable := 0

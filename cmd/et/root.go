@@ -117,6 +117,7 @@ Text output is for people and may change; scripts should use -o json or
 		newDevicesCmd(f, nil),
 		newCheckSysemuCmd(f, nil),
 		newRunOpCmd(f, nil),
+		newRunKernelCmd(f, nil),
 		newOpsCmd(f),
 		newProfileCmd(f),
 	)

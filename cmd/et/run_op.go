@@ -42,6 +42,9 @@ type runOpOptions struct {
 	Profile     string
 	Timeout     time.Duration
 	NMSE        float64
+	// Native holds the sysemu/pcie flags (--prefix, --run-dir, --kernels,
+	// --sysemu-opt); Backend, Device and Timeout above complete it.
+	Native backendOptions
 
 	// OpenDevice opens the device of a backend (tests inject fakes).
 	OpenDevice func(backend string, index int, m *abi.Manifest) (driver.Device, error)
@@ -73,7 +76,9 @@ or flags, 3 backend unavailable, 4 timeout.`,
   $ et run-op rms_norm --src x=f32:4096x7 --param eps=1e-5
   $ et run-op 'MUL_MAT(type_a=q8_0,type_b=f32,m=4096,n=1,k=4096)' --perf
   $ et run-op -f testcases/ -o json > results.json
-  $ et run-op -f testcases/ --junit results.xml --save-outputs out/`,
+  $ et run-op -f testcases/ --junit results.xml --save-outputs out/
+  $ et run-op -f testcases/norm.yaml --profile prof/ && et profile report prof/et_runtime_trace.json
+  $ et run-op -f testcases/norm.yaml --backend sysemu --kernels ~/ggml-et/kernels --timeout 10m`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 1 {
 				return usageErrorf("expected at most one op or case string, got %d arguments", len(args))
@@ -126,10 +131,11 @@ or flags, 3 backend unavailable, 4 timeout.`,
 	fl.IntVar(&opts.PerfRuns, "perf-runs", 10, "timed runs per launch with --perf")
 	fl.IntVar(&opts.PerfWarmup, "perf-warmup", 2, "untimed warm-up runs per launch with --perf")
 	fl.StringVar(&opts.JUnit, "junit", "", "also write a JUnit XML report to `file`")
-	fl.StringVar(&opts.Profile, "profile", "", "write et_runtime_trace.json and kernel_id.json into `dir`")
+	fl.StringVar(&opts.Profile, "profile", "", "write a runtime trace (et_runtime_trace.json, kernel_id.json) of the run into `dir`")
 	fl.DurationVar(&opts.Timeout, "timeout", 0, "give up after this long (exit 4); 0 = no limit")
 	fl.Float64Var(&opts.NMSE, "nmse", 0, "NMSE limit for every output (default: per op, as test-backend-ops)")
 	cmd.RegisterFlagCompletionFunc("backend", cobra.FixedCompletions([]string{"ref", "sysemu", "pcie"}, cobra.ShellCompDirectiveNoFileComp))
+	addNativeFlags(cmd, &opts.Native, true)
 	return cmd
 }
 
@@ -140,7 +146,7 @@ type runOpCase struct {
 	p *plan.Plan
 }
 
-func runOpRun(ctx context.Context, f *factory, opts *runOpOptions) error {
+func runOpRun(ctx context.Context, f *factory, opts *runOpOptions) (runErr error) {
 	if opts.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeoutCause(ctx, opts.Timeout, fmt.Errorf("run-op: %w after %s", driver.ErrTimeout, opts.Timeout))
@@ -175,16 +181,20 @@ func runOpRun(ctx context.Context, f *factory, opts *runOpOptions) error {
 	if opts.Explain {
 		return f.render(explainDocument(planned))
 	}
-	dev, err := opts.OpenDevice(opts.Backend, opts.Device, m)
+	dev, kernelELF, done, err := openRunOpDevice(ctx, f, opts, m, planned)
 	if err != nil {
 		return err
 	}
-	defer dev.Close()
+	defer func() { done(runErr) }()
+	rec, err := newRunOpProfile(opts.Profile)
+	if err != nil {
+		return err
+	}
 	doc := runOpDoc{Schema: "et.run-op/v1", Backend: opts.Backend, Device: dev.Info().Name, Results: []runOpResult{}}
 	failed := false
 	for _, rc := range planned {
 		f.logf("running %s (%d nodes, %d steps)", rc.c.Name, len(rc.g.Nodes), len(rc.p.Steps))
-		eo := exec.Options{}
+		eo := exec.Options{Trace: rec, KernelELF: kernelELF}
 		if rc.c.Tolerance.NMSE != nil {
 			eo.MaxNMSE = *rc.c.Tolerance.NMSE
 		}
@@ -196,13 +206,21 @@ func runOpRun(ctx context.Context, f *factory, opts *runOpOptions) error {
 		}
 		res, err := exec.Run(ctx, dev, rc.p, eo)
 		if err != nil {
+			if isWorkerFailure(err) {
+				return explainWorker(fmt.Errorf("%s: %w", rc.c.Name, err))
+			}
 			if ctx.Err() != nil {
 				if cause := context.Cause(ctx); cause != nil && errors.Is(cause, driver.ErrTimeout) {
 					return cause
 				}
 			}
-			if exec.IsKernelFault(err) {
-				return negativef("%s: %v", rc.c.Name, err)
+			var kf *exec.KernelFaultError
+			if errors.As(err, &kf) {
+				// The device stays usable after a kernel error: record
+				// the fault and go on with the next case.
+				doc.Faults = append(doc.Faults, runOpFault{Case: rc.c.Name, Step: kf.Step, Errors: kf.Errors})
+				failed = true
+				continue
 			}
 			return fmt.Errorf("%s: %w", rc.c.Name, err)
 		}
@@ -225,6 +243,9 @@ func runOpRun(ctx context.Context, f *factory, opts *runOpOptions) error {
 			}
 		}
 	}
+	if err := writeRunOpProfile(f, opts.Profile, rec); err != nil {
+		return err
+	}
 	if opts.JUnit != "" {
 		if err := writeJUnit(opts.JUnit, doc); err != nil {
 			return err
@@ -239,16 +260,20 @@ func runOpRun(ctx context.Context, f *factory, opts *runOpOptions) error {
 	return nil
 }
 
-// openDevice opens the device of a backend.
+// openDevice opens the reference device (runOpOptions.OpenDevice; tests
+// replace it). sysemu and pcie open through a worker: openRunOpDevice.
 func openDevice(backend string, index int, m *abi.Manifest) (driver.Device, error) {
-	switch backend {
-	case "ref":
-		if index != 0 {
-			return nil, fmt.Errorf("ref device %d: %w (the reference device is index 0)", index, driver.ErrNoDevice)
+	b := backendOptions{Backend: backend, Device: index}
+	if b.native() {
+		if err := b.available(); err != nil {
+			return nil, err
 		}
-		return ref.New(ref.Options{Manifest: m}), nil
+		return nil, fmt.Errorf("%s backend: opens through a worker (openRunOpDevice)", backend)
 	}
-	return nil, fmt.Errorf("backend %s: %w", backend, driver.ErrNotBuilt)
+	if index != 0 {
+		return nil, fmt.Errorf("ref device %d: %w (the reference device is index 0)", index, driver.ErrNoDevice)
+	}
+	return ref.New(ref.Options{Manifest: m}), nil
 }
 
 // loadRunOpCases reads the cases named by -f, the op flags or a case string.
@@ -336,6 +361,8 @@ type runOpDoc struct {
 	Device  string        `json:"device"`
 	Results []runOpResult `json:"results"`
 	Perf    []runOpPerf   `json:"perf,omitempty"`
+	// Faults are the kernel faults (stream errors) that stopped a case.
+	Faults []runOpFault `json:"faults,omitempty"`
 }
 
 type runOpResult struct {
@@ -419,6 +446,9 @@ func runOpDocument(d runOpDoc, st styles) document {
 		}
 	}
 	doc := document{Data: d, Tables: []table{t}}
+	if len(d.Faults) > 0 {
+		doc.Tables = append(doc.Tables, runOpFaultTable(d.Faults))
+	}
 	if len(d.Perf) > 0 {
 		pt := table{Title: "Performance", Headers: []string{"case", "kernel", "nodes", "runs", "median", "min", "max", "GFLOP/s", "GB/s"}, Right: []int{3, 4, 5, 6, 7, 8}}
 		for _, p := range d.Perf {

@@ -1,0 +1,566 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ainekko/et/internal/driver"
+	"github.com/ainekko/et/internal/driver/etrt"
+	"github.com/ainekko/et/internal/driver/ref"
+	"github.com/ainekko/et/internal/ops/abi"
+	"github.com/ainekko/et/internal/ops/plan"
+	"github.com/ainekko/et/internal/sysemu"
+)
+
+// kernelsPathEnv names ggml-et's kernel folder (GGML_ET_KERNELS_PATH).
+const kernelsPathEnv = "GGML_ET_KERNELS_PATH"
+
+// backendOptions are the flags that choose a device and open it: the
+// reference device in process, or sysemu/pcie through the ET runtime in a
+// worker process (etrt.OpenWorker).
+type backendOptions struct {
+	Backend string
+	Device  int
+	// Prefix is --prefix (the ET install sysemu boots from); "" means
+	// $ET_TOOLCHAIN, $TOOLCHAIN_ROOT, /opt/et.
+	Prefix string
+	// RunDir is --run-dir; "" means a new temporary directory, removed
+	// after a clean run and kept on failure.
+	RunDir string
+	// Kernels is --kernels (kernel ELF folder); "" means
+	// $GGML_ET_KERNELS_PATH.
+	Kernels    string
+	SysemuOpts []string
+	Timeout    time.Duration
+
+	// Worker adjusts the worker's options before it starts (tests
+	// re-execute the test binary as the worker).
+	Worker func(*etrt.WorkerOptions)
+}
+
+// addBackendFlags adds --backend, --device, --prefix, --run-dir,
+// --sysemu-opt and --timeout (and --kernels when kernels is set).
+func addBackendFlags(cmd *cobra.Command, b *backendOptions, kernels bool) {
+	fl := cmd.Flags()
+	fl.StringVar(&b.Backend, "backend", "ref", "device backend: {ref|sysemu|pcie}")
+	fl.IntVarP(&b.Device, "device", "d", 0, "device index within the backend")
+	fl.DurationVar(&b.Timeout, "timeout", 0, "give up after this long, boot included (exit 4); 0 = no limit")
+	cmd.RegisterFlagCompletionFunc("backend", cobra.FixedCompletions([]string{"ref", "sysemu", "pcie"}, cobra.ShellCompDirectiveNoFileComp))
+	addNativeFlags(cmd, b, kernels)
+}
+
+// addNativeFlags adds the flags of the sysemu and pcie backends: --prefix,
+// --run-dir, --sysemu-opt (and --kernels when kernels is set).
+func addNativeFlags(cmd *cobra.Command, b *backendOptions, kernels bool) {
+	fl := cmd.Flags()
+	fl.StringVar(&b.Prefix, "prefix", "", "ET install sysemu boots from (default $ET_TOOLCHAIN, $TOOLCHAIN_ROOT, /opt/et)")
+	fl.StringVar(&b.RunDir, "run-dir", "", "`dir` for the UART logs, sysemu.log and worker.log (default: a temporary directory, kept on failure)")
+	fl.StringArrayVar(&b.SysemuOpts, "sysemu-opt", nil, "extra emulator `option` for sys_emu (repeatable, e.g. --sysemu-opt=-l)")
+	if kernels {
+		fl.StringVar(&b.Kernels, "kernels", "", "`dir` of kernel ELFs (<kernel>.elf) for sysemu and pcie (default $"+kernelsPathEnv+")")
+	}
+}
+
+// validate checks the flags (usage errors).
+func (b *backendOptions) validate() error {
+	switch b.Backend {
+	case "ref", "sysemu", "pcie":
+	default:
+		return usageErrorf("invalid --backend %q (want ref, sysemu or pcie)", b.Backend)
+	}
+	if b.Device < 0 {
+		return usageErrorf("--device must be >= 0")
+	}
+	if b.Timeout < 0 {
+		return usageErrorf("--timeout must not be negative")
+	}
+	return nil
+}
+
+// native reports whether the backend runs through the ET runtime.
+func (b *backendOptions) native() bool { return b.Backend == "sysemu" || b.Backend == "pcie" }
+
+// available fails early, before any work, when the backend is not built
+// into this binary.
+func (b *backendOptions) available() error {
+	if b.native() && !etrt.Built {
+		return fmt.Errorf("%s backend: %w", b.Backend, driver.ErrNotBuilt)
+	}
+	return nil
+}
+
+// open opens the device. m is the ABI manifest of the reference device
+// (nil: the built-in one). done must be called with the command's final
+// error: it closes the device (stopping the worker), prints the tails of
+// the logs for a timeout or a worker death, and removes a temporary run
+// directory after a clean run or keeps and names it after a failure.
+func (b *backendOptions) open(ctx context.Context, f *factory, m *abi.Manifest) (driver.Device, func(error), error) {
+	if b.Backend == "ref" {
+		if b.Device != 0 {
+			return nil, nil, fmt.Errorf("ref device %d: %w (the reference device is index 0)", b.Device, driver.ErrNoDevice)
+		}
+		if m == nil {
+			m = abi.Default()
+		}
+		dev := ref.New(ref.Options{Manifest: m})
+		return dev, func(error) { dev.Close() }, nil
+	}
+	if err := b.available(); err != nil {
+		return nil, nil, err
+	}
+	exe, err := f.Executable()
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s backend: find the et binary: %w", b.Backend, err)
+	}
+	cwd, _ := f.Getwd()
+	prefix := sysemu.ResolvePrefix(b.Prefix, f.Getenv)
+	if prefix.Dir != "" && !filepath.IsAbs(prefix.Dir) && cwd != "" {
+		prefix.Dir = filepath.Join(cwd, prefix.Dir)
+	}
+	runDir, temp := b.RunDir, false
+	if runDir == "" {
+		if runDir, err = os.MkdirTemp("", "et-"+b.Backend+"-"); err != nil {
+			return nil, nil, fmt.Errorf("%s backend: run directory: %w", b.Backend, err)
+		}
+		temp = true
+	} else if !filepath.IsAbs(runDir) && cwd != "" {
+		runDir = filepath.Join(cwd, runDir)
+	}
+	wo := etrt.WorkerOptions{
+		Exe:        exe,
+		Backend:    b.Backend,
+		Index:      b.Device,
+		Prefix:     prefix,
+		RunDir:     runDir,
+		SysemuOpts: b.SysemuOpts,
+		Timeout:    b.Timeout,
+	}
+	if b.Worker != nil {
+		b.Worker(&wo)
+	}
+	if b.Backend == "sysemu" {
+		f.logf("booting sysemu from %s (run directory %s)", prefix.Dir, runDir)
+	} else {
+		f.logf("opening pcie device %d through the runtime (run directory %s)", b.Device, runDir)
+	}
+	var stop func()
+	if b.Backend == "sysemu" && f.IO.ErrTTY {
+		stop = bootProgress(runDir, f.IO.ErrOut, 250*time.Millisecond)
+	}
+	start := f.Now()
+	dev, err := etrt.OpenWorker(ctx, wo)
+	if stop != nil {
+		stop()
+	}
+	if err != nil {
+		var ce *etrt.CheckError
+		if temp && (errors.As(err, &ce) || errors.Is(err, driver.ErrNotBuilt)) {
+			os.RemoveAll(runDir) // nothing ran: nothing to keep
+		} else {
+			printWorkerLogs(f, err)
+		}
+		return nil, nil, explainWorker(err)
+	}
+	f.logf("%s device ready in %s", b.Backend, f.Now().Sub(start).Round(time.Millisecond))
+	done := func(runErr error) {
+		dev.Close()
+		printWorkerLogs(f, runErr)
+		if !temp {
+			return
+		}
+		if runErr != nil {
+			fmt.Fprintf(f.IO.ErrOut, "et: %s logs kept in %s\n", b.Backend, runDir)
+			return
+		}
+		os.RemoveAll(runDir)
+	}
+	return dev, done, nil
+}
+
+// printWorkerLogs prints, on stderr, the log tails a timeout or a worker
+// death carries (the one-line error names only each log's last line).
+func printWorkerLogs(f *factory, err error) {
+	var tails []etrt.LogTail
+	var te *etrt.TimeoutError
+	var we *etrt.WorkerError
+	switch {
+	case errors.As(err, &te):
+		tails = te.Tails
+	case errors.As(err, &we):
+		tails = we.Tails
+		if out, _ := splitCrashDump(we.Stderr); out != "" {
+			tails = append([]etrt.LogTail{{Name: "worker output", Lines: lastLines(out, etrt.TailLines)}}, tails...)
+		}
+	}
+	for _, t := range tails {
+		fmt.Fprintf(f.IO.ErrOut, "et: %s (last %d lines):\n", t.Name, len(t.Lines))
+		for _, l := range t.Lines {
+			fmt.Fprintf(f.IO.ErrOut, "    %s\n", l)
+		}
+	}
+}
+
+// splitCrashDump separates a worker's own output from the Go runtime's
+// crash dump that follows a fatal signal in native code (a runtime
+// abort()): out is what came before, sig the signal line ("SIGABRT:
+// abort"), or "" when there is no dump.
+func splitCrashDump(s string) (out, sig string) {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(l, "SIG") && strings.Contains(l, ": ") || strings.HasPrefix(l, "fatal error: ") {
+			return strings.TrimSpace(strings.Join(lines[:i], "\n")), l
+		}
+	}
+	return strings.TrimSpace(s), ""
+}
+
+// workerDied restates an etrt.WorkerError without the Go crash dump (a
+// runtime abort() in the worker ends in one, whose last line says nothing).
+func workerDied(we *etrt.WorkerError) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "etrt worker died during %s (%s)", we.Op, we.Status)
+	out, sig := splitCrashDump(we.Stderr)
+	var what []string
+	if out != "" {
+		what = append(what, strings.TrimSpace(lastLines(out, 1)[0]))
+	}
+	if sig != "" {
+		what = append(what, sig)
+	}
+	if len(what) > 0 {
+		b.WriteString(": " + strings.Join(what, "; "))
+	}
+	if we.RunDir != "" {
+		fmt.Fprintf(&b, "; logs in %s", we.RunDir)
+	}
+	return b.String()
+}
+
+// explainedError is an error with a clearer message; it unwraps to the
+// original (exit codes, log tails).
+type explainedError struct {
+	msg string
+	err error
+}
+
+func (e *explainedError) Error() string { return e.msg }
+func (e *explainedError) Unwrap() error { return e.err }
+
+// explainWorker restates a worker's death (workerDied), keeping the
+// context around it; other errors are returned as they are.
+func explainWorker(err error) error {
+	var we *etrt.WorkerError
+	if errors.As(err, &we) {
+		return &explainedError{msg: strings.Replace(err.Error(), we.Error(), workerDied(we), 1), err: err}
+	}
+	return err
+}
+
+func lastLines(s string, n int) []string {
+	lines := strings.Split(s, "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return lines
+}
+
+// bootLogs are the firmware consoles whose lines show boot progress: the
+// Service Processor's (BL2 milestones) and the Master Minion's.
+var bootLogs = []string{"spio_uart0_tx.log", "pu_uart0_tx.log"}
+
+// bootProgress copies the new lines of the boot consoles in dir to w,
+// every interval, until the returned stop is called (which does a last
+// pass). It is for a terminal on stderr.
+func bootProgress(dir string, w io.Writer, interval time.Duration) (stop func()) {
+	offs := map[string]int64{}
+	partial := map[string]string{}
+	scan := func() {
+		for _, name := range bootLogs {
+			fh, err := os.Open(filepath.Join(dir, name))
+			if err != nil {
+				continue
+			}
+			if st, err := fh.Stat(); err == nil && st.Size() < offs[name] {
+				offs[name], partial[name] = 0, "" // truncated by a new boot
+			}
+			fh.Seek(offs[name], io.SeekStart)
+			b, _ := io.ReadAll(io.LimitReader(fh, 1<<20))
+			fh.Close()
+			offs[name] += int64(len(b))
+			text := partial[name] + string(b)
+			sc := bufio.NewScanner(strings.NewReader(text))
+			var lines []string
+			for sc.Scan() {
+				lines = append(lines, sc.Text())
+			}
+			partial[name] = ""
+			if !strings.HasSuffix(text, "\n") && len(lines) > 0 {
+				partial[name] = lines[len(lines)-1]
+				lines = lines[:len(lines)-1]
+			}
+			for _, l := range lines {
+				if l = strings.TrimSpace(strings.ReplaceAll(l, "\r", "")); l != "" {
+					fmt.Fprintf(w, "et: boot: %s: %s\n", strings.TrimSuffix(name, "_tx.log"), l)
+				}
+			}
+		}
+	}
+	quit := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(interval)
+		defer t.Stop()
+		for {
+			select {
+			case <-quit:
+				return
+			case <-t.C:
+				scan()
+			}
+		}
+	}()
+	return func() {
+		close(quit)
+		wg.Wait()
+		scan()
+	}
+}
+
+// planKernels returns the kernel names the plans launch, sorted: the same
+// set the executor loads (each step's kernel, plus "uberkernel" for a
+// batched segment).
+func planKernels(plans []*plan.Plan) []string {
+	var names []string
+	for _, p := range plans {
+		for _, seg := range p.Segments() {
+			if len(seg) > 1 || (p.Uberkernel && p.Steps[seg[0]].Batchable) {
+				names = append(names, "uberkernel")
+			}
+			for _, si := range seg {
+				names = append(names, p.Steps[si].Kernel)
+			}
+		}
+	}
+	slices.Sort(names)
+	return slices.Compact(names)
+}
+
+// fatalELFProblems are the kernel ELF problems that make loadCode fail or
+// run garbage: refused before booting. Other problems are warnings.
+var fatalELFProblems = map[string]bool{
+	"not_regular": true, "unreadable": true, "not_elf": true, "truncated": true, "malformed": true,
+	"version": true, "class": true, "endian": true, "machine": true,
+}
+
+// loadKernelELFs reads DIR/<name>.elf for every name, before anything
+// boots. Missing kernels are listed together (exit 3); unusable ones are
+// an input error (exit 2); other ELF problems are warnings.
+func loadKernelELFs(f *factory, dir string, names []string) (map[string][]byte, error) {
+	if len(names) == 0 {
+		return map[string][]byte{}, nil
+	}
+	if dir == "" {
+		dir = f.Getenv(kernelsPathEnv)
+	}
+	if dir == "" {
+		return nil, usageErrorf("no kernel folder: give --kernels DIR or set %s (this run loads %s)", kernelsPathEnv, strings.Join(names, ", "))
+	}
+	var missing, bad []string
+	elfs := map[string][]byte{}
+	for _, name := range names {
+		path := filepath.Join(dir, name+".elf")
+		_, probs := sysemu.CheckELF(path, sysemu.KernelSpec)
+		fatal := ""
+		for _, p := range probs {
+			switch {
+			case p.Code == "missing" || p.Code == "empty":
+				missing = append(missing, name+".elf")
+				fatal = "-"
+			case fatalELFProblems[p.Code]:
+				fatal = p.Msg
+			default:
+				f.warnf("kernel %s: %s", path, p.Msg)
+			}
+			if fatal != "" {
+				break
+			}
+		}
+		if fatal == "-" {
+			continue
+		}
+		if fatal != "" {
+			bad = append(bad, fmt.Sprintf("%s: %s", name+".elf", fatal))
+			continue
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			bad = append(bad, fmt.Sprintf("%s: %v", name+".elf", errText(err)))
+			continue
+		}
+		elfs[name] = b
+	}
+	if len(missing) > 0 {
+		return nil, &exitError{code: exitUnavailable, err: fmt.Errorf("%d kernel ELF(s) missing from %s, nothing booted: %s",
+			len(missing), dir, strings.Join(missing, ", "))}
+	}
+	if len(bad) > 0 {
+		return nil, &kernelELFError{fmt.Sprintf("unusable kernel ELF(s) in %s, nothing booted: %s", dir, strings.Join(bad, "; "))}
+	}
+	return elfs, nil
+}
+
+// kernelELFError is a kernel ELF the runtime cannot load (exit 2).
+type kernelELFError struct{ msg string }
+
+func (e *kernelELFError) Error() string { return e.msg }
+func (e *kernelELFError) InputError()   {}
+
+// streamErrorRows are the table rows of stream errors: one per hart
+// context (at most maxContexts per error; the rest are counted in a note),
+// or one row for an error without contexts.
+func streamErrorRows(prefix []string, errs []driver.StreamError, maxContexts int) (rows [][]string, notes []string) {
+	for _, e := range errs {
+		if len(e.Contexts) == 0 {
+			rows = append(rows, append(slices.Clone(prefix), e.Code, "-", "-", "-", "-", devicesOr(e.Message, "-")))
+			continue
+		}
+		for i, c := range e.Contexts {
+			if i == maxContexts {
+				notes = append(notes, fmt.Sprintf("%s: %d more hart context(s) in -o json (%s)", e.Code, len(e.Contexts)-maxContexts, e.Message))
+				break
+			}
+			rows = append(rows, append(slices.Clone(prefix), e.Code, fmt.Sprint(c.Hart),
+				fmt.Sprintf("%d", c.Cause), fmt.Sprintf("0x%x", c.EPC), fmt.Sprintf("0x%x", c.TVal), devicesOr(c.Detail, "-")))
+		}
+		if e.Message != "" && len(e.Contexts) <= maxContexts {
+			notes = append(notes, fmt.Sprintf("%s: %s", e.Code, e.Message))
+		}
+	}
+	return rows, notes
+}
+
+// streamErrorHeaders go with streamErrorRows.
+var streamErrorHeaders = []string{"code", "hart", "cause", "epc", "tval", "detail"}
+
+// isWorkerFailure reports a timeout or death of the worker: the error
+// carries the log tails and must reach the user as it is.
+func isWorkerFailure(err error) bool {
+	var te *etrt.TimeoutError
+	var we *etrt.WorkerError
+	return errors.As(err, &te) || errors.As(err, &we)
+}
+
+// openRunOpDevice opens run-op's device. For sysemu and pcie it first
+// makes sure the backend is built and that every kernel the plans launch
+// has its ELF in --kernels (listing the missing ones before anything
+// boots), then boots the device in a worker; kernelELF serves the ELFs to
+// the executor. done closes the device (see backendOptions.open).
+func openRunOpDevice(ctx context.Context, f *factory, opts *runOpOptions, m *abi.Manifest, planned []runOpCase) (
+	dev driver.Device, kernelELF func(string) ([]byte, error), done func(error), err error) {
+	b := opts.Native
+	b.Backend, b.Device, b.Timeout = opts.Backend, opts.Device, opts.Timeout
+	if !b.native() {
+		if dev, err = opts.OpenDevice(opts.Backend, opts.Device, m); err != nil {
+			return nil, nil, nil, err
+		}
+		return dev, nil, func(error) { dev.Close() }, nil
+	}
+	if err := b.available(); err != nil {
+		return nil, nil, nil, err
+	}
+	plans := make([]*plan.Plan, len(planned))
+	for i, rc := range planned {
+		plans[i] = rc.p
+	}
+	elfs, err := loadKernelELFs(f, b.Kernels, planKernels(plans))
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	kernelELF = func(name string) ([]byte, error) {
+		if elf, ok := elfs[name]; ok {
+			return elf, nil
+		}
+		return nil, fmt.Errorf("no ELF loaded for kernel %s", name)
+	}
+	if opts.Profile != "" {
+		f.warnf("--profile on %s: the trace is recorded by et around the runtime calls (host times); the runtime's own profiler is not hooked up on etrt backends yet", b.Backend)
+	}
+	if dev, done, err = b.open(ctx, f, m); err != nil {
+		return nil, nil, nil, err
+	}
+	return dev, kernelELF, done, nil
+}
+
+// runOpFault is a kernel fault that stopped a case: the step and the
+// decoded stream errors (DeviceErrorCode, per-hart contexts).
+type runOpFault struct {
+	Case   string               `json:"case"`
+	Step   string               `json:"step"`
+	Errors []driver.StreamError `json:"errors"`
+}
+
+// maxFaultContexts bounds the hart contexts shown per stream error in
+// tables (a kernel error can carry one per hart, 2080); JSON has all.
+const maxFaultContexts = 8
+
+func runOpFaultTable(faults []runOpFault) table {
+	t := table{Title: "Kernel faults", Headers: append([]string{"case", "step"}, streamErrorHeaders...), Right: []int{3, 4}}
+	for _, fl := range faults {
+		rows, notes := streamErrorRows([]string{fl.Case, fl.Step}, fl.Errors, maxFaultContexts)
+		t.Rows = append(t.Rows, rows...)
+		t.Notes = append(t.Notes, notes...)
+	}
+	t.Notes = append(t.Notes, fmt.Sprintf("%d case(s) stopped by a kernel fault: their outputs were not compared", len(faults)))
+	return t
+}
+
+// devicesBoot opens every usable sysemu and pcie device in devs through
+// the runtime, in a worker (booting the emulator), and replaces its
+// properties with the ones the runtime reports. A device that fails is
+// marked boot-failed; the first failure is returned.
+func devicesBoot(ctx context.Context, opts *devicesOptions, devs []devicesDevice) error {
+	f := opts.f
+	var first error
+	for i := range devs {
+		d := &devs[i]
+		if !d.Usable || d.Index == nil || (d.Kind != string(driver.KindSysemu) && d.Kind != string(driver.KindPCIe)) {
+			continue
+		}
+		b := opts.BootTarget
+		b.Backend, b.Device, b.Prefix = d.Kind, *d.Index, opts.Prefix
+		if b.RunDir != "" && d.Kind == string(driver.KindPCIe) {
+			b.RunDir = filepath.Join(b.RunDir, fmt.Sprintf("pcie%d", *d.Index))
+		}
+		start := f.Now()
+		dev, done, err := b.open(ctx, f, nil)
+		if err != nil {
+			d.Status, d.Usable, d.Detail = "boot-failed", false, "boot failed: "+oneLine(err.Error())
+			if first == nil {
+				first = err
+			}
+			if ctx.Err() != nil {
+				return err
+			}
+			continue
+		}
+		p := dev.Info().Props
+		d.Properties, d.AssumedProperties = &p, nil
+		d.Status, d.Booted, d.BootNS = "ready", true, f.Now().Sub(start).Nanoseconds()
+		d.Detail = "properties reported by the runtime"
+		done(nil)
+	}
+	return first
+}
