@@ -130,6 +130,10 @@ func profileExportRun(ctx context.Context, opts *profileExportOptions) error {
 			return fmt.Errorf("create output: %w", err)
 		}
 		abort = func() { tmp.Close(); os.Remove(tmp.Name()) }
+		if err := tmp.Chmod(0o644); err != nil { // CreateTemp makes it 0600
+			abort()
+			return fmt.Errorf("create output: %w", err)
+		}
 		commit = func() error {
 			if err := tmp.Close(); err != nil {
 				os.Remove(tmp.Name())

@@ -456,7 +456,10 @@ func WriteNpyF32(path string, shape []int64, data []float32) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	tmp := f.Name()
-	err = EncodeNpyF32(f, shape, data)
+	err = f.Chmod(0o644) // CreateTemp makes it 0600
+	if err == nil {
+		err = EncodeNpyF32(f, shape, data)
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
