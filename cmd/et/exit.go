@@ -62,6 +62,13 @@ func negativef(format string, args ...any) error {
 	return &exitError{code: exitNegative, err: fmt.Errorf(format, args...)}
 }
 
+// inputErrorf reports bad input that is not a parse error of an internal
+// package, such as a missing or unreadable input file: exit 2, without the
+// usage hint.
+func inputErrorf(format string, args ...any) error {
+	return &exitError{code: exitUsage, err: fmt.Errorf(format, args...)}
+}
+
 // inputError is implemented by the error types of internal parsers and
 // validators (YAML cases, traces, kernel maps, npy files): malformed input,
 // exit 2. Internal packages implement it by duck typing, without importing

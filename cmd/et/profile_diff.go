@@ -31,9 +31,11 @@ type profileDiffOptions struct {
 	Threshold float64
 	Alpha     float64
 	MinTime   time.Duration
-	FreqMHz   uint32
-	Output    string
-	f         *factory
+	// NoCorrection turns off the Holm-Bonferroni correction across rows.
+	NoCorrection bool
+	FreqMHz      uint32
+	Output       string
+	f            *factory
 }
 
 func newProfileDiffCmd(f *factory, runF func(context.Context, *profileDiffOptions) error) *cobra.Command {
@@ -52,6 +54,9 @@ A kernel is slower (or faster) only when its median changed by more than
 test to reach --alpha, a Mann-Whitney U test (as benchstat uses) finds
 the difference significant, so that noise is not called a regression.
 With fewer launches the threshold alone decides, and a note says so.
+The p-values are corrected for the number of kernels compared
+(Holm-Bonferroni), so a gate over many kernels is not tripped by chance;
+--no-correction turns that off.
 Kernels whose median is below --min-time in both traces are never called
 slower.
 
@@ -98,6 +103,7 @@ et.profile-diff/v1) or -o csv in scripts.`,
 	fl := cmd.Flags()
 	fl.StringVar(&threshold, "threshold", "5%", "smallest change of the median that counts, in `percent`")
 	fl.Float64Var(&opts.Alpha, "alpha", 0.05, "significance level of the Mann-Whitney U test")
+	fl.BoolVar(&opts.NoCorrection, "no-correction", false, "do not correct the rank tests for the number of kernels compared (Holm-Bonferroni)")
 	fl.StringVar(&minTime, "min-time", "0", "never call kernels slower whose median exec is below this `duration` (e.g. 1us)")
 	fl.StringVar(&opts.Base.KernelMap, "base-kernel-map", "", "kernel map `file` of the base trace (default: kernel_id.json beside it)")
 	fl.StringVar(&opts.New.KernelMap, "new-kernel-map", "", "kernel map `file` of the new trace (default: kernel_id.json beside it)")
@@ -194,7 +200,7 @@ func profileDiffRun(ctx context.Context, opts *profileDiffOptions) error {
 		} else {
 			fh, err := os.Open(in.Path)
 			if err != nil {
-				return nil, desc, fmt.Errorf("open trace: %w", err)
+				return nil, desc, inputErrorf("open trace: %w", err)
 			}
 			defer fh.Close()
 			r = fh
@@ -223,6 +229,7 @@ func profileDiffRun(ctx context.Context, opts *profileDiffOptions) error {
 	}
 	res := profile.Diff(base, nw, profile.DiffOptions{
 		Threshold: opts.Threshold, Alpha: opts.Alpha, MinTimeNS: float64(opts.MinTime.Nanoseconds()),
+		NoCorrection: opts.NoCorrection,
 	})
 	for _, w := range warnings {
 		f.warnf("%s", w)

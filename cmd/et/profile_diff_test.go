@@ -129,7 +129,8 @@ func TestProfileDiffRun(t *testing.T) {
 	// the same distribution. Each row can still be a false alarm with a
 	// small probability (p < alpha and a median moved by more than the
 	// threshold, about 1% per row here): seed 2 has one (cont_f32,
-	// +5.3%, p = 0.029), which --alpha 0.01 silences.
+	// +5.3%, p = 0.029), which the Holm correction over the 10 rows (or
+	// --alpha 0.01) silences; --no-correction shows it.
 	noise := genTraceDir(t, root, "noise", profile.GenOptions{Ops: 500, Seed: 3})
 	unlucky := genTraceDir(t, root, "unlucky", profile.GenOptions{Ops: 500, Seed: 2})
 	// Same device cycles at a lower clock: every kernel and copy takes
@@ -149,7 +150,8 @@ func TestProfileDiffRun(t *testing.T) {
 		wantStderr string
 	}{
 		{"noise", []string{base, noise}, 0, "profile_diff_noise", nil, ""},
-		{"unlucky noise", []string{base, unlucky}, 1, "", []string{"1 slower, 9 same"}, ""},
+		{"unlucky noise", []string{base, unlucky}, 0, "", []string{"10 same", "not significant after the Holm-Bonferroni correction"}, ""},
+		{"unlucky noise without correction", []string{base, unlucky, "--no-correction"}, 1, "", []string{"1 slower, 9 same"}, ""},
 		{"unlucky noise at alpha 0.01", []string{base, unlucky, "--alpha", "0.01"}, 0, "", []string{"10 same"}, ""},
 		{"slowdown", []string{"main=" + base, "pr=" + slow}, 1, "profile_diff_slow", nil, ""},
 		{"slowdown under a huge threshold", []string{base, slow, "--threshold", "50%"}, 0, "", []string{"10 same"}, ""},
@@ -157,7 +159,7 @@ func TestProfileDiffRun(t *testing.T) {
 		{"gone kernel", []string{base, fewer, "-o", "csv"}, 0, "", []string{"cpy_f32_f16,", ",gone\n"}, ""},
 		{"new kernel", []string{fewer, base, "-o", "csv"}, 0, "", []string{",new\n"}, ""},
 		{"malformed trace", []string{base, bad}, 2, "", nil, "et: parsing trace: "},
-		{"missing trace", []string{base, filepath.Join(root, "nope.json")}, 1, "", nil, "et: open trace: "},
+		{"missing trace", []string{base, filepath.Join(root, "nope.json")}, 2, "", nil, "et: open trace: "},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

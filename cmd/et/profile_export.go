@@ -262,7 +262,7 @@ func profOpenSeekable(path string, stdin io.Reader) (io.ReadSeeker, func(), erro
 	if path != "-" {
 		fh, err := os.Open(path)
 		if err != nil {
-			return nil, nil, fmt.Errorf("open trace: %w", err)
+			return nil, nil, inputErrorf("open trace: %w", err)
 		}
 		return fh, func() { fh.Close() }, nil
 	}

@@ -276,7 +276,7 @@ func feedTrace(f *factory, agg *profile.Aggregator, path string, ropts profile.R
 			if errors.Is(err, fs.ErrNotExist) {
 				return usageErrorf("trace %s not found", path)
 			}
-			return fmt.Errorf("open trace: %w", err)
+			return inputErrorf("open trace: %w", err)
 		}
 		defer fh.Close()
 		r = fh

@@ -110,3 +110,18 @@ func TestCompletion(t *testing.T) {
 		t.Errorf("completion bash: exit %d, %d bytes", code, len(out))
 	}
 }
+
+func TestMissingInputFilesExit2(t *testing.T) {
+	missing := t.TempDir() + "/nope.json"
+	for _, args := range [][]string{
+		{"profile", "report", missing},
+		{"profile", "export", missing, "--format", "chrome", "-O", t.TempDir() + "/out.json"},
+		{"profile", "diff", missing, missing},
+		{"run-op", "-f", missing},
+	} {
+		code, _, errOut := runCLI(t, nil, args...)
+		if code != exitUsage || !strings.Contains(errOut, "nope.json") {
+			t.Errorf("%v: exit %d, stderr %q; want 2 naming the file", args, code, errOut)
+		}
+	}
+}
