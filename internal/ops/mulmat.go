@@ -19,6 +19,12 @@ import (
 // (with ggml's reference quantizers); quantized dot products are then
 // computed in integers per block, without dequantizing a. The work is
 // spread over Workers() goroutines by tiles of src0 rows.
+//
+// Built with GOEXPERIMENT=simd on amd64 and run on a CPU with AVX2, f32,
+// f16, q8_0 and q4_0 weights use vector kernels (mulmat_simd_amd64.go).
+// Their results are bit-identical to the scalar kernels' except for f32
+// and f16 weights with n ≥ 4 columns, where the scalar kernels sum four
+// columns at a time in a different order and the last bits may differ.
 func MulMat(dst, a, b *Tensor) error {
 	if err := checkMulMat(a, b); err != nil {
 		return err
@@ -29,7 +35,7 @@ func MulMat(dst, a, b *Tensor) error {
 	if want := [MaxDims]int64{a.Ne[1], b.Ne[1], b.Ne[2], b.Ne[3]}; dst.Ne != want {
 		return fmt.Errorf("mul_mat: dst shape %s, want [%d, %d, %d, %d]", dst.ShapeString(), want[0], want[1], want[2], want[3])
 	}
-	mulMat(dst, a, b)
+	mulMat(dst, a, b, vecOK())
 	return nil
 }
 
@@ -61,21 +67,31 @@ func checkMulMat(a, b *Tensor) error {
 // (i11, i12, i13), row r = i11 + ne11*(i12 + ne12*i13).
 type actRows struct {
 	k   int
+	vec bool      // use the vector kernels (mulmat_simd_amd64.go) where there are some
+	q   []int8    // q8_0 path with vec: the plain quants, k per row
 	f32 []float32 // f32/f16 paths: k values per row
 	pk  []uint64  // q8_0/q8_K paths: the quants packed by packAct, k/4 words per row
 	d   []float32 // per-block scale (k/32 or k/256 per row)
 	s   []int32   // q8_0: per-block Σq (k/32 per row); q8_K: per-16 sums (k/16 per row)
 }
 
-func prepareActivations(a, b *Tensor) *actRows {
+// prepareActivations converts b for a's kernels, vector ones if the CPU
+// has them.
+func prepareActivations(a, b *Tensor) *actRows { return prepareActivationsVec(a, b, vecOK()) }
+
+func prepareActivationsVec(a, b *Tensor, vec bool) *actRows {
 	k := int(b.Ne[0])
 	nrows := int(b.Ne[1] * b.Ne[2] * b.Ne[3])
-	act := &actRows{k: k}
+	act := &actRows{k: k, vec: vec}
 	switch a.Type {
 	case F32, F16:
 		act.f32 = make([]float32, nrows*k)
 	case Q8_0, Q4_0:
-		act.pk = make([]uint64, nrows*k/4)
+		if vec {
+			act.q = make([]int8, nrows*k)
+		} else {
+			act.pk = make([]uint64, nrows*k/4)
+		}
 		act.d = make([]float32, nrows*k/QK8_0)
 		act.s = make([]int32, nrows*k/QK8_0)
 	case Q4_K:
@@ -100,8 +116,12 @@ func prepareActivations(a, b *Tensor) *actRows {
 				}
 			case Q8_0, Q4_0:
 				nb := k / QK8_0
-				quantizeRowQ8_0Act(tmp, q, act.d[r*nb:(r+1)*nb], act.s[r*nb:(r+1)*nb])
-				packAct(q, act.pk[r*k/4:(r+1)*k/4])
+				if vec {
+					quantizeRowQ8_0Act(tmp, act.q[r*k:(r+1)*k], act.d[r*nb:(r+1)*nb], act.s[r*nb:(r+1)*nb])
+				} else {
+					quantizeRowQ8_0Act(tmp, q, act.d[r*nb:(r+1)*nb], act.s[r*nb:(r+1)*nb])
+					packAct(q, act.pk[r*k/4:(r+1)*k/4])
+				}
 			case Q4_K:
 				nb := k / QKK
 				quantizeRowQ8_KAct(tmp, q, act.d[r*nb:(r+1)*nb], act.s[r*k/16:(r+1)*k/16])
@@ -203,8 +223,10 @@ func packAct(q []int8, p []uint64) {
 // mulMatRowTile is how many src0 rows one work item covers.
 const mulMatRowTile = 16
 
-func mulMat(dst, a, b *Tensor) {
-	act := prepareActivations(a, b)
+// mulMat is MulMat after its checks; vec selects the vector kernels (only
+// with vecOK()), which tests turn off to compare against the scalar ones.
+func mulMat(dst, a, b *Tensor, vec bool) {
+	act := prepareActivationsVec(a, b, vec)
 	m := int(a.Ne[1])
 	n := int(b.Ne[1])
 	ne12, ne13 := int(b.Ne[2]), int(b.Ne[3])
@@ -220,11 +242,32 @@ func mulMat(dst, a, b *Tensor) {
 			r0 := tile * mulMatRowTile
 			r1 := min(m, r0+mulMatRowTile)
 			base := n * (i12 + ne12*i13) // activation row of column 0
+			put := func(i01, i11 int, v float32) {
+				off := dst.ElemOffset(int64(i01), int64(i11), int64(i12), int64(i13))
+				binary.LittleEndian.PutUint32(dst.Buf[off:], math.Float32bits(v))
+			}
+			rowAt := func(i01 int) []byte { return a.RowBytes(int64(i01), int64(i02), int64(i03))[:rowBytes] }
 			// Columns in groups of four share each decoded weight.
 			for i11 := 0; i11 < n; i11 += 4 {
 				nc := min(4, n-i11)
+				if nc < 4 && act.has4R(a.Type) {
+					// The vector kernels take four rows at a time instead.
+					for c := 0; c < nc; c++ {
+						i01 := r0
+						for ; i01+4 <= r1; i01 += 4 {
+							out := act.dot4R(a.Type, rowAt(i01), rowAt(i01+1), rowAt(i01+2), rowAt(i01+3), base+i11+c)
+							for j, v := range out {
+								put(i01+j, i11+c, v)
+							}
+						}
+						for ; i01 < r1; i01++ {
+							put(i01, i11+c, act.dot1(a.Type, rowAt(i01), base+i11+c))
+						}
+					}
+					continue
+				}
 				for i01 := r0; i01 < r1; i01++ {
-					row := a.RowBytes(int64(i01), int64(i02), int64(i03))[:rowBytes]
+					row := rowAt(i01)
 					var out [4]float32
 					if nc == 4 {
 						out = act.dot4(a.Type, row, base+i11)
@@ -234,8 +277,7 @@ func mulMat(dst, a, b *Tensor) {
 						}
 					}
 					for c := 0; c < nc; c++ {
-						off := dst.ElemOffset(int64(i01), int64(i11+c), int64(i12), int64(i13))
-						binary.LittleEndian.PutUint32(dst.Buf[off:], math.Float32bits(out[c]))
+						put(i01, i11+c, out[c])
 					}
 				}
 			}
@@ -246,6 +288,20 @@ func mulMat(dst, a, b *Tensor) {
 // dot1 is the dot product of a src0 row with activation row r.
 func (act *actRows) dot1(t Type, row []byte, r int) float32 {
 	k := act.k
+	if act.vec {
+		switch t {
+		case F32:
+			return dotF32Vec(row, act.f32[r*k:(r+1)*k])
+		case F16:
+			return dotF16Vec(row, act.f32[r*k:(r+1)*k])
+		case Q8_0:
+			nb := k / QK8_0
+			return dotQ8_0Vec(row, act.q[r*k:(r+1)*k], act.d[r*nb:(r+1)*nb])
+		case Q4_0:
+			nb := k / QK4_0
+			return dotQ4_0Vec(row, act.q[r*k:(r+1)*k], act.d[r*nb:(r+1)*nb], act.s[r*nb:(r+1)*nb])
+		}
+	}
 	switch t {
 	case F32:
 		return dotF32Bytes(row, act.f32[r*k:(r+1)*k])
@@ -268,6 +324,20 @@ func (act *actRows) dot1(t Type, row []byte, r int) float32 {
 // decoding each weight once.
 func (act *actRows) dot4(t Type, row []byte, r int) [4]float32 {
 	k := act.k
+	if act.vec {
+		switch t {
+		case F32:
+			return dotF32Vec4C(row, act.f32[r*k:(r+4)*k])
+		case F16:
+			return dotF16Vec4C(row, act.f32[r*k:(r+4)*k])
+		case Q8_0, Q4_0:
+			var out [4]float32
+			for c := 0; c < 4; c++ {
+				out[c] = act.dot1(t, row, r+c)
+			}
+			return out
+		}
+	}
 	switch t {
 	case F32:
 		return dotF32Bytes4(row, act.f32[r*k:(r+4)*k])
@@ -286,6 +356,30 @@ func (act *actRows) dot4(t Type, row []byte, r int) [4]float32 {
 	panic("unreachable")
 }
 
+// has4R reports whether dot4R has a kernel for t.
+func (act *actRows) has4R(t Type) bool {
+	return act.vec && (t == F32 || t == F16 || t == Q8_0 || t == Q4_0)
+}
+
+// dot4R is dot1 of four src0 rows with activation row r, by the vector
+// kernels (only when has4R).
+func (act *actRows) dot4R(t Type, a0, a1, a2, a3 []byte, r int) [4]float32 {
+	k := act.k
+	switch t {
+	case F32:
+		return dotF32Vec4R(a0, a1, a2, a3, act.f32[r*k:(r+1)*k])
+	case F16:
+		return dotF16Vec4R(a0, a1, a2, a3, act.f32[r*k:(r+1)*k])
+	case Q8_0:
+		nb := k / QK8_0
+		return dotQ8_0Vec4R(a0, a1, a2, a3, act.q[r*k:(r+1)*k], act.d[r*nb:(r+1)*nb])
+	case Q4_0:
+		nb := k / QK4_0
+		return dotQ4_0Vec4R(a0, a1, a2, a3, act.q[r*k:(r+1)*k], act.d[r*nb:(r+1)*nb], act.s[r*nb:(r+1)*nb])
+	}
+	panic("unreachable")
+}
+
 // dotF32Bytes4 is dotF32Bytes against four activation rows stored one
 // after the other in b (len(b) = 4k).
 func dotF32Bytes4(a []byte, b []float32) [4]float32 {
@@ -299,14 +393,14 @@ func dotF32Bytes4(a []byte, b []float32) [4]float32 {
 		for ; i+2 <= n; i += 2 {
 			x := v[i : i+2 : i+2]
 			y0, y1, y2, y3 := b0[i:i+2:i+2], b1[i:i+2:i+2], b2[i:i+2:i+2], b3[i:i+2:i+2]
-			s00 += x[0] * y0[0]
-			s01 += x[1] * y0[1]
-			s10 += x[0] * y1[0]
-			s11 += x[1] * y1[1]
-			s20 += x[0] * y2[0]
-			s21 += x[1] * y2[1]
-			s30 += x[0] * y3[0]
-			s31 += x[1] * y3[1]
+			s00 += float32(x[0] * y0[0])
+			s01 += float32(x[1] * y0[1])
+			s10 += float32(x[0] * y1[0])
+			s11 += float32(x[1] * y1[1])
+			s20 += float32(x[0] * y2[0])
+			s21 += float32(x[1] * y2[1])
+			s30 += float32(x[0] * y3[0])
+			s31 += float32(x[1] * y3[1])
 		}
 	}
 	for ; i+2 <= n; i += 2 {
@@ -314,21 +408,21 @@ func dotF32Bytes4(a []byte, b []float32) [4]float32 {
 		x0 := math.Float32frombits(binary.LittleEndian.Uint32(w[0:]))
 		x1 := math.Float32frombits(binary.LittleEndian.Uint32(w[4:]))
 		y0, y1, y2, y3 := b0[i:i+2:i+2], b1[i:i+2:i+2], b2[i:i+2:i+2], b3[i:i+2:i+2]
-		s00 += x0 * y0[0]
-		s01 += x1 * y0[1]
-		s10 += x0 * y1[0]
-		s11 += x1 * y1[1]
-		s20 += x0 * y2[0]
-		s21 += x1 * y2[1]
-		s30 += x0 * y3[0]
-		s31 += x1 * y3[1]
+		s00 += float32(x0 * y0[0])
+		s01 += float32(x1 * y0[1])
+		s10 += float32(x0 * y1[0])
+		s11 += float32(x1 * y1[1])
+		s20 += float32(x0 * y2[0])
+		s21 += float32(x1 * y2[1])
+		s30 += float32(x0 * y3[0])
+		s31 += float32(x1 * y3[1])
 	}
 	for ; i < n; i++ {
 		x := math.Float32frombits(binary.LittleEndian.Uint32(a[4*i:]))
-		s00 += x * b0[i]
-		s10 += x * b1[i]
-		s20 += x * b2[i]
-		s30 += x * b3[i]
+		s00 += float32(x * b0[i])
+		s10 += float32(x * b1[i])
+		s20 += float32(x * b2[i])
+		s30 += float32(x * b3[i])
 	}
 	return [4]float32{s00 + s01, s10 + s11, s20 + s21, s30 + s31}
 }
@@ -347,21 +441,21 @@ func dotF16Bytes4(a []byte, b []float32) [4]float32 {
 		x0 := tab[binary.LittleEndian.Uint16(w[0:])]
 		x1 := tab[binary.LittleEndian.Uint16(w[2:])]
 		y0, y1, y2, y3 := b0[i:i+2:i+2], b1[i:i+2:i+2], b2[i:i+2:i+2], b3[i:i+2:i+2]
-		s00 += x0 * y0[0]
-		s01 += x1 * y0[1]
-		s10 += x0 * y1[0]
-		s11 += x1 * y1[1]
-		s20 += x0 * y2[0]
-		s21 += x1 * y2[1]
-		s30 += x0 * y3[0]
-		s31 += x1 * y3[1]
+		s00 += float32(x0 * y0[0])
+		s01 += float32(x1 * y0[1])
+		s10 += float32(x0 * y1[0])
+		s11 += float32(x1 * y1[1])
+		s20 += float32(x0 * y2[0])
+		s21 += float32(x1 * y2[1])
+		s30 += float32(x0 * y3[0])
+		s31 += float32(x1 * y3[1])
 	}
 	for ; i < n; i++ {
 		x := tab[binary.LittleEndian.Uint16(a[2*i:])]
-		s00 += x * b0[i]
-		s10 += x * b1[i]
-		s20 += x * b2[i]
-		s30 += x * b3[i]
+		s00 += float32(x * b0[i])
+		s10 += float32(x * b1[i])
+		s20 += float32(x * b2[i])
+		s30 += float32(x * b3[i])
 	}
 	return [4]float32{s00 + s01, s10 + s11, s20 + s21, s30 + s31}
 }
@@ -401,7 +495,7 @@ func dotQ4_0Q8_0x4(t Type, a []byte, p []uint64, d []float32, s []int32) [4]floa
 				lo := w[0]*y[0] + w[1]*y[1] + w[2]*y[2] + w[3]*y[3]
 				hi := w[4]*y[4] + w[5]*y[5] + w[6]*y[6] + w[7]*y[7]
 				isum := swarDot(lo) + swarDot(hi) - 8*sc[c][blk]
-				sum[c] += float32(isum) * float32(da*dc[c][blk])
+				sum[c] += float32(float32(isum) * float32(da*dc[c][blk]))
 			}
 			continue
 		}
@@ -420,7 +514,7 @@ func dotQ4_0Q8_0x4(t Type, a []byte, p []uint64, d []float32, s []int32) [4]floa
 			h1 := w[8]*y[0] + w[9]*y[1] + w[10]*y[2] + w[11]*y[3]
 			h2 := w[12]*y[4] + w[13]*y[5] + w[14]*y[6] + w[15]*y[7]
 			isum := 16*(swarDot(h1)+swarDot(h2)) + swarDot(l1) + swarDot(l2) - 128*sc[c][blk]
-			sum[c] += float32(isum) * float32(da*dc[c][blk])
+			sum[c] += float32(float32(isum) * float32(da*dc[c][blk]))
 		}
 	}
 	return sum
@@ -448,17 +542,17 @@ func dotF32(a, b []float32) float32 {
 	for ; i+8 <= n; i += 8 {
 		x := a[i : i+8 : i+8]
 		y := b[i : i+8 : i+8]
-		s0 += x[0] * y[0]
-		s1 += x[1] * y[1]
-		s2 += x[2] * y[2]
-		s3 += x[3] * y[3]
-		s4 += x[4] * y[4]
-		s5 += x[5] * y[5]
-		s6 += x[6] * y[6]
-		s7 += x[7] * y[7]
+		s0 += float32(x[0] * y[0])
+		s1 += float32(x[1] * y[1])
+		s2 += float32(x[2] * y[2])
+		s3 += float32(x[3] * y[3])
+		s4 += float32(x[4] * y[4])
+		s5 += float32(x[5] * y[5])
+		s6 += float32(x[6] * y[6])
+		s7 += float32(x[7] * y[7])
 	}
 	for ; i < n; i++ {
-		s0 += a[i] * b[i]
+		s0 += float32(a[i] * b[i])
 	}
 	return ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
 }
@@ -475,17 +569,17 @@ func dotF32Bytes(a []byte, b []float32) float32 {
 	for ; i+8 <= n; i += 8 {
 		w := a[4*i : 4*i+32 : 4*i+32]
 		y := b[i : i+8 : i+8]
-		s0 += math.Float32frombits(binary.LittleEndian.Uint32(w[0:])) * y[0]
-		s1 += math.Float32frombits(binary.LittleEndian.Uint32(w[4:])) * y[1]
-		s2 += math.Float32frombits(binary.LittleEndian.Uint32(w[8:])) * y[2]
-		s3 += math.Float32frombits(binary.LittleEndian.Uint32(w[12:])) * y[3]
-		s4 += math.Float32frombits(binary.LittleEndian.Uint32(w[16:])) * y[4]
-		s5 += math.Float32frombits(binary.LittleEndian.Uint32(w[20:])) * y[5]
-		s6 += math.Float32frombits(binary.LittleEndian.Uint32(w[24:])) * y[6]
-		s7 += math.Float32frombits(binary.LittleEndian.Uint32(w[28:])) * y[7]
+		s0 += float32(math.Float32frombits(binary.LittleEndian.Uint32(w[0:])) * y[0])
+		s1 += float32(math.Float32frombits(binary.LittleEndian.Uint32(w[4:])) * y[1])
+		s2 += float32(math.Float32frombits(binary.LittleEndian.Uint32(w[8:])) * y[2])
+		s3 += float32(math.Float32frombits(binary.LittleEndian.Uint32(w[12:])) * y[3])
+		s4 += float32(math.Float32frombits(binary.LittleEndian.Uint32(w[16:])) * y[4])
+		s5 += float32(math.Float32frombits(binary.LittleEndian.Uint32(w[20:])) * y[5])
+		s6 += float32(math.Float32frombits(binary.LittleEndian.Uint32(w[24:])) * y[6])
+		s7 += float32(math.Float32frombits(binary.LittleEndian.Uint32(w[28:])) * y[7])
 	}
 	for ; i < n; i++ {
-		s0 += math.Float32frombits(binary.LittleEndian.Uint32(a[4*i:])) * b[i]
+		s0 += float32(math.Float32frombits(binary.LittleEndian.Uint32(a[4*i:])) * b[i])
 	}
 	return ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
 }
@@ -501,17 +595,17 @@ func dotF16Bytes(a []byte, b []float32) float32 {
 	for ; i+8 <= n; i += 8 {
 		w := a[2*i : 2*i+16 : 2*i+16]
 		y := b[i : i+8 : i+8]
-		s0 += tab[binary.LittleEndian.Uint16(w[0:])] * y[0]
-		s1 += tab[binary.LittleEndian.Uint16(w[2:])] * y[1]
-		s2 += tab[binary.LittleEndian.Uint16(w[4:])] * y[2]
-		s3 += tab[binary.LittleEndian.Uint16(w[6:])] * y[3]
-		s4 += tab[binary.LittleEndian.Uint16(w[8:])] * y[4]
-		s5 += tab[binary.LittleEndian.Uint16(w[10:])] * y[5]
-		s6 += tab[binary.LittleEndian.Uint16(w[12:])] * y[6]
-		s7 += tab[binary.LittleEndian.Uint16(w[14:])] * y[7]
+		s0 += float32(tab[binary.LittleEndian.Uint16(w[0:])] * y[0])
+		s1 += float32(tab[binary.LittleEndian.Uint16(w[2:])] * y[1])
+		s2 += float32(tab[binary.LittleEndian.Uint16(w[4:])] * y[2])
+		s3 += float32(tab[binary.LittleEndian.Uint16(w[6:])] * y[3])
+		s4 += float32(tab[binary.LittleEndian.Uint16(w[8:])] * y[4])
+		s5 += float32(tab[binary.LittleEndian.Uint16(w[10:])] * y[5])
+		s6 += float32(tab[binary.LittleEndian.Uint16(w[12:])] * y[6])
+		s7 += float32(tab[binary.LittleEndian.Uint16(w[14:])] * y[7])
 	}
 	for ; i < n; i++ {
-		s0 += tab[binary.LittleEndian.Uint16(a[2*i:])] * b[i]
+		s0 += float32(tab[binary.LittleEndian.Uint16(a[2*i:])] * b[i])
 	}
 	return ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
 }
@@ -538,7 +632,7 @@ func dotQ8_0(a []byte, p []uint64, d []float32, s []int32) float32 {
 		h1 := (u0>>4&swarNibbles)*y[0] + (u0>>12&swarNibbles)*y[1] + (u1>>4&swarNibbles)*y[2] + (u1>>12&swarNibbles)*y[3]
 		h2 := (u2>>4&swarNibbles)*y[4] + (u2>>12&swarNibbles)*y[5] + (u3>>4&swarNibbles)*y[6] + (u3>>12&swarNibbles)*y[7]
 		isum := 16*(swarDot(h1)+swarDot(h2)) + swarDot(l1) + swarDot(l2) - 128*s[blk]
-		sum += float32(isum) * float32(tab[binary.LittleEndian.Uint16(x)]*d[blk])
+		sum += float32(float32(isum) * float32(tab[binary.LittleEndian.Uint16(x)]*d[blk]))
 	}
 	return sum
 }
@@ -561,7 +655,7 @@ func dotQ4_0(a []byte, p []uint64, d []float32, s []int32) float32 {
 		lo := (w0&swarNibbles)*y[0] + (w0>>8&swarNibbles)*y[1] + (w1&swarNibbles)*y[2] + (w1>>8&swarNibbles)*y[3]
 		hi := (w0>>4&swarNibbles)*y[4] + (w0>>12&swarNibbles)*y[5] + (w1>>4&swarNibbles)*y[6] + (w1>>12&swarNibbles)*y[7]
 		isum := swarDot(lo) + swarDot(hi) - 8*s[blk]
-		sum += float32(isum) * float32(tab[binary.LittleEndian.Uint16(x)]*d[blk])
+		sum += float32(float32(isum) * float32(tab[binary.LittleEndian.Uint16(x)]*d[blk]))
 	}
 	return sum
 }
@@ -600,7 +694,7 @@ func dotQ4_K(a []byte, p []uint64, d []float32, bsums []int32) float32 {
 			isum += int32(sc1)*(swarDot(lo1)+swarDot(lo2)) + int32(sc2)*(swarDot(hi1)+swarDot(hi2))
 			msum += int32(m1)*(bs[4*c]+bs[4*c+1]) + int32(m2)*(bs[4*c+2]+bs[4*c+3])
 		}
-		sum += dd*float32(isum) - dm*float32(msum)
+		sum += float32(float32(dd*float32(isum)) - float32(dm*float32(msum)))
 	}
 	return sum
 }

@@ -44,6 +44,7 @@ func benchWeights(t Type, k, m int64) *Tensor {
 //
 //	go test -run '^$' -bench BenchmarkMulMat -benchtime 20x ./internal/ops
 //
+// and with GOEXPERIMENT=simd in front for the vector kernels.
 // Besides ns/op (wall clock) it reports cpu-ms/op, the process CPU time
 // per op, which stays meaningful when other work shares the machine.
 func BenchmarkMulMat(b *testing.B) {
@@ -86,5 +87,30 @@ func BenchmarkQuantizeRow(b *testing.B) {
 				QuantizeRow(typ, x, dst)
 			}
 		})
+	}
+}
+
+// BenchmarkMulMatInCache runs MulMat on weights small enough to stay in
+// the L2 cache (256 rows of 1024), so it measures the row kernels rather
+// than memory bandwidth. Run it with -cpu 1:
+//
+//	go test -run '^$' -bench BenchmarkMulMatInCache -cpu 1 ./internal/ops
+func BenchmarkMulMatInCache(b *testing.B) {
+	const m, k = 256, 1024
+	for _, typ := range []Type{F32, F16, Q8_0, Q4_0, Q4_K} {
+		for _, n := range []int64{1, 4} {
+			b.Run(fmt.Sprintf("%s/n=%d", typ, n), func(b *testing.B) {
+				a := benchWeights(typ, k, m)
+				r := rand.New(rand.NewPCG(7, 8))
+				x := FromF32(F32, []int64{k, n}, randF32(r, int(k*n)))
+				dst := New(F32, m, n)
+				for b.Loop() {
+					if err := MulMat(dst, a, x); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(m*n), "ns/row")
+			})
+		}
 	}
 }

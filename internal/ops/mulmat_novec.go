@@ -1,0 +1,21 @@
+//go:build !(goexperiment.simd && amd64)
+
+package ops
+
+// Without GOEXPERIMENT=simd on amd64 there are no vector kernels: MulMat
+// always uses the scalar ones in mulmat.go, and these are never called.
+
+func vecOK() bool { return false }
+
+func dotQ8_0Vec([]byte, []int8, []float32) float32                     { panic("unreachable") }
+func dotQ4_0Vec([]byte, []int8, []float32, []int32) float32            { panic("unreachable") }
+func dotF32Vec([]byte, []float32) float32                              { panic("unreachable") }
+func dotF16Vec([]byte, []float32) float32                              { panic("unreachable") }
+func dotF32Vec4C([]byte, []float32) [4]float32                         { panic("unreachable") }
+func dotF16Vec4C([]byte, []float32) [4]float32                         { panic("unreachable") }
+func dotF32Vec4R(_, _, _, _ []byte, _ []float32) [4]float32            { panic("unreachable") }
+func dotF16Vec4R(_, _, _, _ []byte, _ []float32) [4]float32            { panic("unreachable") }
+func dotQ8_0Vec4R(_, _, _, _ []byte, _ []int8, _ []float32) [4]float32 { panic("unreachable") }
+func dotQ4_0Vec4R(_, _, _, _ []byte, _ []int8, _ []float32, _ []int32) [4]float32 {
+	panic("unreachable")
+}
