@@ -448,7 +448,7 @@ func (p *parser) kernels(m *Manifest, sec entry) error {
 		}
 		m.kernels[e.key] = name
 	}
-	for k := range m.uberID {
+	for _, k := range keysOf(m.uberID) {
 		if _, ok := m.kernels[k]; !ok {
 			return p.errf(sec.kn, "kernels: uberkernel kernel %s has no entry", k)
 		}

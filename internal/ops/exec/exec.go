@@ -63,6 +63,9 @@ type OutputResult struct {
 	TimeNS int64
 	// Reasons are the unsupported conditions of a fallback.
 	Reasons []string
+	// Got is the output as the device produced it (the graph's own
+	// tensor holds the reference math after the run).
+	Got *ops.Tensor
 }
 
 // PerfResult is the timing of one launch segment.
@@ -603,7 +606,7 @@ func (r *runner) compare() error {
 		if err != nil {
 			return err
 		}
-		res := OutputResult{Output: val.Name, Node: val.Name, Status: StatusPass}
+		res := OutputResult{Output: val.Name, Node: val.Name, Status: StatusPass, Got: got}
 		op := ops.Op("")
 		if val.Node >= 0 {
 			op = g.Nodes[val.Node].Op

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"sort"
 
 	"github.com/ainekko/et/internal/ops/abi"
 )
@@ -45,7 +46,7 @@ func Build(g *Graph, m *abi.Manifest, opts Options) (*Plan, error) {
 				s := Step{Nodes: []int{i, i + 1}, Kind: StepLaunch, Verdict: v, Fusion: fu.name, DstField: "dst", FusionMissed: missed}
 				fu.build(fc, &s)
 				if err := p.finishLaunch(&s); err != nil {
-					return nil, fmt.Errorf("node %s: %w", n.Name, err)
+					return nil, &BuildError{Node: n.Name, Err: err}
 				}
 				p.Steps = append(p.Steps, s)
 				i++
@@ -54,7 +55,7 @@ func Build(g *Graph, m *abi.Manifest, opts Options) (*Plan, error) {
 		}
 		s, err := p.nodeStep(i, v)
 		if err != nil {
-			return nil, fmt.Errorf("node %s: %w", n.Name, err)
+			return nil, &BuildError{Node: n.Name, Err: err}
 		}
 		s.FusionMissed = missed
 		p.Steps = append(p.Steps, s)
@@ -116,18 +117,18 @@ func (p *Plan) finishLaunch(s *Step) error {
 		return fmt.Errorf("kernel %s has no params layout in the ABI manifest %s", s.Kernel, p.Manifest.Source())
 	}
 	s.Layout = l
-	for f := range s.Tensors {
+	for _, f := range sortedKeys(s.Tensors) {
 		if fd, ok := l.Field(f); !ok || fd.Kind != abi.KindTensor {
 			return fmt.Errorf("kernel %s: params layout %s has no tensor field %q", s.Kernel, l.Name, f)
 		}
 	}
-	for f := range s.Pointers {
+	for _, f := range sortedKeys(s.Pointers) {
 		if fd, ok := l.Field(f); !ok || fd.Kind != abi.KindPtr {
 			return fmt.Errorf("kernel %s: params layout %s has no pointer field %q", s.Kernel, l.Name, f)
 		}
 	}
 	for _, set := range []map[string]bool{keys(s.Scalars.Ints), keys(s.Scalars.Uints), keys(s.Scalars.Floats)} {
-		for f := range set {
+		for _, f := range sortedKeys(set) {
 			if _, ok := l.Field(f); !ok {
 				return fmt.Errorf("kernel %s: params layout %s has no field %q", s.Kernel, l.Name, f)
 			}
@@ -144,3 +145,27 @@ func keys[V any](m map[string]V) map[string]bool {
 	}
 	return out
 }
+
+// sortedKeys returns a map's keys in order, so errors name the same field
+// every run.
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// BuildError is a node the ABI manifest cannot express (a kernel without a
+// params layout, an enum value it lacks): the manifest is bad input.
+type BuildError struct {
+	Node string
+	Err  error
+}
+
+func (e *BuildError) Error() string { return fmt.Sprintf("node %s: %v", e.Node, e.Err) }
+func (e *BuildError) Unwrap() error { return e.Err }
+
+// InputError marks BuildError as bad input (exit 2).
+func (e *BuildError) InputError() {}
