@@ -326,6 +326,7 @@ func keysOf[V any](m map[string]V) []string {
 	for k := range m {
 		keys = append(keys, k)
 	}
+	sort.Strings(keys)
 	return keys
 }
 
