@@ -170,7 +170,7 @@ func (b *backendOptions) open(ctx context.Context, f *factory, m *abi.Manifest) 
 		} else {
 			printWorkerLogs(f, err)
 		}
-		return nil, nil, explainWorker(err)
+		return nil, nil, err
 	}
 	f.logf("%s device ready in %s", b.Backend, f.Now().Sub(start).Round(time.Millisecond))
 	done := func(runErr error) {
@@ -199,8 +199,8 @@ func printWorkerLogs(f *factory, err error) {
 		tails = te.Tails
 	case errors.As(err, &we):
 		tails = we.Tails
-		if out, _ := splitCrashDump(we.Stderr); out != "" {
-			tails = append([]etrt.LogTail{{Name: "worker output", Lines: lastLines(out, etrt.TailLines)}}, tails...)
+		if we.Output != "" {
+			tails = append([]etrt.LogTail{{Name: "worker output", Lines: lastLines(we.Output, etrt.TailLines)}}, tails...)
 		}
 	}
 	for _, t := range tails {
@@ -209,62 +209,6 @@ func printWorkerLogs(f *factory, err error) {
 			fmt.Fprintf(f.IO.ErrOut, "    %s\n", l)
 		}
 	}
-}
-
-// splitCrashDump separates a worker's own output from the Go runtime's
-// crash dump that follows a fatal signal in native code (a runtime
-// abort()): out is what came before, sig the signal line ("SIGABRT:
-// abort"), or "" when there is no dump.
-func splitCrashDump(s string) (out, sig string) {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	for i, l := range lines {
-		if strings.HasPrefix(l, "SIG") && strings.Contains(l, ": ") || strings.HasPrefix(l, "fatal error: ") {
-			return strings.TrimSpace(strings.Join(lines[:i], "\n")), l
-		}
-	}
-	return strings.TrimSpace(s), ""
-}
-
-// workerDied restates an etrt.WorkerError without the Go crash dump (a
-// runtime abort() in the worker ends in one, whose last line says nothing).
-func workerDied(we *etrt.WorkerError) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "etrt worker died during %s (%s)", we.Op, we.Status)
-	out, sig := splitCrashDump(we.Stderr)
-	var what []string
-	if out != "" {
-		what = append(what, strings.TrimSpace(lastLines(out, 1)[0]))
-	}
-	if sig != "" {
-		what = append(what, sig)
-	}
-	if len(what) > 0 {
-		b.WriteString(": " + strings.Join(what, "; "))
-	}
-	if we.RunDir != "" {
-		fmt.Fprintf(&b, "; logs in %s", we.RunDir)
-	}
-	return b.String()
-}
-
-// explainedError is an error with a clearer message; it unwraps to the
-// original (exit codes, log tails).
-type explainedError struct {
-	msg string
-	err error
-}
-
-func (e *explainedError) Error() string { return e.msg }
-func (e *explainedError) Unwrap() error { return e.err }
-
-// explainWorker restates a worker's death (workerDied), keeping the
-// context around it; other errors are returned as they are.
-func explainWorker(err error) error {
-	var we *etrt.WorkerError
-	if errors.As(err, &we) {
-		return &explainedError{msg: strings.Replace(err.Error(), we.Error(), workerDied(we), 1), err: err}
-	}
-	return err
 }
 
 func lastLines(s string, n int) []string {
@@ -494,9 +438,6 @@ func openRunOpDevice(ctx context.Context, f *factory, opts *runOpOptions, m *abi
 			return elf, nil
 		}
 		return nil, fmt.Errorf("no ELF loaded for kernel %s", name)
-	}
-	if opts.Profile != "" {
-		f.warnf("--profile on %s: the trace is recorded by et around the runtime calls (host times); the runtime's own profiler is not hooked up on etrt backends yet", b.Backend)
 	}
 	if dev, done, err = b.open(ctx, f, m); err != nil {
 		return nil, nil, nil, err

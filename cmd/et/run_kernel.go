@@ -423,7 +423,7 @@ func runKernelRun(ctx context.Context, f *factory, opts *runKernelOptions) (runE
 	doc.Device = dev.Info().Name
 	fail := func(err error) error {
 		if isWorkerFailure(err) {
-			return explainWorker(err)
+			return err
 		}
 		if ctx.Err() != nil {
 			if cause := context.Cause(ctx); errors.Is(cause, driver.ErrTimeout) {

@@ -5,6 +5,7 @@ import (
 	"encoding/xml"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -181,20 +182,24 @@ func runOpRun(ctx context.Context, f *factory, opts *runOpOptions) (runErr error
 	if opts.Explain {
 		return f.render(explainDocument(planned))
 	}
+	prof, err := newRunOpProfile(opts.Profile)
+	if err != nil {
+		return err
+	}
 	dev, kernelELF, done, err := openRunOpDevice(ctx, f, opts, m, planned)
 	if err != nil {
 		return err
 	}
 	defer func() { done(runErr) }()
-	rec, err := newRunOpProfile(opts.Profile)
-	if err != nil {
+	if dev, err = prof.start(ctx, f, dev); err != nil {
 		return err
 	}
+	defer prof.abort(ctx, f)
 	doc := runOpDoc{Schema: "et.run-op/v1", Backend: opts.Backend, Device: dev.Info().Name, Results: []runOpResult{}}
 	failed := false
 	for _, rc := range planned {
 		f.logf("running %s (%d nodes, %d steps)", rc.c.Name, len(rc.g.Nodes), len(rc.p.Steps))
-		eo := exec.Options{Trace: rec, KernelELF: kernelELF}
+		eo := exec.Options{Trace: prof.recorder(), KernelELF: kernelELF}
 		if rc.c.Tolerance.NMSE != nil {
 			eo.MaxNMSE = *rc.c.Tolerance.NMSE
 		}
@@ -207,7 +212,7 @@ func runOpRun(ctx context.Context, f *factory, opts *runOpOptions) (runErr error
 		res, err := exec.Run(ctx, dev, rc.p, eo)
 		if err != nil {
 			if isWorkerFailure(err) {
-				return explainWorker(fmt.Errorf("%s: %w", rc.c.Name, err))
+				return fmt.Errorf("%s: %w", rc.c.Name, err)
 			}
 			if ctx.Err() != nil {
 				if cause := context.Cause(ctx); cause != nil && errors.Is(cause, driver.ErrTimeout) {
@@ -243,7 +248,7 @@ func runOpRun(ctx context.Context, f *factory, opts *runOpOptions) (runErr error
 			}
 		}
 	}
-	if err := writeRunOpProfile(f, opts.Profile, rec); err != nil {
+	if err := prof.write(ctx, f); err != nil {
 		return err
 	}
 	if opts.JUnit != "" {
@@ -397,7 +402,7 @@ type runOpPerf struct {
 
 func newRunOpResult(c *graph.Case, o exec.OutputResult) runOpResult {
 	r := runOpResult{Case: c.Name, Output: o.Output, Node: o.Node, Op: string(o.Op), Kernel: o.Kernel, Fusion: o.Fusion,
-		Status: o.Status, NMSE: finite(o.Compare.NMSE), MaxNMSE: o.Compare.MaxNMSE, MaxAbsErr: o.Compare.MaxAbsErr,
+		Status: o.Status, NMSE: finite(o.Compare.NMSE), MaxNMSE: o.Compare.MaxNMSE, MaxAbsErr: finite(o.Compare.MaxAbsErr),
 		TimeNS: o.TimeNS, Reasons: o.Reasons}
 	if !o.Compare.OK() {
 		r.Detail = o.Compare.String()
@@ -405,11 +410,17 @@ func newRunOpResult(c *graph.Case, o exec.OutputResult) runOpResult {
 	return r
 }
 
-// finite keeps NaN (0/0 of an all-zero output) out of JSON, which cannot
-// carry it.
+// finite keeps NaN (0/0 of an all-zero output) and ±Inf (an output a
+// kernel never wrote, all zeros) out of JSON, which cannot carry them:
+// NaN becomes 0 and ±Inf the largest float of its sign.
 func finite(x float64) float64 {
-	if x != x {
+	switch {
+	case x != x:
 		return 0
+	case math.IsInf(x, 1):
+		return math.MaxFloat64
+	case math.IsInf(x, -1):
+		return -math.MaxFloat64
 	}
 	return x
 }

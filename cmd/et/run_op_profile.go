@@ -2,39 +2,160 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
+	"github.com/ainekko/et/internal/driver"
+	"github.com/ainekko/et/internal/driver/etrt"
+	"github.com/ainekko/et/internal/kernelmap"
 	"github.com/ainekko/et/internal/ops/exec"
 )
 
 // Files written by et run-op --profile DIR, named as ggml-et names them
 // with GGML_ET_PROFILE=DIR.
 const (
-	profileTraceFile     = "et_runtime_trace.json"
+	profileTraceFile     = driver.ProfileTraceFile
 	profileKernelMapFile = "kernel_id.json"
 )
 
-// newRunOpProfile creates DIR and returns the recorder of the run, or nil
-// without --profile.
-func newRunOpProfile(dir string) (*exec.TraceRecorder, error) {
+// profileStopTimeout bounds stopping a runtime profiler an early return
+// left running.
+const profileStopTimeout = 30 * time.Second
+
+// runOpProfile is run-op's --profile DIR.
+//
+// On a device whose runtime has its own profiler (driver.Profiler: sysemu
+// and pcie through the ET runtime) the runtime writes
+// DIR/et_runtime_trace.json, as ggml-et's GGML_ET_PROFILE does, and et
+// writes DIR/kernel_id.json from the KernelIds the runtime's loads
+// returned. On other devices (the reference device) et records the run
+// itself (exec.TraceRecorder) and writes both files.
+type runOpProfile struct {
+	dir string
+	// rec is et's recorder; nil with a runtime profiler.
+	rec *exec.TraceRecorder
+	// prof is the runtime profiler while it runs, loads the kernels
+	// loaded meanwhile.
+	prof  driver.Profiler
+	loads *kernelLoads
+}
+
+// newRunOpProfile creates DIR, or returns nil without --profile. It runs
+// before the device opens, so a bad DIR boots nothing.
+func newRunOpProfile(dir string) (*runOpProfile, error) {
 	if dir == "" {
 		return nil, nil
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, usageErrorf("--profile: %v", err)
 	}
-	return exec.NewTraceRecorder(nil), nil
+	return &runOpProfile{dir: dir}, nil
 }
 
-// writeRunOpProfile writes DIR/et_runtime_trace.json and DIR/kernel_id.json,
-// each through a temporary file renamed when complete. Nothing is written
-// without --profile (rec nil).
-func writeRunOpProfile(f *factory, dir string, rec *exec.TraceRecorder) error {
-	if rec == nil {
+// start begins profiling dev, before anything runs on it, and returns the
+// device the run must use: dev, or dev logging its kernel loads.
+func (p *runOpProfile) start(ctx context.Context, f *factory, dev driver.Device) (driver.Device, error) {
+	if p == nil {
+		return dev, nil
+	}
+	pr, ok := dev.(driver.Profiler)
+	if !ok {
+		p.rec = exec.NewTraceRecorder(nil)
+		return dev, nil
+	}
+	if err := pr.StartProfile(ctx, p.dir); err != nil {
+		return nil, fmt.Errorf("--profile: start the runtime profiler: %w", err)
+	}
+	p.prof, p.loads = pr, &kernelLoads{Device: dev}
+	f.logf("runtime profiler writing %s", filepath.Join(p.dir, profileTraceFile))
+	return p.loads, nil
+}
+
+// recorder is the run's exec.Options.Trace: et's recorder, or nil.
+func (p *runOpProfile) recorder() *exec.TraceRecorder {
+	if p == nil {
 		return nil
 	}
+	return p.rec
+}
+
+// write completes DIR/et_runtime_trace.json and DIR/kernel_id.json after
+// the run: it stops the runtime profiler (which waits for the device's
+// work) or writes et's recording. Every file is complete before it takes
+// its name (a temporary file renamed, or the runtime's partial trace
+// renamed by StopProfile).
+func (p *runOpProfile) write(ctx context.Context, f *factory) error {
+	if p == nil {
+		return nil
+	}
+	if p.rec != nil {
+		return writeRecordedProfile(f, p.dir, p.rec)
+	}
+	if p.prof == nil {
+		return nil
+	}
+	pr := p.prof
+	p.prof = nil
+	if err := pr.StopProfile(ctx); err != nil {
+		return fmt.Errorf("--profile: stop the runtime profiler: %w", err)
+	}
+	var km bytes.Buffer
+	if err := kernelmap.Write(&km, p.loads.entries); err != nil {
+		return fmt.Errorf("--profile: %w", err)
+	}
+	if err := writeFileAtomic(filepath.Join(p.dir, profileKernelMapFile), km.Bytes()); err != nil {
+		return fmt.Errorf("--profile: %w", err)
+	}
+	f.logf("the runtime wrote %s; wrote %s (%d kernels)", filepath.Join(p.dir, profileTraceFile), profileKernelMapFile, len(p.loads.entries))
+	return nil
+}
+
+// abort runs when run-op returns early: a runtime profiler still running
+// is stopped, so that its trace of the part that ran is complete, with its
+// kernel map. When that fails (the worker died or hung), the partial trace
+// is named in a warning.
+func (p *runOpProfile) abort(ctx context.Context, f *factory) {
+	if p == nil || p.prof == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), profileStopTimeout)
+	defer cancel()
+	if err := p.write(ctx, f); err != nil {
+		if partial := filepath.Join(p.dir, profileTraceFile+etrt.PartialTraceSuffix); fileExists(partial) {
+			f.warnf("--profile: the runtime's trace is incomplete (truncated): %s", partial)
+		}
+	}
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// kernelLoads is a device that logs the kernels loaded on it with the
+// KernelId the runtime gave each: the kernel_id.json of a runtime trace.
+// Each load is an entry (a kernel loaded again, by a later case, gets a new
+// id, as in the trace's LoadCode events).
+type kernelLoads struct {
+	driver.Device
+	entries []kernelmap.Entry
+}
+
+func (k *kernelLoads) LoadKernel(ctx context.Context, name string, elf []byte) (driver.KernelID, error) {
+	id, err := k.Device.LoadKernel(ctx, name, elf)
+	if err == nil {
+		k.entries = append(k.entries, kernelmap.Entry{Name: name, ID: int(id)})
+	}
+	return id, err
+}
+
+// writeRecordedProfile writes DIR/et_runtime_trace.json and
+// DIR/kernel_id.json from et's recording, each through a temporary file
+// renamed when complete.
+func writeRecordedProfile(f *factory, dir string, rec *exec.TraceRecorder) error {
 	var trace, km bytes.Buffer
 	if err := rec.WriteTrace(&trace); err != nil {
 		return fmt.Errorf("--profile: %w", err)

@@ -307,6 +307,7 @@ func (p *Proxy) lost(op string, cause error) error {
 	}
 	e.Status = p.proc.status()
 	e.Stderr = p.proc.out.String()
+	e.Output, e.Reason, e.Signal = crashReason(e.Stderr)
 	e.Tails = Tails(p.runDir)
 	return e
 }
@@ -339,11 +340,27 @@ func (e *TimeoutError) Unwrap() error { return driver.ErrTimeout }
 
 // WorkerError is the worker's unexpected death (a crash in the runtime, an
 // emulator abort): the call's result is unknown.
+//
+// A fatal signal in native code (the runtime's or the emulator's abort())
+// makes the Go runtime print a crash dump after whatever the worker
+// printed; its last line is a register, so the error names instead the
+// worker's own last message (Reason) and the dump's first line (Signal).
 type WorkerError struct {
 	Op string
 	// Status is how the worker ended ("signal: aborted", "exit status 2").
 	Status string
-	// Stderr is the tail of the worker's output.
+	// Reason is the last message the worker printed before it died: the
+	// shim's, the runtime's or the emulator's ("fake shim: scripted crash
+	// in kernelLaunch", a C++ exception's what(), a FATAL or failed check
+	// line), or "".
+	Reason string
+	// Signal is the first line of the Go runtime's crash dump ("SIGABRT:
+	// abort", "fatal error: ...", "panic: ..."), or "" without one.
+	Signal string
+	// Output is the tail of the worker's output before the crash dump.
+	Output string
+	// Stderr is the tail of the worker's whole output, crash dump
+	// included (worker.log in the run directory has all of it).
 	Stderr string
 	RunDir string
 	Tails  []LogTail
@@ -352,8 +369,14 @@ type WorkerError struct {
 func (e *WorkerError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "etrt worker died during %s (%s)", e.Op, e.Status)
-	if last := lastLine(e.Stderr); last != "" {
-		fmt.Fprintf(&b, ": %s", last)
+	var what []string
+	for _, s := range []string{e.Reason, e.Signal} {
+		if s != "" {
+			what = append(what, s)
+		}
+	}
+	if len(what) > 0 {
+		fmt.Fprintf(&b, ": %s", strings.Join(what, "; "))
 	}
 	writeLogs(&b, e.RunDir, e.Tails)
 	return b.String()
@@ -368,9 +391,4 @@ func writeLogs(b *strings.Builder, runDir string, tails []LogTail) {
 			fmt.Fprintf(b, "; %s: %s", t.Name, t.Lines[len(t.Lines)-1])
 		}
 	}
-}
-
-func lastLine(s string) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	return strings.TrimSpace(lines[len(lines)-1])
 }

@@ -10,6 +10,9 @@
 //     either tag, or without cgo, opening it returns driver.ErrNotBuilt;
 //   - decoding of stream errors: DeviceErrorCode names and per-hart error
 //     contexts (errors.go);
+//   - the runtime's own profiler as a driver.Profiler (profile.go and the
+//     shim's et_profiler_start/stop): the trace the runtime writes, as
+//     ggml-et's GGML_ET_PROFILE starts it;
 //   - the worker: because a native call can block forever (sys_emu waits
 //     for its firmware with no timeout), the runtime lives in a child
 //     process (et re-executing itself as "et __worker"). Serve runs in the
@@ -17,8 +20,9 @@
 //     OpenWorker, in the parent, starts the child and returns a proxy
 //     driver.Device that enforces deadlines (killing the child's process
 //     group and returning driver.ErrTimeout with the tails of sysemu.log
-//     and the UART logs), forwards interrupts, reports the child's death,
-//     and never leaves it behind.
+//     and the UART logs), forwards interrupts, reports the child's death
+//     (naming the native abort's own message, not the Go crash dump that
+//     follows it: crash.go), and never leaves it behind.
 //
 // etrt imports only internal/driver, internal/sysemu and the standard
 // library. It never prints and never exits.

@@ -13,8 +13,11 @@ import "C"
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"sync"
 	"time"
 	"unsafe"
@@ -51,9 +54,15 @@ type shimDevice struct {
 	info         driver.Info
 	pending      []unsafe.Pointer // C buffers the queued work still reads or writes
 	pendingBytes uint64
+	// profPath is the trace a running profiler completes at StopProfile,
+	// or "".
+	profPath string
 }
 
-var _ driver.Device = (*shimDevice)(nil)
+var (
+	_ driver.Device   = (*shimDevice)(nil)
+	_ driver.Profiler = (*shimDevice)(nil)
+)
 
 // Open opens a sysemu or PCIe device in this process, through the shim.
 // On sysemu it can block forever (reference et-driver-and-sysemu.md §3.8):
@@ -395,6 +404,62 @@ func (d *shimDevice) Close() error {
 	C.et_close(d.c) // frees the device memory and the runtime
 	d.c = nil
 	d.release()
+	return nil
+}
+
+// StartProfile implements driver.Profiler: the runtime's profiler writes
+// dir/et_runtime_trace.json as it runs, under the name PartialTraceSuffix
+// gives it until StopProfile completes it, so a run that dies leaves no
+// file that looks complete (its partial trace is truncated, as a crashed
+// ggml run's is).
+func (d *shimDevice) StartProfile(ctx context.Context, dir string) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.c == nil {
+		return errClosed
+	}
+	if d.profPath != "" {
+		return errors.New("etrt: start the profiler: it is already running")
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	path := filepath.Join(dir, driver.ProfileTraceFile)
+	cpath := C.CString(path + PartialTraceSuffix)
+	defer C.free(unsafe.Pointer(cpath))
+	var eb errBuf
+	if rc := C.et_profiler_start(d.c, cpath, eb.ptr(), eb.len()); rc != C.ET_OK {
+		return eb.err("start the profiler", rc)
+	}
+	d.profPath = path
+	return nil
+}
+
+// StopProfile implements driver.Profiler: it waits for the stream (so the
+// responses and their device cycles are in the trace), stops the profiler
+// and renames the trace to its final name.
+func (d *shimDevice) StopProfile(ctx context.Context) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.c == nil {
+		return errClosed
+	}
+	if d.profPath == "" {
+		return nil
+	}
+	if err := d.wait(ctx); err != nil {
+		return err
+	}
+	d.release()
+	path := d.profPath
+	d.profPath = ""
+	var eb errBuf
+	if rc := C.et_profiler_stop(d.c, eb.ptr(), eb.len()); rc != C.ET_OK {
+		return eb.err("stop the profiler", rc)
+	}
+	if err := os.Rename(path+PartialTraceSuffix, path); err != nil {
+		return fmt.Errorf("etrt: stop the profiler: %w", err)
+	}
 	return nil
 }
 

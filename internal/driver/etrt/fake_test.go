@@ -2,8 +2,10 @@ package etrt
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -33,9 +35,14 @@ type fakeDevice struct {
 	launches int
 	pending  int
 	closed   bool
+	// profDir is the directory of the running profiler, or "".
+	profDir string
 }
 
-var _ driver.Device = (*fakeDevice)(nil)
+var (
+	_ driver.Device   = (*fakeDevice)(nil)
+	_ driver.Profiler = (*fakeDevice)(nil)
+)
 
 const fakeBase = 0x8000
 
@@ -179,6 +186,34 @@ func (d *fakeDevice) Sync(ctx context.Context) ([]driver.StreamError, error) {
 	}
 	d.pending = 0
 	return out, nil
+}
+
+// StartProfile implements driver.Profiler; the fake's "trace" is one
+// line saying how many kernels were launched while it ran. A relative dir
+// is refused: the worker runs in its run directory, not the caller's.
+func (d *fakeDevice) StartProfile(ctx context.Context, dir string) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if !filepath.IsAbs(dir) {
+		return fmt.Errorf("profile: relative directory %q", dir)
+	}
+	if d.profDir != "" {
+		return errors.New("profile: already running")
+	}
+	d.profDir, d.launches = dir, 0
+	return nil
+}
+
+// StopProfile implements driver.Profiler.
+func (d *fakeDevice) StopProfile(ctx context.Context) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.profDir == "" {
+		return nil
+	}
+	dir := d.profDir
+	d.profDir = ""
+	return os.WriteFile(filepath.Join(dir, driver.ProfileTraceFile), []byte(fmt.Sprintf("launches %d\n", d.launches)), 0o644)
 }
 
 func (d *fakeDevice) Close() error {

@@ -59,6 +59,9 @@ const (
 	opLaunch = "launch"
 	opSync   = "sync"
 	opClose  = "close"
+	// The runtime profiler (driver.Profiler).
+	opProfileStart = "profile_start"
+	opProfileStop  = "profile_stop"
 )
 
 // request is one call from the parent. Each is answered by one response,
@@ -73,6 +76,7 @@ type request struct {
 	Name   string // kernel name
 	Kernel uint32
 	Launch driver.LaunchOptions
+	Dir    string // profile directory (absolute: the worker runs elsewhere)
 	// DeadlineUnixNano is the caller's deadline, 0 if none.
 	DeadlineUnixNano int64
 }

@@ -125,6 +125,15 @@ func handle(ctx context.Context, dev *driver.Device, open Opener, req request) (
 	case opSync:
 		errs, err := d.Sync(ctx)
 		return response{StreamErrors: errs, Err: toWire(err)}, false
+	case opProfileStart, opProfileStop:
+		pr, ok := d.(driver.Profiler)
+		if !ok {
+			return fail(fmt.Errorf("%s: the %s device has no runtime profiler", req.Op, d.Info().Kind))
+		}
+		if req.Op == opProfileStart {
+			return fail(pr.StartProfile(ctx, req.Dir))
+		}
+		return fail(pr.StopProfile(ctx))
 	case opClose:
 		err := d.Close()
 		*dev = nil

@@ -141,6 +141,21 @@ int et_stream_errors(et_ctx *c, int st, int *count, char *err, size_t errlen);
 int et_stream_error(et_ctx *c, int i, et_stream_err *out, et_hart_ctx *ctxs,
                     int max_ctxs, char *err, size_t errlen);
 
+/* The runtime's own profiler (rt::IRuntime::getProfiler, reference
+ * et-runtime-trace.md §1-§2), as ggml-et starts it with GGML_ET_PROFILE:
+ * et_profiler_start opens path for writing (truncating it) and starts the
+ * profiler with JSON output into it, then queries the devices and their
+ * properties so that the trace carries GetDevices and GetDeviceProperties
+ * (the device frequency), as ggml's registry init does after start.
+ * et_profiler_stop waits for nothing: call it after et_wait_stream, so the
+ * responses are in the trace. It records EndProfiling, lets the profiler
+ * write and close the root JSON object, then closes the file; without a
+ * running profiler it does nothing. Starting a running profiler is
+ * ET_ERR_ARG; a file that cannot be opened is ET_ERR. et_close stops a
+ * running profiler first, so the file is complete. */
+int et_profiler_start(et_ctx *c, const char *path, char *err, size_t errlen);
+int et_profiler_stop(et_ctx *c, char *err, size_t errlen);
+
 /* The fake only: scripted faults, a comma-separated list (the
  * ETSHIM_FAKE_FAULT environment variable is read at open):
  *   hang_open     et_open_* never returns (sys_emu waiting for iATU 3)

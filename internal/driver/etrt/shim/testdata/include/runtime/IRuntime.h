@@ -2,6 +2,7 @@
 #pragma once
 #include <chrono>
 #include <memory>
+#include <runtime/IProfiler.h>
 #include <runtime/Types.h>
 
 namespace dev {
@@ -40,5 +41,6 @@ public:
   bool waitForEvent(EventId, std::chrono::seconds timeout = std::chrono::hours(24));
   bool waitForStream(StreamId, std::chrono::seconds timeout = std::chrono::hours(24));
   std::vector<StreamError> retrieveStreamErrors(StreamId);
+  profiling::IProfilerRecorder* getProfiler() const;
 };
 } // namespace rt
