@@ -16,8 +16,8 @@ type ioStreams struct {
 	// OutTTY and ErrTTY tell whether stdout and stderr are terminals.
 	OutTTY bool
 	ErrTTY bool
-	// Color is true when stdout is a terminal, NO_COLOR is empty, TERM is
-	// not dumb and --no-color was not given.
+	// Color is true when stdout is a terminal, NO_COLOR is empty and TERM
+	// is not dumb; --no-color and -o are applied on top by factory.styles.
 	Color bool
 }
 

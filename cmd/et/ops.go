@@ -21,7 +21,10 @@ func newOpsCmd(f *factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "ops",
 		Short: "What ggml-et supports: the op matrix, and why a node is or is not supported",
-		Args:  cobra.NoArgs,
+		Example: `  $ et ops list
+  $ et ops list -o markdown > docs/ops.md
+  $ et ops explain 'PAD(type=f32,ne_a=[100,4,1,1])'`,
+		RunE: groupRunE,
 	}
 	cmd.AddCommand(newOpsListCmd(f, nil), newOpsExplainCmd(f, nil))
 	return cmd

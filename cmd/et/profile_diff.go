@@ -182,7 +182,7 @@ func profileDiffRun(ctx context.Context, opts *profileDiffOptions) error {
 	var warnings []string
 	load := func(in diffInput) (*profile.Samples, profileDiffTrace, error) {
 		desc := profileDiffTrace{Label: in.Label, Path: in.Path}
-		km, kmWarn, err := profKernelMapBeside(in.Path, in.KernelMap)
+		km, kmWarn, _, err := kernelMapFor(in.Path, in.KernelMap)
 		if err != nil {
 			return nil, desc, err
 		}
@@ -194,19 +194,13 @@ func profileDiffRun(ctx context.Context, opts *profileDiffOptions) error {
 		} else {
 			desc.KernelMap = "kernel_id.json"
 		}
-		var r io.Reader
-		if in.Path == "-" {
-			r = opts.IO.In
-		} else {
-			fh, err := os.Open(in.Path)
-			if err != nil {
-				return nil, desc, inputErrorf("open trace: %w", err)
-			}
-			defer fh.Close()
-			r = fh
+		r, closeFn, err := openTrace(in.Path, opts.IO.In)
+		if err != nil {
+			return nil, desc, err
 		}
+		defer closeFn()
 		var w profile.Warnings
-		name := profTraceName(in.Path)
+		name := traceName(in.Path)
 		s, err := profile.CollectSamples(&ctxReader{ctx: ctx, r: r}, profile.Options{File: name, Warnings: &w},
 			profile.JoinOptions{Kernels: km, FreqMHz: opts.FreqMHz, OverrideFreq: opts.FreqMHz != 0})
 		if err != nil {

@@ -159,7 +159,7 @@ func TestProfileDiffRun(t *testing.T) {
 		{"gone kernel", []string{base, fewer, "-o", "csv"}, 0, "", []string{"cpy_f32_f16,", ",gone\n"}, ""},
 		{"new kernel", []string{fewer, base, "-o", "csv"}, 0, "", []string{",new\n"}, ""},
 		{"malformed trace", []string{base, bad}, 2, "", nil, "et: parsing trace: "},
-		{"missing trace", []string{base, filepath.Join(root, "nope.json")}, 2, "", nil, "et: open trace: "},
+		{"missing trace", []string{base, filepath.Join(root, "nope.json")}, 2, "", nil, "et: open trace "},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -2,15 +2,12 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 
-	"github.com/ainekko/et/internal/kernelmap"
 	"github.com/ainekko/et/internal/profile"
 	"github.com/spf13/cobra"
 )
@@ -108,14 +105,14 @@ type profileExportDoc struct {
 }
 
 func profileExportRun(ctx context.Context, opts *profileExportOptions) error {
-	in, cleanup, err := profOpenSeekable(opts.Trace, opts.IO.In)
+	in, cleanup, err := openTraceSeekable(opts.Trace, opts.IO.In)
 	if err != nil {
 		return err
 	}
 	defer cleanup()
 
 	var warns profile.Warnings
-	km, kmWarn, err := profKernelMapBeside(opts.Trace, opts.KernelMap)
+	km, kmWarn, _, err := kernelMapFor(opts.Trace, opts.KernelMap)
 	if err != nil {
 		return err
 	}
@@ -127,21 +124,21 @@ func profileExportRun(ctx context.Context, opts *profileExportOptions) error {
 	if !toStdout {
 		tmp, err := os.CreateTemp(filepath.Dir(opts.Out), "."+filepath.Base(opts.Out)+".tmp*")
 		if err != nil {
-			return fmt.Errorf("create output: %w", err)
+			return inputErrorf("write %s: %v", opts.Out, errText(err))
 		}
 		abort = func() { tmp.Close(); os.Remove(tmp.Name()) }
 		if err := tmp.Chmod(0o644); err != nil { // CreateTemp makes it 0600
 			abort()
-			return fmt.Errorf("create output: %w", err)
+			return inputErrorf("write %s: %v", opts.Out, errText(err))
 		}
 		commit = func() error {
 			if err := tmp.Close(); err != nil {
 				os.Remove(tmp.Name())
-				return fmt.Errorf("write %s: %w", opts.Out, err)
+				return inputErrorf("write %s: %v", opts.Out, errText(err))
 			}
 			if err := os.Rename(tmp.Name(), opts.Out); err != nil {
 				os.Remove(tmp.Name())
-				return fmt.Errorf("write %s: %w", opts.Out, err)
+				return inputErrorf("write %s: %v", opts.Out, errText(err))
 			}
 			return nil
 		}
@@ -149,7 +146,7 @@ func profileExportRun(ctx context.Context, opts *profileExportOptions) error {
 	}
 	counter.w = dst
 	var dstats profile.Stats
-	src := profile.SeekerSource(in, profile.Options{File: profTraceName(opts.Trace), Warnings: &warns}, &dstats)
+	src := profile.SeekerSource(in, profile.Options{File: traceName(opts.Trace), Warnings: &warns}, &dstats)
 	// Stop early on ^C: the source checks the context between events.
 	ctxSrc := func(fn func(*profile.Event) error) error {
 		return src(func(e *profile.Event) error {
@@ -247,65 +244,6 @@ func exportFmtBytes(n int64) string {
 		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
 	}
 	return fmt.Sprintf("%d B", n)
-}
-
-func profTraceName(path string) string {
-	if path == "-" {
-		return "stdin"
-	}
-	return path
-}
-
-// profOpenSeekable opens a trace for reading more than once; stdin ("-")
-// is spooled to a temporary file first. cleanup closes (and removes) it.
-func profOpenSeekable(path string, stdin io.Reader) (io.ReadSeeker, func(), error) {
-	if path != "-" {
-		fh, err := os.Open(path)
-		if err != nil {
-			return nil, nil, inputErrorf("open trace: %w", err)
-		}
-		return fh, func() { fh.Close() }, nil
-	}
-	tmp, err := os.CreateTemp("", "et-trace-*.json")
-	if err != nil {
-		return nil, nil, fmt.Errorf("spool stdin: %w", err)
-	}
-	cleanup := func() { tmp.Close(); os.Remove(tmp.Name()) }
-	if _, err := io.Copy(tmp, stdin); err != nil {
-		cleanup()
-		return nil, nil, fmt.Errorf("read stdin: %w", err)
-	}
-	return tmp, cleanup, nil
-}
-
-// profKernelMapBeside reads the kernel map named by flag, or else the
-// kernel_id.json beside the trace when there is one. A missing default
-// map is not an error (kernels are then named kernel#<id>); the map's own
-// warnings are returned.
-func profKernelMapBeside(trace, flag string) (*kernelmap.Map, []string, error) {
-	path := flag
-	if path == "" {
-		if trace == "-" {
-			return nil, nil, nil
-		}
-		path = filepath.Join(filepath.Dir(trace), "kernel_id.json")
-		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-			return nil, nil, nil
-		}
-	}
-	m, err := kernelmap.ReadFile(path)
-	if err != nil {
-		var pe *kernelmap.ParseError
-		if errors.As(err, &pe) {
-			return nil, nil, err
-		}
-		return nil, nil, fmt.Errorf("read kernel map: %w", err)
-	}
-	var warns []string
-	for _, w := range m.Warnings {
-		warns = append(warns, path+": "+w)
-	}
-	return m, warns, nil
 }
 
 func init() {

@@ -2,11 +2,7 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -100,7 +96,7 @@ _bytes values). -o markdown fits a CI job summary.`,
 	fl := cmd.Flags()
 	fl.StringSliceVar(&views, "view", nil, "views to show: {summary|kernels|memcpy|gaps|streams|slowest|all} (default summary,kernels,memcpy)")
 	fl.IntVar(&opts.Top, "top", 10, "number of entries in the gaps, slowest and streams lists")
-	fl.IntVarP(&opts.Device, "device", "d", -1, "report only this device (default: all)")
+	fl.IntVarP(&opts.Device, "device", "d", -1, "report only this device; -1 means all devices")
 	fl.StringVar(&opts.KernelMap, "kernel-map", "", "kernel_id.json to name kernels (default: the file beside each trace)")
 	fl.UintVar(&freq, "freq-mhz", 0, "device frequency in MHz, overriding GetDeviceProperties (for traces without it)")
 	fl.BoolVar(&opts.Merge, "merge", false, "aggregate several traces into one report")
@@ -170,9 +166,12 @@ type profileReportLabeled struct {
 func profileReportRun(ctx context.Context, f *factory, opts *profileReportOptions) error {
 	var explicitMap *kernelmap.Map
 	if opts.KernelMap != "" {
-		m, err := loadKernelMap(f, opts.KernelMap, true)
+		m, warns, _, err := kernelMapFor("", opts.KernelMap)
 		if err != nil {
 			return err
+		}
+		for _, w := range warns {
+			f.warnf("%s", w)
 		}
 		explicitMap = m
 	}
@@ -187,10 +186,16 @@ func profileReportRun(ctx context.Context, f *factory, opts *profileReportOption
 		}
 		label, path := splitLabel(arg)
 		km := explicitMap
-		if km == nil && path != "-" {
-			m, err := loadKernelMap(f, besideMap(path), false)
+		if km == nil {
+			m, warns, note, err := kernelMapFor(path, "")
 			if err != nil {
 				return err
+			}
+			for _, w := range warns {
+				f.warnf("%s", w)
+			}
+			if note != "" {
+				f.logf("%s", note)
 			}
 			km = m
 		}
@@ -227,61 +232,13 @@ func profileReportRun(ctx context.Context, f *factory, opts *profileReportOption
 	return f.render(document{Data: doc, Tables: tables})
 }
 
-// besideMap is the kernel map beside a trace: kernel_id.json, or for a
-// trace named et_runtime_trace<suffix> (et_runtime_trace.sample.json) the
-// kernel_id<suffix> file when it exists.
-func besideMap(trace string) string {
-	dir, base := filepath.Dir(trace), filepath.Base(trace)
-	if suffix, ok := strings.CutPrefix(base, "et_runtime_trace"); ok && suffix != ".json" {
-		alt := filepath.Join(dir, "kernel_id"+suffix)
-		if _, err := os.Stat(alt); err == nil {
-			return alt
-		}
-	}
-	return filepath.Join(dir, "kernel_id.json")
-}
-
-// loadKernelMap reads a kernel map; a missing or empty file is a warning.
-func loadKernelMap(f *factory, path string, explicit bool) (*kernelmap.Map, error) {
-	m, err := kernelmap.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		if explicit {
-			f.warnf("kernel map %s not found; kernels are shown as kernel#<id>", path)
-		} else {
-			f.logf("no kernel map beside the trace (%s); kernels are shown as kernel#<id>", path)
-		}
-		return nil, nil
-	}
-	if err != nil {
-		var pe *kernelmap.ParseError
-		if errors.As(err, &pe) {
-			return nil, err
-		}
-		return nil, fmt.Errorf("reading kernel map: %w", err)
-	}
-	for _, w := range m.Warnings {
-		f.warnf("%s: %s", path, w)
-	}
-	return m, nil
-}
-
 func feedTrace(f *factory, agg *profile.Aggregator, path string, ropts profile.ReportOptions) error {
-	var r io.Reader
-	name := path
-	if path == "-" {
-		r, name = f.IO.In, "stdin"
-	} else {
-		fh, err := os.Open(path)
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return usageErrorf("trace %s not found", path)
-			}
-			return inputErrorf("open trace: %w", err)
-		}
-		defer fh.Close()
-		r = fh
+	r, closeFn, err := openTrace(path, f.IO.In)
+	if err != nil {
+		return err
 	}
-	return agg.Feed(profile.Input{File: name, R: r}, ropts)
+	defer closeFn()
+	return agg.Feed(profile.Input{File: traceName(path), R: r}, ropts)
 }
 
 // Formatting helpers for tables (JSON keeps raw values).

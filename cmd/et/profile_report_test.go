@@ -84,7 +84,7 @@ func TestProfileReportRun(t *testing.T) {
 			"et: warning: testdata/profile/truncated.json: trace truncated at byte 16384 after 17 complete events (the run did not stop the profiler); reporting what was recorded\n"},
 		{"merged", []string{"profile", "report", "testdata/profile/et_runtime_trace.json", "testdata/profile/et_runtime_trace.json", "--merge", "--view", "summary,kernels"}, 0, ""},
 		{"missing", []string{"profile", "report", "testdata/profile/nope.json"}, 2,
-			"et: trace testdata/profile/nope.json not found\nRun 'et profile report --help' for usage.\n"},
+			"et: open trace testdata/profile/nope.json: no such file or directory\n"},
 		{"malformed_map", []string{"profile", "report", "testdata/profile/et_runtime_trace.json", "--kernel-map", "testdata/profile/truncated.json"}, 2,
 			"et: parsing kernel map: testdata/profile/truncated.json: byte 17: kernel \"value0\": id is not a number\n"},
 	}

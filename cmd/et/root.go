@@ -89,6 +89,10 @@ Text output is for people and may change; scripts should use -o json or
 -o csv, whose keys are stable and carry raw values in base units.
 
 ` + exitCodesHelp,
+		Example: `  $ et devices
+  $ et check-sysemu --prefix /opt/et
+  $ et run-op -f testcases/
+  $ et profile report trace/et_runtime_trace.json`,
 		Version:       version,
 		SilenceErrors: true,
 		SilenceUsage:  true,

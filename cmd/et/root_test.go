@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -123,5 +124,42 @@ func TestMissingInputFilesExit2(t *testing.T) {
 		if code != exitUsage || !strings.Contains(errOut, "nope.json") {
 			t.Errorf("%v: exit %d, stderr %q; want 2 naming the file", args, code, errOut)
 		}
+	}
+}
+
+// TestExitCodes pins the exit code of error paths across commands
+// (DESIGN.md §5): bad input and bad output paths are 2, never 1.
+func TestExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	trace := "../../../shared/testdata/et_runtime_trace.sample.json"
+	if _, err := os.Stat(trace); err != nil {
+		trace = "testdata/profile/et_runtime_trace.json"
+	}
+	tests := []struct {
+		name string
+		args []string
+		want int
+	}{
+		{"unknown ops subcommand", []string{"ops", "bogus"}, 2},
+		{"unknown profile subcommand", []string{"profile", "bogus"}, 2},
+		{"profile group alone", []string{"profile"}, 0},
+		{"junit in a missing dir", []string{"run-op", "-f", "../../testcases/norm.yaml", "--junit", dir + "/no/such/r.xml"}, 2},
+		{"save-outputs on a file", []string{"run-op", "-f", "../../testcases/norm.yaml", "--save-outputs", "../../go.mod"}, 2},
+		{"directory as trace", []string{"profile", "report", dir}, 2},
+		{"report missing kernel map", []string{"profile", "report", trace, "--kernel-map", dir + "/nope.json"}, 2},
+		{"export missing kernel map", []string{"profile", "export", trace, "--kernel-map", dir + "/nope.json", "-O", dir + "/x.json"}, 2},
+		{"export into a missing dir", []string{"profile", "export", trace, "-O", dir + "/no/such/x.json"}, 2},
+		{"diff missing kernel map", []string{"profile", "diff", trace, trace, "--base-kernel-map", dir + "/nope.json"}, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, _, errOut := runCLI(t, nil, tt.args...)
+			if code != tt.want {
+				t.Errorf("exit %d, want %d (stderr %q)", code, tt.want, errOut)
+			}
+			if strings.Contains(errOut, ".tmp") {
+				t.Errorf("error names a temp file: %q", errOut)
+			}
+		})
 	}
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/ainekko/et/internal/driver"
 	"github.com/ainekko/et/internal/driver/ref"
+	"github.com/ainekko/et/internal/ops"
 	"github.com/ainekko/et/internal/ops/abi"
 	"github.com/ainekko/et/internal/ops/exec"
 	"github.com/ainekko/et/internal/ops/graph"
@@ -153,10 +154,12 @@ func runOpRun(ctx context.Context, f *factory, opts *runOpOptions) (runErr error
 		ctx, cancel = context.WithTimeoutCause(ctx, opts.Timeout, fmt.Errorf("run-op: %w after %s", driver.ErrTimeout, opts.Timeout))
 		defer cancel()
 	}
-	m := abi.Default()
-	if opts.ABI != "" {
-		var err error
-		if m, err = abi.Load(opts.ABI); err != nil {
+	m, err := loadManifest(opts.ABI)
+	if err != nil {
+		return err
+	}
+	if !opts.Explain {
+		if err := checkOutputPaths(opts); err != nil {
 			return err
 		}
 	}
@@ -197,6 +200,8 @@ func runOpRun(ctx context.Context, f *factory, opts *runOpOptions) (runErr error
 	defer prof.abort(ctx, f)
 	doc := runOpDoc{Schema: "et.run-op/v1", Backend: opts.Backend, Device: dev.Info().Name, Results: []runOpResult{}}
 	failed := false
+	var lateErr error
+	caseDirs := uniqueNames{}
 	for _, rc := range planned {
 		f.logf("running %s (%d nodes, %d steps)", rc.c.Name, len(rc.g.Nodes), len(rc.p.Steps))
 		eo := exec.Options{Trace: prof.recorder(), KernelELF: kernelELF}
@@ -242,27 +247,64 @@ func runOpRun(ctx context.Context, f *factory, opts *runOpOptions) (runErr error
 		for _, pr := range res.Perf {
 			doc.Perf = append(doc.Perf, newRunOpPerf(rc.c.Name, pr))
 		}
-		if opts.SaveOutputs != "" {
-			if err := saveOutputs(opts.SaveOutputs, rc, len(planned) > 1); err != nil {
-				return err
+		if opts.SaveOutputs != "" && lateErr == nil {
+			dir := opts.SaveOutputs
+			if len(planned) > 1 {
+				dir = filepath.Join(dir, caseDirs.name(rc.c.Name))
 			}
+			lateErr = saveOutputs(dir, rc, res.Outputs)
 		}
 	}
-	if err := prof.write(ctx, f); err != nil {
-		return err
+	// Files are written after the run; a failure there still prints the
+	// results first, then fails the command.
+	if err := prof.write(ctx, f); err != nil && lateErr == nil {
+		lateErr = err
 	}
-	if opts.JUnit != "" {
-		if err := writeJUnit(opts.JUnit, doc); err != nil {
-			return err
-		}
+	if opts.JUnit != "" && lateErr == nil {
+		lateErr = writeJUnit(opts.JUnit, doc)
 	}
 	if err := f.render(runOpDocument(doc, f.styles())); err != nil {
 		return err
+	}
+	if lateErr != nil {
+		return lateErr
 	}
 	if failed {
 		return errSilent
 	}
 	return nil
+}
+
+// checkOutputPaths fails early, before anything runs, when --save-outputs
+// or --junit cannot be written.
+func checkOutputPaths(opts *runOpOptions) error {
+	if opts.SaveOutputs != "" {
+		if err := os.MkdirAll(opts.SaveOutputs, 0o755); err != nil {
+			return inputErrorf("--save-outputs %s: %v", opts.SaveOutputs, errText(err))
+		}
+	}
+	if opts.JUnit != "" {
+		dir := filepath.Dir(opts.JUnit)
+		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+			return inputErrorf("--junit %s: directory %s does not exist", opts.JUnit, dir)
+		}
+		if st, err := os.Stat(opts.JUnit); err == nil && st.IsDir() {
+			return inputErrorf("--junit %s: is a directory", opts.JUnit)
+		}
+	}
+	return nil
+}
+
+// uniqueNames gives each case a distinct, safe directory name.
+type uniqueNames map[string]int
+
+func (u uniqueNames) name(s string) string {
+	n := safeName(s)
+	u[n]++
+	if c := u[n]; c > 1 {
+		n = fmt.Sprintf("%s_%d", n, c)
+	}
+	return n
 }
 
 // openDevice opens the reference device (runOpOptions.OpenDevice; tests
@@ -334,6 +376,9 @@ func errText(err error) string {
 
 // buildGraph materializes a case's leaves and builds its plan graph.
 func buildGraph(c *graph.Case) (*plan.Graph, error) {
+	if err := checkCaseMemory(c, memAvailable()); err != nil {
+		return nil, err
+	}
 	leaves, err := graph.Materialize(c)
 	if err != nil {
 		return nil, err
@@ -396,8 +441,11 @@ type runOpPerf struct {
 	MaxNS  int64    `json:"max_ns"`
 	Flops  int64    `json:"flops"`
 	Bytes  int64    `json:"bytes"`
-	GFLOPS float64  `json:"gflops"`
-	GBPS   float64  `json:"gbps"`
+	// FlopsPerS and BytesPerS are the median rates in base units (tables
+	// show GFLOP/s and GB/s); FlopsPerS is omitted for ops without a flop
+	// count (test-backend-ops counts flops for MUL_MAT and FLASH_ATTN_EXT).
+	FlopsPerS float64 `json:"flops_per_s,omitempty"`
+	BytesPerS float64 `json:"bytes_per_s"`
 }
 
 func newRunOpResult(c *graph.Case, o exec.OutputResult) runOpResult {
@@ -427,7 +475,7 @@ func finite(x float64) float64 {
 
 func newRunOpPerf(name string, p exec.PerfResult) runOpPerf {
 	return runOpPerf{Case: name, Kernel: p.Kernel, Nodes: p.Nodes, Runs: p.Runs, MedNS: p.MedNS, MinNS: p.MinNS, MaxNS: p.MaxNS,
-		Flops: p.Flops, Bytes: p.Bytes, GFLOPS: p.GFLOPS(), GBPS: p.GBPS()}
+		Flops: p.Flops, Bytes: p.Bytes, FlopsPerS: p.GFLOPS() * 1e9, BytesPerS: p.GBPS() * 1e9}
 }
 
 func runOpDocument(d runOpDoc, st styles) document {
@@ -465,10 +513,10 @@ func runOpDocument(d runOpDoc, st styles) document {
 		for _, p := range d.Perf {
 			gf := "-"
 			if p.Flops > 0 {
-				gf = strconv.FormatFloat(p.GFLOPS, 'f', 2, 64)
+				gf = strconv.FormatFloat(p.FlopsPerS/1e9, 'f', 2, 64)
 			}
 			pt.Rows = append(pt.Rows, []string{p.Case, p.Kernel, strings.Join(p.Nodes, ","), strconv.Itoa(p.Runs),
-				fmtDuration(p.MedNS), fmtDuration(p.MinNS), fmtDuration(p.MaxNS), gf, strconv.FormatFloat(p.GBPS, 'f', 2, 64)})
+				fmtDuration(p.MedNS), fmtDuration(p.MinNS), fmtDuration(p.MaxNS), gf, strconv.FormatFloat(p.BytesPerS/1e9, 'f', 2, 64)})
 		}
 		doc.Tables = append(doc.Tables, pt)
 	}
@@ -557,33 +605,43 @@ func explainDocument(cases []runOpCase) document {
 	return document{Data: d, Tables: []table{t}}
 }
 
-// saveOutputs writes each output as float32 .npy: DIR/<output>.npy, or
-// DIR/<case>/<output>.npy when several cases run.
-func saveOutputs(dir string, rc runOpCase, perCase bool) error {
-	if perCase {
-		dir = filepath.Join(dir, safeName(rc.c.Name))
-	}
+// saveOutputs writes each output into dir as float32 .npy: <output>.npy
+// is what the device produced, <output>.ref.npy the reference math.
+func saveOutputs(dir string, rc runOpCase, outs []exec.OutputResult) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("--save-outputs: %w", err)
+		return inputErrorf("--save-outputs %s: %v", dir, errText(err))
 	}
-	for _, o := range rc.g.Outputs {
-		v := &rc.g.Values[o]
-		path := filepath.Join(dir, safeName(v.Name)+".npy")
-		if err := graph.WriteTensorNpy(path, v.T); err != nil {
-			return fmt.Errorf("--save-outputs: %w", err)
+	for _, o := range outs {
+		i, ok := rc.g.Lookup(o.Output)
+		if !ok || o.Got == nil {
+			continue
+		}
+		base := filepath.Join(dir, safeName(o.Output))
+		if err := graph.WriteTensorNpy(base+".npy", o.Got); err != nil {
+			return inputErrorf("--save-outputs: %v", err)
+		}
+		if err := graph.WriteTensorNpy(base+".ref.npy", rc.g.Values[i].T); err != nil {
+			return inputErrorf("--save-outputs: %v", err)
 		}
 	}
 	return nil
 }
 
+// safeName makes a case or output name usable as a file name: letters,
+// digits, '-', '_' and '.' are kept, anything else becomes '_', and a name
+// of dots only ("." or "..") is replaced.
 func safeName(s string) string {
-	return strings.Map(func(r rune) rune {
+	n := strings.Map(func(r rune) rune {
 		switch {
 		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
 			return r
 		}
 		return '_'
 	}, s)
+	if strings.Trim(n, ".") == "" {
+		n = strings.Repeat("_", max(len(n), 1))
+	}
+	return n
 }
 
 type junitSuites struct {
@@ -643,30 +701,85 @@ func writeJUnit(path string, d runOpDoc) error {
 	return writeFileAtomic(path, append([]byte(xml.Header), append(b, '\n')...))
 }
 
-// writeFileAtomic writes data to a temp file beside path, then renames it.
+// writeFileAtomic writes data to a temp file beside path, then renames it,
+// so a failure never leaves a half-written file. Errors name path (not the
+// temp file) and are input errors: the path came from a flag.
 func writeFileAtomic(path string, data []byte) error {
+	fail := func(err error) error { return inputErrorf("write %s: %v", path, errText(err)) }
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
-		return err
+		return fail(err)
 	}
+	defer os.Remove(tmp.Name()) // no-op after the rename
 	// CreateTemp makes the file 0600; results are ordinary files.
 	if err := tmp.Chmod(0o644); err != nil {
 		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
+		return fail(err)
 	}
 	if _, err := tmp.Write(data); err != nil {
 		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
+		return fail(err)
 	}
 	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
+		return fail(err)
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
-		return err
+		return fail(err)
 	}
 	return nil
+}
+
+// caseBytes estimates the host memory a run of c needs: every leaf and
+// every non-view result on the host (the expected values), the same again
+// for the device's memory (the reference device lives in this process),
+// and the f32 staging of quantized leaves.
+func caseBytes(c *graph.Case) uint64 {
+	size := func(t ops.Type, ne []int64) uint64 {
+		n := int64(1)
+		for _, v := range ne[1:] {
+			n *= v
+		}
+		return t.RowSize(ne[0]) * uint64(n)
+	}
+	var total, staging uint64
+	for _, t := range c.Tensors {
+		total += size(t.Type, t.Ne)
+		if t.Type.Quantized() {
+			staging = max(staging, size(ops.F32, t.Ne))
+		}
+	}
+	for _, n := range c.Nodes {
+		if info, ok := ops.Lookup(string(n.Op)); ok && info.View {
+			continue
+		}
+		total += size(n.Type, n.Ne[:])
+	}
+	return 2*total + staging
+}
+
+// checkCaseMemory refuses, before any data is generated, a case that
+// cannot fit in the memory available (avail 0 = unknown: no check).
+func checkCaseMemory(c *graph.Case, avail uint64) error {
+	need := caseBytes(c)
+	if avail > 0 && need > avail {
+		return &graph.Error{File: c.File, Msg: fmt.Sprintf("case needs about %s of host memory (inputs, results and the device copy), %s is available", fmtBytes(need), fmtBytes(avail))}
+	}
+	return nil
+}
+
+// memAvailable is MemAvailable from /proc/meminfo in bytes, or 0.
+func memAvailable() uint64 {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "MemAvailable:"); ok {
+			var kb uint64
+			if _, err := fmt.Sscanf(strings.TrimSpace(rest), "%d kB", &kb); err == nil {
+				return kb << 10
+			}
+		}
+	}
+	return 0
 }

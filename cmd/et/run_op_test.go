@@ -115,7 +115,7 @@ func TestRunOpJSONKeys(t *testing.T) {
 	res := doc["results"].([]any)
 	fused := res[len(res)-1].(map[string]any)
 	assertKeys(t, "result", fused, "case", "fusion", "kernel", "max_abs_err", "max_nmse", "nmse", "node", "op", "output", "status", "time_ns")
-	assertKeys(t, "perf", doc["perf"].([]any)[0].(map[string]any), "bytes", "case", "flops", "gbps", "gflops", "kernel", "max_ns", "median_ns", "min_ns", "nodes", "runs")
+	assertKeys(t, "perf", doc["perf"].([]any)[0].(map[string]any), "bytes", "bytes_per_s", "case", "flops", "kernel", "max_ns", "median_ns", "min_ns", "nodes", "runs")
 }
 
 func assertKeys(t *testing.T, what string, m map[string]any, want ...string) {
@@ -226,7 +226,8 @@ func (d corruptDevice) Read(ctx context.Context, src driver.DevPtr, dst []byte) 
 func TestRunOpMismatchExits1(t *testing.T) {
 	f, out, _ := testFactory(nil)
 	junit := filepath.Join(t.TempDir(), "r.xml")
-	opts := &runOpOptions{Files: []string{"../../testcases/binary.yaml"}, Backend: "ref", PerfRuns: 1, JUnit: junit,
+	saved := t.TempDir()
+	opts := &runOpOptions{Files: []string{"../../testcases/binary.yaml"}, Backend: "ref", PerfRuns: 1, JUnit: junit, SaveOutputs: saved,
 		OpenDevice: func(b string, i int, m *abi.Manifest) (driver.Device, error) {
 			d, err := openDevice(b, i, m)
 			return corruptDevice{d}, err
@@ -249,6 +250,18 @@ func TestRunOpMismatchExits1(t *testing.T) {
 	if len(suites.Suites) != 1 || suites.Suites[0].Failures != 4 || suites.Suites[0].Tests != 4 {
 		t.Errorf("junit %+v", suites)
 	}
+	// --save-outputs keeps what the device produced next to the reference.
+	got, err := graph.ReadNpyFile(filepath.Join(saved, "add_row.npy"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := graph.ReadNpyFile(filepath.Join(saved, "add_row.ref.npy"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reflect.DeepEqual(got.Data, want.Data) {
+		t.Error("saved device output equals the reference although the device corrupted it")
+	}
 }
 
 func TestRunOpSaveOutputs(t *testing.T) {
@@ -265,5 +278,25 @@ func TestRunOpSaveOutputs(t *testing.T) {
 		if !reflect.DeepEqual(a.Shape, []int64{2, 5, 128}) {
 			t.Errorf("%s shape %v, want [2 5 128] (ne reversed)", name, a.Shape)
 		}
+	}
+}
+
+func TestCheckCaseMemory(t *testing.T) {
+	c, err := graph.ParseCaseString("MUL_MAT(type_a=f32,type_b=f32,m=1024,n=1,k=1024)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	need := caseBytes(c)
+	if need < 2*4*1024*1024 {
+		t.Fatalf("caseBytes = %d, want at least twice the 4 MiB weight", need)
+	}
+	if err := checkCaseMemory(c, need-1); exitCode(err) != exitUsage || !strings.Contains(err.Error(), "host memory") {
+		t.Errorf("too little memory: err %v", err)
+	}
+	if err := checkCaseMemory(c, need); err != nil {
+		t.Errorf("enough memory: %v", err)
+	}
+	if err := checkCaseMemory(c, 0); err != nil {
+		t.Errorf("unknown memory: %v", err)
 	}
 }
