@@ -407,7 +407,7 @@ func devicesTables(doc devicesDoc, opts *devicesOptions, st styles) []table {
 		}
 		if p := d.Properties; p != nil {
 			if p.MemoryBytes != 0 {
-				row[5] = devicesBytes(p.MemoryBytes) + mark("memory_bytes")
+				row[5] = fmtBytes(p.MemoryBytes) + mark("memory_bytes")
 			}
 			if p.ComputeShireMask != 0 {
 				row[6] = strconv.Itoa(int(p.AvailableShires)) + mark("available_shires")
@@ -498,9 +498,9 @@ func devicesCounters(doc devicesDoc) table {
 func devicesCounterValue(c pcie.Counter) string {
 	switch c.Unit {
 	case "bytes":
-		return devicesBytes(c.Value)
+		return fmtBytes(c.Value)
 	case "bytes_per_s":
-		return devicesBytes(c.Value) + "/s"
+		return fmtBytes(c.Value) + "/s"
 	case "msgs":
 		return fmt.Sprintf("%d msgs", c.Value)
 	case "msgs_per_s":
@@ -560,18 +560,3 @@ func devicesOr(s, def string) string {
 }
 
 // devicesBytes scales a size for tables: 32 GiB, 15.9 GiB, 12 MiB.
-func devicesBytes(v uint64) string {
-	units := []string{"B", "KiB", "MiB", "GiB", "TiB"}
-	i := 0
-	for x := v; x >= 1024 && i < len(units)-1; x /= 1024 {
-		i++
-	}
-	if i == 0 {
-		return fmt.Sprintf("%d B", v)
-	}
-	div := uint64(1) << (10 * i)
-	if v%div == 0 {
-		return fmt.Sprintf("%d %s", v/div, units[i])
-	}
-	return fmt.Sprintf("%.1f %s", float64(v)/float64(div), units[i])
-}

@@ -477,7 +477,7 @@ func TestDevicesDefault(t *testing.T) {
 	assertGolden(t, "devices/default", []byte(out))
 }
 
-func TestDevicesBytes(t *testing.T) {
+func TestFmtBytes(t *testing.T) {
 	tests := []struct {
 		in   uint64
 		want string
@@ -486,8 +486,8 @@ func TestDevicesBytes(t *testing.T) {
 		{1 << 35, "32 GiB"}, {17085497344, "15.9 GiB"}, {0x7FA600000, "31.9 GiB"},
 	}
 	for _, tt := range tests {
-		if got := devicesBytes(tt.in); got != tt.want {
-			t.Errorf("devicesBytes(%d) = %q, want %q", tt.in, got, tt.want)
+		if got := fmtBytes(tt.in); got != tt.want {
+			t.Errorf("fmtBytes(%d) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
 }

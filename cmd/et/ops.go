@@ -259,21 +259,11 @@ informs), 2 for a bad case or flags.`,
   $ et ops explain mul_mat --src a=q4_K:256x64 --src b=f32:256x8
   $ et ops explain -f testcases/llama_layer_small.yaml -o json`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) > 1 {
-				return usageErrorf("expected at most one op or case string, got %d arguments", len(args))
+			op, err := opArgs(args, opts.Files, opts.Srcs, opts.Params, "et ops explain")
+			if err != nil {
+				return err
 			}
-			if len(args) == 1 {
-				opts.Op = args[0]
-			}
-			if opts.Op == "" && len(opts.Files) == 0 {
-				return usageErrorf("nothing to explain: give a case string, an op name with --src, or -f FILE|DIR")
-			}
-			if opts.Op != "" && len(opts.Files) > 0 {
-				return usageErrorf("give either -f or an op, not both")
-			}
-			if (len(opts.Srcs) > 0 || len(opts.Params) > 0) && (opts.Op == "" || strings.Contains(opts.Op, "(")) {
-				return usageErrorf("--src and --param go with an op name (et ops explain OP --src ...)")
-			}
+			opts.Op = op
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -315,12 +305,6 @@ type opsExplainFailure struct {
 	Suggestion string `json:"suggestion"`
 }
 
-// opsInputError marks a planning failure of a loaded case as bad input.
-type opsInputError struct{ error }
-
-func (e *opsInputError) InputError()   {}
-func (e *opsInputError) Unwrap() error { return e.error }
-
 func opsExplainRun(f *factory, opts *opsExplainOptions) error {
 	m, err := loadManifest(opts.ABI)
 	if err != nil {
@@ -330,7 +314,7 @@ func opsExplainRun(f *factory, opts *opsExplainOptions) error {
 	if err != nil {
 		return err
 	}
-	d := opsExplainDoc{Schema: "et.ops-explain/v1", Nodes: []opsExplainNode{}}
+	var planned []runOpCase
 	for _, c := range cases {
 		g, err := buildGraph(c)
 		if err != nil {
@@ -338,10 +322,21 @@ func opsExplainRun(f *factory, opts *opsExplainOptions) error {
 		}
 		p, err := plan.Build(g, m, plan.Options{})
 		if err != nil {
-			return &opsInputError{fmt.Errorf("%s: plan: %w", c.File, err)}
+			return fmt.Errorf("%s: plan: %w", c.File, err)
 		}
+		planned = append(planned, runOpCase{c: c, g: g, p: p})
+	}
+	return f.render(opsExplainDocument(explainPlans(planned)))
+}
+
+// explainPlans is the per-node explanation of planned cases, shared by
+// et ops explain and et run-op --explain.
+func explainPlans(planned []runOpCase) opsExplainDoc {
+	d := opsExplainDoc{Schema: "et.ops-explain/v1", Nodes: []opsExplainNode{}}
+	for _, rc := range planned {
+		p := rc.p
 		for i, r := range p.Explain() {
-			n := opsExplainNode{Case: c.Name, Node: r.Node, Op: r.Op, Action: r.Kind.String(),
+			n := opsExplainNode{Case: rc.c.Name, Node: r.Node, Op: r.Op, Action: r.Kind.String(),
 				Supported: r.Supported || r.Kind == plan.StepView, Failures: []opsExplainFailure{},
 				Fusion: r.Fusion, FusedWith: r.FusedWith, FusionMissed: r.FusionMissed, Note: r.Note}
 			if r.Step >= 0 && p.Steps[r.Step].Nodes[0] != i {
@@ -356,7 +351,7 @@ func opsExplainRun(f *factory, opts *opsExplainOptions) error {
 			d.Nodes = append(d.Nodes, n)
 		}
 	}
-	return f.render(opsExplainDocument(d))
+	return d
 }
 
 func opsExplainDocument(d opsExplainDoc) document {

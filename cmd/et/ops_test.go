@@ -25,7 +25,7 @@ func TestNewOpsExplainCmd(t *testing.T) {
 			want: opsExplainOptions{Op: "rms_norm", Srcs: []string{"x=f32:100x4"}, Params: []string{"eps=1e-5"}}},
 		{name: "files", args: []string{"-f", "a.yaml", "-f", "dir", "--abi", "m.yaml"},
 			want: opsExplainOptions{Files: []string{"a.yaml", "dir"}, ABI: "m.yaml"}},
-		{name: "nothing", args: nil, wantErr: "nothing to explain"},
+		{name: "nothing", args: nil, wantErr: "nothing to run"},
 		{name: "two args", args: []string{"a", "b"}, wantErr: "expected at most one op"},
 		{name: "op and file", args: []string{"rms_norm", "-f", "x.yaml"}, wantErr: "give either -f or an op"},
 		{name: "src with case string", args: []string{"RMS_NORM(ne=[16,1,1,1])", "--src", "x=f32:4"}, wantErr: "--src and --param go with an op name"},

@@ -260,7 +260,7 @@ func profileDiffRun(ctx context.Context, opts *profileDiffOptions) error {
 func diffTables(opts *profileDiffOptions, res *profile.DiffResult, st styles) []table {
 	fmtT := func(v float64, ns *float64) string {
 		if res.Unit == profile.UnitNS && ns != nil {
-			return diffFmtNS(*ns)
+			return fmtNS(int64(*ns))
 		}
 		return diffFmtCycles(v)
 	}
@@ -325,18 +325,6 @@ func diffTables(opts *profileDiffOptions, res *profile.DiffResult, st styles) []
 	}
 	tables[len(tables)-1].Notes = notes
 	return tables
-}
-
-func diffFmtNS(ns float64) string {
-	switch {
-	case ns >= 1e9:
-		return fmt.Sprintf("%.3g s", ns/1e9)
-	case ns >= 1e6:
-		return fmt.Sprintf("%.3g ms", ns/1e6)
-	case ns >= 1e3:
-		return fmt.Sprintf("%.3g µs", ns/1e3)
-	}
-	return fmt.Sprintf("%.3g ns", ns)
 }
 
 func diffFmtCycles(c float64) string {

@@ -206,7 +206,7 @@ func profileExportRun(ctx context.Context, opts *profileExportOptions) error {
 		{"device spans", strconv.Itoa(st.DeviceSpans)},
 		{"flows", strconv.Itoa(st.Flows)},
 		{"memory counters", strconv.Itoa(st.Counters)},
-		{"size", exportFmtBytes(counter.n)},
+		{"size", fmtBytes(uint64(counter.n))},
 	}
 	for _, d := range st.Devices {
 		clock := "aligned to host"
@@ -232,18 +232,6 @@ func (c *exportCounter) Write(p []byte) (int, error) {
 	n, err := c.w.Write(p)
 	c.n += int64(n)
 	return n, err
-}
-
-func exportFmtBytes(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
 }
 
 func init() {

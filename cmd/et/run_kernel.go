@@ -608,7 +608,7 @@ func runKernelDocument(d runKernelDoc, st styles) document {
 		dumps[dd.Name] = dd.File
 	}
 	for _, b := range d.Buffers {
-		bt.Rows = append(bt.Rows, []string{b.Name, devicesBytes(b.SizeBytes), fmt.Sprintf("0x%x", b.Addr), b.Init, devicesOr(dumps[b.Name], "-")})
+		bt.Rows = append(bt.Rows, []string{b.Name, fmtBytes(b.SizeBytes), fmt.Sprintf("0x%x", b.Addr), b.Init, devicesOr(dumps[b.Name], "-")})
 	}
 	at := table{Title: "Params", Headers: []string{"offset", "size", "arg", "bytes"}, Right: []int{0, 1}}
 	for _, a := range d.Args {
@@ -619,7 +619,7 @@ func runKernelDocument(d runKernelDoc, st styles) document {
 		mask = fmt.Sprintf("shire mask 0x%x", d.ShireMask)
 	}
 	at.Notes = append(at.Notes, fmt.Sprintf("%s on %s (%s), %s, %d bytes of params: %s in %s",
-		d.Kernel, d.Device, d.Backend, mask, d.ArgsBytes, st.Status(d.Status), fmtDuration(d.TimeNS)))
+		d.Kernel, d.Device, d.Backend, mask, d.ArgsBytes, st.Status(d.Status), runTime(d.TimeNS)))
 	tables := []table{bt, at}
 	if len(d.Faults) > 0 {
 		ft := table{Title: "Kernel faults", Headers: streamErrorHeaders, Right: []int{1, 2}}

@@ -82,21 +82,11 @@ or flags, 3 backend unavailable, 4 timeout.`,
   $ et run-op -f testcases/norm.yaml --profile prof/ && et profile report prof/et_runtime_trace.json
   $ et run-op -f testcases/norm.yaml --backend sysemu --kernels ~/ggml-et/kernels --timeout 10m`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) > 1 {
-				return usageErrorf("expected at most one op or case string, got %d arguments", len(args))
+			op, err := opArgs(args, opts.Files, opts.Srcs, opts.Params, "et run-op")
+			if err != nil {
+				return err
 			}
-			if len(args) == 1 {
-				opts.Op = args[0]
-			}
-			if opts.Op == "" && len(opts.Files) == 0 {
-				return usageErrorf("nothing to run: give -f FILE|DIR, an op name with --src, or a case string")
-			}
-			if opts.Op != "" && len(opts.Files) > 0 {
-				return usageErrorf("give either -f or an op, not both")
-			}
-			if (len(opts.Srcs) > 0 || len(opts.Params) > 0) && (opts.Op == "" || strings.Contains(opts.Op, "(")) {
-				return usageErrorf("--src and --param go with an op name (et run-op OP --src ...)")
-			}
+			opts.Op = op
 			switch opts.Backend {
 			case "ref", "sysemu", "pcie":
 			default:
@@ -183,7 +173,7 @@ func runOpRun(ctx context.Context, f *factory, opts *runOpOptions) (runErr error
 		planned = append(planned, runOpCase{c: c, g: g, p: p})
 	}
 	if opts.Explain {
-		return f.render(explainDocument(planned))
+		return f.render(opsExplainDocument(explainPlans(planned)))
 	}
 	prof, err := newRunOpProfile(opts.Profile)
 	if err != nil {
@@ -490,7 +480,7 @@ func runOpDocument(d runOpDoc, st styles) document {
 			kernel = "-"
 		}
 		t.Rows = append(t.Rows, []string{r.Case, r.Node, r.Op, kernel, st.Status(r.Status),
-			strconv.FormatFloat(r.NMSE, 'e', 2, 64), strconv.FormatFloat(r.MaxAbsErr, 'e', 2, 64), fmtDuration(r.TimeNS)})
+			strconv.FormatFloat(r.NMSE, 'e', 2, 64), strconv.FormatFloat(r.MaxAbsErr, 'e', 2, 64), runTime(r.TimeNS)})
 		if r.Status != exec.StatusFail {
 			pass++
 		}
@@ -516,93 +506,11 @@ func runOpDocument(d runOpDoc, st styles) document {
 				gf = strconv.FormatFloat(p.FlopsPerS/1e9, 'f', 2, 64)
 			}
 			pt.Rows = append(pt.Rows, []string{p.Case, p.Kernel, strings.Join(p.Nodes, ","), strconv.Itoa(p.Runs),
-				fmtDuration(p.MedNS), fmtDuration(p.MinNS), fmtDuration(p.MaxNS), gf, strconv.FormatFloat(p.BytesPerS/1e9, 'f', 2, 64)})
+				runTime(p.MedNS), runTime(p.MinNS), runTime(p.MaxNS), gf, strconv.FormatFloat(p.BytesPerS/1e9, 'f', 2, 64)})
 		}
 		doc.Tables = append(doc.Tables, pt)
 	}
 	return doc
-}
-
-// fmtDuration scales nanoseconds for tables.
-func fmtDuration(ns int64) string {
-	switch {
-	case ns <= 0:
-		return "-"
-	case ns < 1000:
-		return fmt.Sprintf("%d ns", ns)
-	case ns < 1000_000:
-		return fmt.Sprintf("%.1f µs", float64(ns)/1e3)
-	case ns < 1000_000_000:
-		return fmt.Sprintf("%.2f ms", float64(ns)/1e6)
-	}
-	return fmt.Sprintf("%.2f s", float64(ns)/1e9)
-}
-
-type explainDoc struct {
-	Schema string        `json:"schema"`
-	Nodes  []explainNode `json:"nodes"`
-}
-
-type explainNode struct {
-	Case        string   `json:"case"`
-	Node        string   `json:"node"`
-	Op          string   `json:"op"`
-	Action      string   `json:"action"`
-	Supported   bool     `json:"supported"`
-	Reasons     []string `json:"reasons,omitempty"`
-	Fusion      string   `json:"fusion,omitempty"`
-	Kernel      string   `json:"kernel,omitempty"`
-	ParamsBytes int      `json:"params_bytes,omitempty"`
-	Uberkernel  bool     `json:"uberkernel_batchable"`
-}
-
-func explainDocument(cases []runOpCase) document {
-	d := explainDoc{Schema: "et.run-op-explain/v1", Nodes: []explainNode{}}
-	for _, rc := range cases {
-		for _, s := range rc.p.Steps {
-			for i, ni := range s.Nodes {
-				n := rc.g.Nodes[ni]
-				e := explainNode{Case: rc.c.Name, Node: n.Name, Op: string(n.Op), Action: s.Kind.String(),
-					Supported: s.Verdict.Supported || s.Kind == plan.StepView, Reasons: s.Verdict.Reasons, Fusion: s.Fusion}
-				if s.Kind == plan.StepLaunch {
-					e.Kernel, e.Uberkernel = s.Kernel, s.Batchable
-					if s.Layout != nil {
-						e.ParamsBytes = s.Layout.Size
-					}
-					if i > 0 {
-						e.Action = "fused"
-					}
-				}
-				d.Nodes = append(d.Nodes, e)
-			}
-		}
-	}
-	t := table{Headers: []string{"case", "node", "op", "action", "kernel", "params", "uberkernel", "reasons"}, Right: []int{5}}
-	for _, e := range d.Nodes {
-		params, uk := "-", "-"
-		if e.ParamsBytes > 0 {
-			params = strconv.Itoa(e.ParamsBytes) + " B"
-		}
-		if e.Kernel != "" {
-			uk = "no"
-			if e.Uberkernel {
-				uk = "yes"
-			}
-		}
-		kernel := e.Kernel
-		if e.Fusion != "" {
-			kernel += " (" + e.Fusion + ")"
-		}
-		if kernel == "" {
-			kernel = "-"
-		}
-		reasons := strings.Join(e.Reasons, "; ")
-		if reasons == "" {
-			reasons = "-"
-		}
-		t.Rows = append(t.Rows, []string{e.Case, e.Node, e.Op, e.Action, kernel, params, uk, reasons})
-	}
-	return document{Data: d, Tables: []table{t}}
 }
 
 // saveOutputs writes each output into dir as float32 .npy: <output>.npy
@@ -782,4 +690,35 @@ func memAvailable() uint64 {
 		}
 	}
 	return 0
+}
+
+// opArgs checks the ways run-op and ops explain name their work: -f files,
+// or one positional op name (with --src/--param) or case string. It
+// returns the op ("" with -f).
+func opArgs(args, files, srcs, params []string, cmd string) (string, error) {
+	if len(args) > 1 {
+		return "", usageErrorf("expected at most one op or case string, got %d arguments", len(args))
+	}
+	op := ""
+	if len(args) == 1 {
+		op = args[0]
+	}
+	if op == "" && len(files) == 0 {
+		return "", usageErrorf("nothing to run: give -f FILE|DIR, an op name with --src, or a case string")
+	}
+	if op != "" && len(files) > 0 {
+		return "", usageErrorf("give either -f or an op, not both")
+	}
+	if (len(srcs) > 0 || len(params) > 0) && (op == "" || strings.Contains(op, "(")) {
+		return "", usageErrorf("--src and --param go with an op name (%s OP --src ...)", cmd)
+	}
+	return op, nil
+}
+
+// runTime is a measured time for run-op tables: "-" when not measured.
+func runTime(ns int64) string {
+	if ns <= 0 {
+		return "-"
+	}
+	return fmtNS(ns)
 }
