@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
-	"io/fs"
+	"github.com/ainekko/et/internal/driver/pcie/pcietest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -19,57 +17,10 @@ import (
 	"github.com/ainekko/et/internal/sysemu"
 )
 
-// devicesFixture copies a pcie sysfs scenario into a temporary directory,
-// creating the symbolic links its LINKS file lists, and returns the sys and
-// dev roots.
+// devicesFixture builds a pcie sysfs scenario in a temporary directory.
 func devicesFixture(t *testing.T, scenario string) (sysRoot, devRoot string) {
 	t.Helper()
-	src := filepath.Join("..", "..", "internal", "driver", "pcie", "testdata", "sysfs", scenario)
-	dst := t.TempDir()
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		switch {
-		case rel == "LINKS":
-			return nil
-		case d.IsDir():
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sysRoot, devRoot = filepath.Join(dst, "sys"), filepath.Join(dst, "dev")
-	links, err := os.ReadFile(filepath.Join(src, "LINKS"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc := bufio.NewScanner(bytes.NewReader(links))
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		link, target, ok := strings.Cut(line, " -> ")
-		if !ok {
-			t.Fatalf("%s/LINKS: bad line %q", src, line)
-		}
-		lp := filepath.Join(sysRoot, filepath.FromSlash(link))
-		if err := os.MkdirAll(filepath.Dir(lp), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Symlink(filepath.FromSlash(target), lp); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return sysRoot, devRoot
+	return pcietest.Fixture(t, filepath.Join("..", "..", "internal", "driver", "pcie", "testdata", "sysfs", scenario))
 }
 
 // devicesTestNode is a healthy probed node.
