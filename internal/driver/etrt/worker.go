@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -233,7 +234,26 @@ func startWorker(exe string, args, env []string, dir string) (*process, *os.File
 	cmd.ExtraFiles = []*os.File{reqR, respW} // fds 3 and 4
 	cmd.WaitDelay = 2 * time.Second
 	setProcAttr(cmd)
-	err = cmd.Start()
+	p := &process{cmd: cmd, done: make(chan struct{}), out: out}
+	started := make(chan error, 1)
+	go func() {
+		// Pdeathsig fires when the OS thread that started the child
+		// exits, not the process: start and wait from one locked thread
+		// that lives exactly as long as the worker.
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		if err := cmd.Start(); err != nil {
+			started <- err
+			return
+		}
+		started <- nil
+		p.waitErr = cmd.Wait()
+		if logf != nil {
+			logf.Close()
+		}
+		close(p.done)
+	}()
+	err = <-started
 	reqR.Close()
 	respW.Close()
 	if err != nil {
@@ -244,14 +264,6 @@ func startWorker(exe string, args, env []string, dir string) (*process, *os.File
 		}
 		return nil, nil, nil, fmt.Errorf("etrt worker: start %s: %w", exe, err)
 	}
-	p := &process{cmd: cmd, done: make(chan struct{}), out: out}
-	go func() {
-		p.waitErr = cmd.Wait()
-		if logf != nil {
-			logf.Close()
-		}
-		close(p.done)
-	}()
 	return p, respR, reqW, nil
 }
 
