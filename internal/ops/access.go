@@ -217,9 +217,6 @@ func (x *Tensor) forEach(fn func(i0, i1, i2, i3 int64)) {
 	}
 }
 
-// SameShape reports whether a and b have the same ne.
-func SameShape(a, b *Tensor) bool { return a.Ne == b.Ne }
-
 // View is ggml_view_4d (and _1d/_2d/_3d): a tensor of shape ne sharing x's
 // buffer, starting offs bytes after x's element 0, with Nb[0] = x.Nb[0]
 // and Nb[1..len(nb)] = nb (byte strides of dims 1..3). Strides not given
