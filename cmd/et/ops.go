@@ -316,7 +316,7 @@ func opsExplainRun(f *factory, opts *opsExplainOptions) error {
 	}
 	var planned []runOpCase
 	for _, c := range cases {
-		g, err := buildGraph(c)
+		g, err := buildGraph(c, false)
 		if err != nil {
 			return err
 		}

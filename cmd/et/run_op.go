@@ -162,7 +162,7 @@ func runOpRun(ctx context.Context, f *factory, opts *runOpOptions) (runErr error
 		if opts.SeedSet {
 			c.Seed = uint64(opts.Seed)
 		}
-		g, err := buildGraph(c)
+		g, err := buildGraph(c, !opts.Explain)
 		if err != nil {
 			return err
 		}
@@ -365,13 +365,25 @@ func errText(err error) string {
 }
 
 // buildGraph materializes a case's leaves and builds its plan graph.
-func buildGraph(c *graph.Case) (*plan.Graph, error) {
-	if err := checkCaseMemory(c, memAvailable()); err != nil {
-		return nil, err
-	}
-	leaves, err := graph.Materialize(c)
-	if err != nil {
-		return nil, err
+//
+// With withData false (planning only: --explain, et ops explain) the
+// leaves are zero tensors of the right type and shape: no data is
+// generated or read, and nothing is checked against host memory.
+func buildGraph(c *graph.Case, withData bool) (*plan.Graph, error) {
+	var leaves map[string]*ops.Tensor
+	if withData {
+		if err := checkCaseMemory(c, memAvailable()); err != nil {
+			return nil, err
+		}
+		var err error
+		if leaves, err = graph.Materialize(c); err != nil {
+			return nil, err
+		}
+	} else {
+		leaves = make(map[string]*ops.Tensor, len(c.Tensors))
+		for _, t := range c.Tensors {
+			leaves[t.Name] = ops.New(t.Type, t.Ne...)
+		}
 	}
 	g := plan.NewGraph()
 	for _, t := range c.Tensors {

@@ -300,3 +300,19 @@ func TestCheckCaseMemory(t *testing.T) {
 		t.Errorf("unknown memory: %v", err)
 	}
 }
+
+// Planning alone (--explain, ops explain) generates and reads no data: a
+// case whose .npy input is missing still explains, and only a run fails.
+func TestExplainNeedsNoData(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "nodata.yaml")
+	os.WriteFile(path, []byte("name: nodata\ntensors:\n  x: {type: f32, ne: [64, 2], init: {npy: missing.npy}}\nnodes:\n  - {name: y, op: rms_norm, src: [x]}\n"), 0o644)
+	for _, args := range [][]string{{"run-op", "--explain", "-f", path}, {"ops", "explain", "-f", path}} {
+		if code, _, errOut := runCLI(t, nil, args...); code != 0 {
+			t.Errorf("%v: exit %d (%s)", args, code, errOut)
+		}
+	}
+	if code, _, errOut := runCLI(t, nil, "run-op", "-f", path); code != exitUsage || !strings.Contains(errOut, "missing.npy") {
+		t.Errorf("run: exit %d (%s), want 2 naming missing.npy", code, errOut)
+	}
+}
