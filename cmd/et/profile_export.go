@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 
@@ -117,32 +116,14 @@ func profileExportRun(ctx context.Context, opts *profileExportOptions) error {
 		return err
 	}
 	var dst io.Writer = opts.IO.Out
-	var commit func() error
-	abort := func() {}
+	var out *atomicFile
 	toStdout := opts.Out == "" || opts.Out == "-"
 	counter := &exportCounter{}
 	if !toStdout {
-		tmp, err := os.CreateTemp(filepath.Dir(opts.Out), "."+filepath.Base(opts.Out)+".tmp*")
-		if err != nil {
-			return inputErrorf("write %s: %v", opts.Out, errText(err))
+		if out, err = createAtomic(opts.Out); err != nil {
+			return err
 		}
-		abort = func() { tmp.Close(); os.Remove(tmp.Name()) }
-		if err := tmp.Chmod(0o644); err != nil { // CreateTemp makes it 0600
-			abort()
-			return inputErrorf("write %s: %v", opts.Out, errText(err))
-		}
-		commit = func() error {
-			if err := tmp.Close(); err != nil {
-				os.Remove(tmp.Name())
-				return inputErrorf("write %s: %v", opts.Out, errText(err))
-			}
-			if err := os.Rename(tmp.Name(), opts.Out); err != nil {
-				os.Remove(tmp.Name())
-				return inputErrorf("write %s: %v", opts.Out, errText(err))
-			}
-			return nil
-		}
-		dst = tmp
+		dst = out
 	}
 	counter.w = dst
 	var dstats profile.Stats
@@ -163,11 +144,13 @@ func profileExportRun(ctx context.Context, opts *profileExportOptions) error {
 		DeviceTime: opts.DeviceTime, Source: filepath.Base(opts.Trace), Warnings: &warns,
 	})
 	if err != nil {
-		abort()
+		if out != nil {
+			out.Abort()
+		}
 		return err
 	}
-	if commit != nil {
-		if err := commit(); err != nil {
+	if out != nil {
+		if err := out.Commit(); err != nil {
 			return err
 		}
 	}

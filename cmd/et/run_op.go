@@ -621,34 +621,6 @@ func writeJUnit(path string, d runOpDoc) error {
 	return writeFileAtomic(path, append([]byte(xml.Header), append(b, '\n')...))
 }
 
-// writeFileAtomic writes data to a temp file beside path, then renames it,
-// so a failure never leaves a half-written file. Errors name path (not the
-// temp file) and are input errors: the path came from a flag.
-func writeFileAtomic(path string, data []byte) error {
-	fail := func(err error) error { return inputErrorf("write %s: %v", path, errText(err)) }
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fail(err)
-	}
-	defer os.Remove(tmp.Name()) // no-op after the rename
-	// CreateTemp makes the file 0600; results are ordinary files.
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return fail(err)
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fail(err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fail(err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fail(err)
-	}
-	return nil
-}
-
 // caseBytes estimates the host memory a run of c needs: every leaf and
 // every non-view result on the host (the expected values), the same again
 // for the device's memory (the reference device lives in this process),
