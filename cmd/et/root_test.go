@@ -163,3 +163,20 @@ func TestExitCodes(t *testing.T) {
 		})
 	}
 }
+
+// A failed export leaves neither the output nor a temp file behind.
+func TestExportLeavesNoPartialFile(t *testing.T) {
+	dir := t.TempDir()
+	bad := dir + "/bad.json"
+	os.WriteFile(bad, []byte(`{"value0": {"type": 1, "class": "x"}, "value1": [}`), 0o644)
+	code, _, errOut := runCLI(t, nil, "profile", "export", bad, "--format", "chrome", "-O", dir+"/out.json")
+	if code != exitUsage {
+		t.Fatalf("exit %d (%s), want 2", code, errOut)
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if e.Name() != "bad.json" {
+			t.Errorf("left behind: %s", e.Name())
+		}
+	}
+}
