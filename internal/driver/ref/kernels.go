@@ -21,20 +21,10 @@ type kernelFunc func(r *run, v abi.Values) error
 // implementation yet".
 var kernelTable = map[string]kernelFunc{
 	"el_map_f32":       kElMap,
-	"rms_norm_f32":     kNorm(ops.OpRMSNorm),
-	"norm_f32":         kNorm(ops.OpNorm),
-	"l2_norm_f32":      kNorm(ops.OpL2Norm),
 	"rms_norm_mul_f32": kRMSNormMul,
-	"scale_f32":        kScale,
 	"softmax_f32":      kSoftMax,
 	"rope_f32":         kRope,
 	"glu_f32":          kGLU,
-	"unary_f32":        kUnary,
-	"get_rows_f32":     kGetRows,
-	"set_rows_f32":     kSetRows,
-	"cont_f32":         kCopy(ops.OpCont, ops.F32, ops.F32),
-	"cont_f16":         kCopy(ops.OpCont, ops.F16, ops.F16),
-	"cpy_f32_f16":      kCopy(ops.OpCpy, ops.F32, ops.F16),
 
 	"mul_mat_f32":                kMulMat([]ops.Type{ops.F32}, []ops.Type{ops.F32, ops.F16}),
 	"mul_mat_f32_matrix_engine":  kMulMat([]ops.Type{ops.F32}, []ops.Type{ops.F32}),
@@ -47,7 +37,6 @@ var kernelTable = map[string]kernelFunc{
 	"flash_attn_ext_f16_me": kFlashAttn([]ops.Type{ops.F16}),
 	"flash_attn_ext_f32":    kFlashAttn([]ops.Type{ops.F16, ops.F32}),
 
-	"tri_f32":             kTri,
 	"rwkv_wkv6_f32":       kWKV6,
 	"rwkv_wkv7_f32":       kWKV7,
 	"gated_delta_net_f32": kGatedDeltaNet,
@@ -226,21 +215,6 @@ func kElMap(r *run, v abi.Values) error {
 	return r.compute(op, dst, srcs, nil)
 }
 
-// kNorm is rms_norm_f32, norm_f32 and l2_norm_f32 {src0, dst, eps}.
-func kNorm(op ops.Op) kernelFunc {
-	return func(r *run, v abi.Values) error {
-		srcs, err := r.loadAll(v, []string{"src0"}, f32Only)
-		if err != nil {
-			return err
-		}
-		dst, err := r.store(v, "dst", ops.F32)
-		if err != nil {
-			return err
-		}
-		return r.compute(op, dst, srcs, map[string]any{"eps": v.Float("eps")})
-	}
-}
-
 // kRMSNormMul is the fused rms_norm_mul_f32: dst = rms_norm(src0, eps) *
 // src1 (src1 are the weights, repeated over the rows).
 func kRMSNormMul(r *run, v abi.Values) error {
@@ -257,19 +231,6 @@ func kRMSNormMul(r *run, v abi.Values) error {
 		return err
 	}
 	return r.compute(ops.OpMul, dst, []*ops.Tensor{norm, srcs[1]}, nil)
-}
-
-// kScale is scale_f32 {src0, dst, scale, bias}.
-func kScale(r *run, v abi.Values) error {
-	srcs, err := r.loadAll(v, []string{"src0"}, f32Only)
-	if err != nil {
-		return err
-	}
-	dst, err := r.store(v, "dst", ops.F32)
-	if err != nil {
-		return err
-	}
-	return r.compute(ops.OpScale, dst, srcs, map[string]any{"scale": v.Float("scale"), "bias": v.Float("bias")})
 }
 
 // kSoftMax is softmax_f32 {src0, mask (optional), sinks (optional), dst,
@@ -389,73 +350,6 @@ func kGLU(r *run, v abi.Values) error {
 		raw["swapped"] = v.Int("swapped") != 0
 	}
 	return r.compute(ops.OpGLU, dst, srcs, raw)
-}
-
-// kUnary is unary_f32 {src0, dst, unary_op}.
-func kUnary(r *run, v abi.Values) error {
-	code := v.Int("unary_op")
-	name, ok := r.m.UnaryName(int32(code))
-	if !ok {
-		return userError(fmt.Sprintf("unary_op %d is not a GGML_UNARY_OP value", code))
-	}
-	srcs, err := r.loadAll(v, []string{"src0"}, f32Only)
-	if err != nil {
-		return err
-	}
-	dst, err := r.store(v, "dst", ops.F32)
-	if err != nil {
-		return err
-	}
-	return r.compute(ops.OpUnary, dst, srcs, map[string]any{"op": strings.ToLower(name)})
-}
-
-// kGetRows is get_rows_f32 {src0 data, src1 rows (i32), dst}; the kernel
-// dequantizes q4_0, q8_0 and q4_K data.
-func kGetRows(r *run, v abi.Values) error {
-	srcs, err := r.loadAll(v, []string{"src0", "src1"}, getRowsIn, i32Only)
-	if err != nil {
-		return err
-	}
-	dst, err := r.store(v, "dst", ops.F32)
-	if err != nil {
-		return err
-	}
-	return r.compute(ops.OpGetRows, dst, srcs, nil)
-}
-
-// kSetRows is set_rows_f32 {src0 rows (f32), src1 indices (i64), dst}: it
-// writes the rows into dst in place (dst is a view of ggml's a), f32 or
-// f16.
-func kSetRows(r *run, v abi.Values) error {
-	srcs, err := r.loadAll(v, []string{"src0", "src1"}, f32Only, []ops.Type{ops.I64})
-	if err != nil {
-		return err
-	}
-	dst, err := r.store(v, "dst", ops.F32, ops.F16)
-	if err != nil {
-		return err
-	}
-	return r.compute(ops.OpSetRows, dst, []*ops.Tensor{dst, srcs[0], srcs[1]}, nil)
-}
-
-// kCopy is cont_f32, cont_f16 (op cont) and cpy_f32_f16 (op cpy to f16)
-// {src0, dst}.
-func kCopy(op ops.Op, from, to ops.Type) kernelFunc {
-	return func(r *run, v abi.Values) error {
-		srcs, err := r.loadAll(v, []string{"src0"}, []ops.Type{from})
-		if err != nil {
-			return err
-		}
-		dst, err := r.store(v, "dst", to)
-		if err != nil {
-			return err
-		}
-		var raw map[string]any
-		if op == ops.OpCpy {
-			raw = map[string]any{"type": to.String()}
-		}
-		return r.compute(op, dst, srcs, raw)
-	}
 }
 
 // kMulMat is one of the seven mul_mat kernels {src0 weights, src1, dst}.

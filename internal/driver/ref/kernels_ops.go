@@ -2,6 +2,7 @@ package ref
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/ainekko/et/internal/ops"
 	"github.com/ainekko/et/internal/ops/abi"
@@ -19,16 +20,62 @@ type opKernel struct {
 	dst    string
 	dstT   []ops.Type
 	params func(v abi.Values, dst abi.TensorDesc) map[string]any
-	// inPlace passes the result tensor as the op's first source (set_f32:
-	// dst is ggml's a, written in place; fill_f32: dst supplies the shape).
+	// inPlace passes the result tensor as the op's first source (set_f32
+	// and set_rows_f32: dst is ggml's a, written in place; fill_f32: dst
+	// supplies the shape).
 	inPlace bool
+	// enum, when set, names a sub-op through the manifest (unary_op,
+	// tri_type).
+	enum *enumField
 }
 
-// opKernels are the kernels of ggml-et's later ops (reference
-// ggml-et-backend.md §1.2) that map one to one onto the op catalog. A
+// enumField is an int32 params field holding a ggml enum value, passed to
+// the op as the lower-case name the manifest gives it.
+type enumField struct {
+	field, param, what string
+	name               func(*abi.Manifest, int32) (string, bool)
+}
+
+// epsParam is the params of the norm kernels {src0, dst, eps}.
+func epsParam(v abi.Values, _ abi.TensorDesc) map[string]any {
+	return map[string]any{"eps": v.Float("eps")}
+}
+
+// copyKernel is cont_f32, cont_f16 (op cont) and cpy_f32_f16 (op cpy to
+// f16) {src0, dst}.
+func copyKernel(op ops.Op, from, to ops.Type) opKernel {
+	k := opKernel{op: op, srcs: []string{"src0"}, types: [][]ops.Type{{from}}, dstT: []ops.Type{to}}
+	if op == ops.OpCpy {
+		k.params = func(abi.Values, abi.TensorDesc) map[string]any { return map[string]any{"type": to.String()} }
+	}
+	return k
+}
+
+// opKernels are the kernels (reference ggml-et-backend.md §1.2) that map
+// one to one onto an op of the catalog; kernelTable has the others. A
 // catalog without the op (an older ops package) makes the kernel report
 // "no reference implementation yet".
 var opKernels = map[string]opKernel{
+	"rms_norm_f32": {op: ops.OpRMSNorm, srcs: []string{"src0"}, types: [][]ops.Type{f32Only}, params: epsParam},
+	"norm_f32":     {op: ops.OpNorm, srcs: []string{"src0"}, types: [][]ops.Type{f32Only}, params: epsParam},
+	"l2_norm_f32":  {op: ops.OpL2Norm, srcs: []string{"src0"}, types: [][]ops.Type{f32Only}, params: epsParam},
+	"scale_f32": {op: ops.OpScale, srcs: []string{"src0"}, types: [][]ops.Type{f32Only},
+		params: func(v abi.Values, _ abi.TensorDesc) map[string]any {
+			return map[string]any{"scale": v.Float("scale"), "bias": v.Float("bias")}
+		}},
+	"unary_f32": {op: ops.OpUnary, srcs: []string{"src0"}, types: [][]ops.Type{f32Only},
+		enum: &enumField{field: "unary_op", param: "op", what: "GGML_UNARY_OP", name: (*abi.Manifest).UnaryName}},
+	"tri_f32": {op: ops.OpTri, srcs: []string{"src0"}, types: [][]ops.Type{f32Only},
+		enum: &enumField{field: "tri_type", param: "type", what: "GGML_TRI_TYPE", name: (*abi.Manifest).TriName}},
+	// get_rows_f32 dequantizes q4_0, q8_0 and q4_K data.
+	"get_rows_f32": {op: ops.OpGetRows, srcs: []string{"src0", "src1"}, types: [][]ops.Type{getRowsIn, i32Only}},
+	// set_rows_f32 {src0 rows, src1 i64 indices, dst}: writes the rows
+	// into dst in place (f32 or f16).
+	"set_rows_f32": {op: ops.OpSetRows, inPlace: true, srcs: []string{"src0", "src1"},
+		types: [][]ops.Type{f32Only, {ops.I64}}, dstT: []ops.Type{ops.F32, ops.F16}},
+	"cont_f32":     copyKernel(ops.OpCont, ops.F32, ops.F32),
+	"cont_f16":     copyKernel(ops.OpCont, ops.F16, ops.F16),
+	"cpy_f32_f16":  copyKernel(ops.OpCpy, ops.F32, ops.F16),
 	"sqr_f32":      {op: ops.OpSqr, srcs: []string{"src0"}, types: [][]ops.Type{f32Only}},
 	"sum_rows_f32": {op: ops.OpSumRows, srcs: []string{"src0"}, types: [][]ops.Type{f32Only}},
 	"mean_f32":     {op: ops.OpMean, srcs: []string{"src0"}, types: [][]ops.Type{f32Only}},
@@ -136,6 +183,14 @@ func (k opKernel) run(r *run, v abi.Values) error {
 	if k.params != nil {
 		d, _ := v.Tensor(field)
 		raw = k.params(v, d)
+	}
+	if e := k.enum; e != nil {
+		code := v.Int(e.field)
+		name, ok := e.name(r.m, int32(code))
+		if !ok {
+			return userError(fmt.Sprintf("%s %d is not a %s value of the ABI manifest", e.field, code, e.what))
+		}
+		raw = map[string]any{e.param: strings.ToLower(name)}
 	}
 	return r.compute(k.op, dst, srcs, raw)
 }

@@ -3,35 +3,15 @@ package ref
 import (
 	"fmt"
 	"math"
-	"strings"
 
 	"github.com/ainekko/et/internal/ops"
 	"github.com/ainekko/et/internal/ops/abi"
 )
 
-// The kernels of TRI and of the sequence-mixing ops (RWKV_WKV6,
-// RWKV_WKV7, GATED_DELTA_NET), whose params need more than the generic
-// opKernel: an enum through the manifest, raw device pointers, or sizes
-// passed as scalars (reference ggml-et-backend.md §1.2).
-
-// kTri is tri_f32 {src0, dst, tri_type}: tri_type is a GGML_TRI_TYPE
-// value (manifest tri_types).
-func kTri(r *run, v abi.Values) error {
-	code := v.Int("tri_type")
-	name, ok := r.m.TriName(int32(code))
-	if !ok {
-		return userError(fmt.Sprintf("tri_type %d is not a GGML_TRI_TYPE value of the ABI manifest", code))
-	}
-	srcs, err := r.loadAll(v, []string{"src0"}, f32Only)
-	if err != nil {
-		return err
-	}
-	dst, err := r.store(v, "dst", ops.F32)
-	if err != nil {
-		return err
-	}
-	return r.compute(ops.OpTri, dst, srcs, map[string]any{"type": strings.ToLower(name)})
-}
+// The kernels of the sequence-mixing ops (RWKV_WKV6, RWKV_WKV7,
+// GATED_DELTA_NET), whose params need more than the generic opKernel: raw
+// device pointers, or sizes passed as scalars (reference
+// ggml-et-backend.md §1.2).
 
 // maxSeqDim bounds the sizes a sequence kernel accepts from its scalars
 // (a garbage int32 must not make the model allocate or loop for ever; the
