@@ -414,8 +414,7 @@ func isWorkerFailure(err error) bool {
 // the executor. done closes the device (see backendOptions.open).
 func openRunOpDevice(ctx context.Context, f *factory, opts *runOpOptions, m *abi.Manifest, planned []runOpCase) (
 	dev driver.Device, kernelELF func(string) ([]byte, error), done func(error), err error) {
-	b := opts.Native
-	b.Backend, b.Device, b.Timeout = opts.Backend, opts.Device, opts.Timeout
+	b := opts.backendOptions
 	if !b.native() {
 		if dev, err = opts.OpenDevice(opts.Backend, opts.Device, m); err != nil {
 			return nil, nil, nil, err

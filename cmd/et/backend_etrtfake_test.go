@@ -42,7 +42,7 @@ func runFake(t *testing.T, faults string, args ...string) (int, string, string) 
 		return runKernelRun(ctx, f, o)
 	}))
 	replaceCmd(root, newRunOpCmd(f, func(ctx context.Context, o *runOpOptions) error {
-		o.Native.Worker = hook
+		o.Worker = hook
 		return runOpRun(ctx, f, o)
 	}))
 	replaceCmd(root, newDevicesCmd(f, func(ctx context.Context, o *devicesOptions) error {

@@ -11,7 +11,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -29,8 +28,6 @@ type runOpOptions struct {
 	Op          string // op name or test-backend-ops case string
 	Srcs        []string
 	Params      []string
-	Backend     string
-	Device      int
 	Explain     bool
 	Uberkernel  bool
 	ABI         string
@@ -42,11 +39,10 @@ type runOpOptions struct {
 	PerfWarmup  int
 	JUnit       string
 	Profile     string
-	Timeout     time.Duration
 	NMSE        float64
-	// Native holds the sysemu/pcie flags (--prefix, --run-dir, --kernels,
-	// --sysemu-opt); Backend, Device and Timeout above complete it.
-	Native backendOptions
+	// backendOptions are --backend, --device, --timeout and the sysemu/pcie
+	// flags (--prefix, --run-dir, --kernels, --sysemu-opt).
+	backendOptions
 
 	// OpenDevice opens the device of a backend (tests inject fakes).
 	OpenDevice func(backend string, index int, m *abi.Manifest) (driver.Device, error)
@@ -87,19 +83,11 @@ or flags, 3 backend unavailable, 4 timeout.`,
 				return err
 			}
 			opts.Op = op
-			switch opts.Backend {
-			case "ref", "sysemu", "pcie":
-			default:
-				return usageErrorf("invalid --backend %q (want ref, sysemu or pcie)", opts.Backend)
-			}
-			if opts.Device < 0 {
-				return usageErrorf("--device must be >= 0")
+			if err := opts.validate(); err != nil {
+				return err
 			}
 			if opts.PerfRuns < 1 || opts.PerfWarmup < 0 {
 				return usageErrorf("--perf-runs must be >= 1 and --perf-warmup >= 0")
-			}
-			if opts.Timeout < 0 {
-				return usageErrorf("--timeout must not be negative")
 			}
 			opts.SeedSet = cmd.Flags().Changed("seed")
 			if runF != nil {
@@ -112,8 +100,6 @@ or flags, 3 backend unavailable, 4 timeout.`,
 	fl.StringArrayVarP(&opts.Files, "file", "f", nil, "YAML case `file` or directory (repeatable)")
 	fl.StringArrayVar(&opts.Srcs, "src", nil, "source `NAME=TYPE:NE0xNE1[xNE2xNE3][:INIT]` for an op given by name (repeatable, in source order)")
 	fl.StringArrayVar(&opts.Params, "param", nil, "op parameter `KEY=VALUE` (repeatable)")
-	fl.StringVar(&opts.Backend, "backend", "ref", "device backend: {ref|sysemu|pcie}")
-	fl.IntVarP(&opts.Device, "device", "d", 0, "device index within the backend")
 	fl.BoolVar(&opts.Explain, "explain", false, "show the plan (support verdicts, fusion, kernel, params size) without running")
 	fl.BoolVar(&opts.Uberkernel, "uberkernel", false, "batch launches into uberkernel segments (like GGML_ET_UBERKERNEL=1)")
 	fl.StringVar(&opts.ABI, "abi", "", "ABI manifest YAML `file` for another ggml version (default: the built-in one)")
@@ -124,10 +110,8 @@ or flags, 3 backend unavailable, 4 timeout.`,
 	fl.IntVar(&opts.PerfWarmup, "perf-warmup", 2, "untimed warm-up runs per launch with --perf")
 	fl.StringVar(&opts.JUnit, "junit", "", "also write a JUnit XML report to `file`")
 	fl.StringVar(&opts.Profile, "profile", "", "write a runtime trace (et_runtime_trace.json, kernel_id.json) of the run into `dir`")
-	fl.DurationVar(&opts.Timeout, "timeout", 0, "give up after this long (exit 4); 0 = no limit")
 	fl.Float64Var(&opts.NMSE, "nmse", 0, "NMSE limit for every output (default: per op, as test-backend-ops)")
-	cmd.RegisterFlagCompletionFunc("backend", cobra.FixedCompletions([]string{"ref", "sysemu", "pcie"}, cobra.ShellCompDirectiveNoFileComp))
-	addNativeFlags(cmd, &opts.Native, true)
+	addBackendFlags(cmd, &opts.backendOptions, true)
 	return cmd
 }
 

@@ -227,7 +227,7 @@ func TestRunOpMismatchExits1(t *testing.T) {
 	f, out, _ := testFactory(nil)
 	junit := filepath.Join(t.TempDir(), "r.xml")
 	saved := t.TempDir()
-	opts := &runOpOptions{Files: []string{"../../testcases/binary.yaml"}, Backend: "ref", PerfRuns: 1, JUnit: junit, SaveOutputs: saved,
+	opts := &runOpOptions{Files: []string{"../../testcases/binary.yaml"}, backendOptions: backendOptions{Backend: "ref"}, PerfRuns: 1, JUnit: junit, SaveOutputs: saved,
 		OpenDevice: func(b string, i int, m *abi.Manifest) (driver.Device, error) {
 			d, err := openDevice(b, i, m)
 			return corruptDevice{d}, err
