@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -70,7 +71,7 @@ func TestImportRules(t *testing.T) {
 					continue
 				}
 				dep := strings.TrimPrefix(imp, module)
-				if parentOK(pkg, dep) || contains(allowed[pkg], dep) {
+				if parentOK(pkg, dep) || slices.Contains(allowed[pkg], dep) {
 					continue
 				}
 				t.Errorf("tags %q: forbidden import edge %s -> %s (DESIGN.md §1)", tags, pkg, dep)
@@ -88,19 +89,10 @@ func TestRulesCatchForbiddenEdge(t *testing.T) {
 		{"internal/ops/graph", "internal/ops/plan"},
 		{"internal/driver/pcie", "internal/sysemu"},
 	} {
-		if contains(allowed[e[0]], e[1]) || parentOK(e[0], e[1]) {
+		if slices.Contains(allowed[e[0]], e[1]) || parentOK(e[0], e[1]) {
 			t.Errorf("edge %s -> %s should be forbidden", e[0], e[1])
 		}
 	}
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // touchSources opens every directory and stats every .go file of the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -115,7 +116,7 @@ func parseViews(in []string) ([]string, error) {
 			for _, a := range profile.AllViews {
 				seen[a] = true
 			}
-		case contains(profile.AllViews, v):
+		case slices.Contains(profile.AllViews, v):
 			seen[v] = true
 		default:
 			return nil, usageErrorf("unknown view %q (want %s or all)", v, strings.Join(profile.AllViews, ", "))
@@ -128,15 +129,6 @@ func parseViews(in []string) ([]string, error) {
 		}
 	}
 	return out, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // splitLabel splits "label=path"; a plain path is labelled by its base name.
@@ -243,7 +235,7 @@ func feedTrace(f *factory, agg *profile.Aggregator, path string, ropts profile.R
 
 func reportTables(prefix string, r profileReportLabeled, opts *profileReportOptions) []table {
 	var out []table
-	want := func(v string) bool { return contains(opts.Views, v) }
+	want := func(v string) bool { return slices.Contains(opts.Views, v) }
 	s := r.Summary
 	if want(profile.ViewSummary) {
 		t := table{Title: prefix + "summary", Headers: []string{"item", "value"}}

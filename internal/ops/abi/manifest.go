@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -185,7 +186,7 @@ func (p *parser) mapping(n *yaml.Node, what string, allowed []string) ([]entry, 
 		if k.Kind != yaml.ScalarNode {
 			return nil, p.errf(k, "%s: keys must be scalars", what)
 		}
-		if allowed != nil && !contains(allowed, k.Value) {
+		if allowed != nil && !slices.Contains(allowed, k.Value) {
 			return nil, p.errf(k, "%s: unknown key %q (want one of %s)", what, k.Value, strings.Join(allowed, ", "))
 		}
 		if seen[k.Value] {
@@ -198,15 +199,6 @@ func (p *parser) mapping(n *yaml.Node, what string, allowed []string) ([]entry, 
 		out = append(out, entry{key: k.Value, kn: k, v: v})
 	}
 	return out, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func (p *parser) integer(n *yaml.Node, what string, lo, hi int64) (int64, error) {
@@ -285,7 +277,7 @@ func (p *parser) manifest(root *yaml.Node) (*Manifest, error) {
 		}
 	}
 	for _, k := range topKeys {
-		if _, ok := sec[k]; !ok && !contains(optionalKeys, k) {
+		if _, ok := sec[k]; !ok && !slices.Contains(optionalKeys, k) {
 			return nil, p.errf(root, "missing required section %q", k)
 		}
 	}

@@ -3,6 +3,7 @@ package graph
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -53,9 +54,9 @@ func ParseCaseString(s string) (*Case, error) {
 	build, ok := caseBuilders[name]
 	switch {
 	case ok:
-	case contains(ops.UnaryOps, strings.ToLower(name)):
+	case slices.Contains(ops.UnaryOps, strings.ToLower(name)):
 		build = func(b *csBuilder) { buildUnary(b, strings.ToLower(name)) }
-	case contains(ops.GLUOps, strings.ToLower(name)):
+	case slices.Contains(ops.GLUOps, strings.ToLower(name)):
 		build = func(b *csBuilder) { buildGLU(b, strings.ToLower(name)) }
 	default:
 		return nil, &Error{File: s, Msg: fmt.Sprintf("unknown op %q in case string (want one of %s)", name, strings.Join(CaseStringOps(), ", "))}

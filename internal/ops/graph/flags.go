@@ -3,6 +3,7 @@ package graph
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -28,9 +29,9 @@ func FromFlags(op string, srcs []string, params []string) (*Case, error) {
 	lop := strings.ToLower(op)
 	if _, ok := ops.Lookup(op); !ok {
 		switch {
-		case contains(ops.UnaryOps, lop):
+		case slices.Contains(ops.UnaryOps, lop):
 			op, raw["op"] = string(ops.OpUnary), lop
-		case contains(ops.GLUOps, lop):
+		case slices.Contains(ops.GLUOps, lop):
 			op, raw["op"] = string(ops.OpGLU), lop
 		default:
 			return nil, &Error{File: c.File, Msg: (&ops.UnknownOpError{Name: op}).Error() + " (or a unary or glu op name such as silu or swiglu)"}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -198,21 +199,12 @@ func (l *loader) mapping(n *yaml.Node, what string, allowed ...string) ([]field,
 			return nil, l.errf(k, "%s: duplicate key %q (first at line %d)", what, k.Value, line)
 		}
 		seen[k.Value] = k.Line
-		if allowed != nil && !contains(allowed, k.Value) {
+		if allowed != nil && !slices.Contains(allowed, k.Value) {
 			return nil, l.errf(k, "%s: unknown field %q (want %s)", what, k.Value, strings.Join(allowed, ", "))
 		}
 		out = append(out, field{k, v})
 	}
 	return out, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // describe names a node's kind for error messages.
