@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -140,5 +141,44 @@ func TestProfileReportJSONKeys(t *testing.T) {
 	assertGolden(t, "profile_report_keys", []byte(strings.Join(keys, "\n")+"\n"))
 	if doc["schema"] != "et.profile-report/v1" {
 		t.Errorf("schema %v", doc["schema"])
+	}
+}
+
+// --device keeps one device's launches: the two-device fixture's devices
+// split its launches, and -d N reports only device N's.
+func TestProfileReportDeviceFilter(t *testing.T) {
+	launches := func(args ...string) map[float64]float64 {
+		t.Helper()
+		base := []string{"profile", "report", "--kernel-map", "../../internal/profile/testdata/two_devices_kernel_id.json",
+			"testdata/profile/two_devices.json", "-o", "json"}
+		code, out, errOut := runCLI(t, nil, append(base, args...)...)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		var doc struct {
+			Reports []struct {
+				Summary struct {
+					Devices []map[string]any `json:"devices"`
+				} `json:"summary"`
+			} `json:"reports"`
+		}
+		if err := json.Unmarshal([]byte(out), &doc); err != nil {
+			t.Fatal(err)
+		}
+		got := map[float64]float64{}
+		for _, d := range doc.Reports[0].Summary.Devices {
+			got[d["id"].(float64)] = d["launches"].(float64)
+		}
+		return got
+	}
+	all := launches()
+	if len(all) != 2 {
+		t.Fatalf("fixture devices %v, want 2", all)
+	}
+	for id, n := range all {
+		got := launches("-d", strconv.Itoa(int(id)))
+		if len(got) != 1 || got[id] != n {
+			t.Errorf("-d %v: devices %v, want only %v with %v launches", id, got, id, n)
+		}
 	}
 }

@@ -316,3 +316,31 @@ func TestExplainNeedsNoData(t *testing.T) {
 		t.Errorf("run: exit %d (%s), want 2 naming missing.npy", code, errOut)
 	}
 }
+
+// --abi reaches both sides: with ADD and SUB swapped in the manifest, the
+// plan encodes dst.op with the swapped values and the reference device
+// decodes them with the same manifest, so binary.yaml still passes. (A
+// device left on the built-in manifest would run SUB for ADD and fail.)
+func TestRunOpABIOverride(t *testing.T) {
+	b, err := os.ReadFile("../../internal/ops/abi/manifest/ggml-d99724f.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := strings.Replace(string(b), "  ADD: 2\n  SUB: 6\n", "  ADD: 6\n  SUB: 2\n", 1)
+	if s == string(b) {
+		t.Fatal("manifest layout changed: ADD/SUB lines not found")
+	}
+	path := filepath.Join(t.TempDir(), "swapped.yaml")
+	os.WriteFile(path, []byte(s), 0o644)
+	code, out, errOut := runCLI(t, nil, "run-op", "-f", "../../testcases/binary.yaml", "--abi", path)
+	if code != 0 {
+		t.Fatalf("exit %d: %s\n%s", code, errOut, out)
+	}
+	opts := &runOpOptions{Files: []string{"../../testcases/binary.yaml"}, ABI: path, PerfRuns: 1,
+		backendOptions: backendOptions{Backend: "ref"},
+		OpenDevice: func(b string, i int, _ *abi.Manifest) (driver.Device, error) { return openDevice(b, i, abi.Default()) }}
+	f, _, _ := testFactory(nil)
+	if err := runOpRun(context.Background(), f, opts); exitCode(err) != exitNegative {
+		t.Errorf("device on the built-in manifest: err %v, want a mismatch", err)
+	}
+}
