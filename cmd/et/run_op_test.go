@@ -338,7 +338,7 @@ func TestRunOpABIOverride(t *testing.T) {
 	}
 	opts := &runOpOptions{Files: []string{"../../testcases/binary.yaml"}, ABI: path, PerfRuns: 1,
 		backendOptions: backendOptions{Backend: "ref"},
-		OpenDevice: func(b string, i int, _ *abi.Manifest) (driver.Device, error) { return openDevice(b, i, abi.Default()) }}
+		OpenDevice:     func(b string, i int, _ *abi.Manifest) (driver.Device, error) { return openDevice(b, i, abi.Default()) }}
 	f, _, _ := testFactory(nil)
 	if err := runOpRun(context.Background(), f, opts); exitCode(err) != exitNegative {
 		t.Errorf("device on the built-in manifest: err %v, want a mismatch", err)
