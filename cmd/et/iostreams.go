@@ -71,9 +71,9 @@ func (s styles) Status(word string) string {
 	switch word {
 	case "ok", "OK", "PASS", "pass", "ready", "installed", "same", "faster":
 		return s.ok.Render(word)
-	case "warn", "WARN", "FALLBACK", "incomplete", "busy", "recovery", "new", "gone":
+	case "warn", "WARN", "FALLBACK", "XFAIL", "incomplete", "busy", "recovery", "new", "gone":
 		return s.warn.Render(word)
-	case "fail", "FAIL", "ERROR", "slower", "no-driver", "error":
+	case "fail", "FAIL", "XPASS", "ERROR", "slower", "no-driver", "error":
 		return s.fail.Render(word)
 	}
 	return word

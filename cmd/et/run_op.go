@@ -19,6 +19,7 @@ import (
 	"github.com/ainekko/et/internal/ops"
 	"github.com/ainekko/et/internal/ops/abi"
 	"github.com/ainekko/et/internal/ops/exec"
+	"github.com/ainekko/et/internal/ops/expect"
 	"github.com/ainekko/et/internal/ops/graph"
 	"github.com/ainekko/et/internal/ops/plan"
 )
@@ -40,6 +41,9 @@ type runOpOptions struct {
 	JUnit       string
 	Profile     string
 	NMSE        float64
+	// ExpectedFailures is --expected-failures: a file of known defects
+	// (internal/ops/expect).
+	ExpectedFailures string
 	// backendOptions are --backend, --device, --timeout and the sysemu/pcie
 	// flags (--prefix, --run-dir, --kernels, --sysemu-opt).
 	backendOptions
@@ -111,6 +115,7 @@ or flags, 3 backend unavailable, 4 timeout.`,
 	fl.StringVar(&opts.JUnit, "junit", "", "also write a JUnit XML report to `file`")
 	fl.StringVar(&opts.Profile, "profile", "", "write a runtime trace (et_runtime_trace.json, kernel_id.json) of the run into `dir`")
 	fl.Float64Var(&opts.NMSE, "nmse", 0, "NMSE limit for every output (default: per op, as test-backend-ops)")
+	fl.StringVar(&opts.ExpectedFailures, "expected-failures", "", "YAML `file` of known defects: listed outputs that fail are XFAIL (exit 0), listed outputs that pass are XPASS (exit 1)")
 	addBackendFlags(cmd, &opts.backendOptions, true)
 	return cmd
 }
@@ -134,6 +139,12 @@ func runOpRun(ctx context.Context, f *factory, opts *runOpOptions) (runErr error
 	}
 	if !opts.Explain {
 		if err := checkOutputPaths(opts); err != nil {
+			return err
+		}
+	}
+	var xfail *expect.Set
+	if opts.ExpectedFailures != "" && !opts.Explain {
+		if xfail, err = expect.Load(opts.ExpectedFailures); err != nil {
 			return err
 		}
 	}
@@ -213,9 +224,6 @@ func runOpRun(ctx context.Context, f *factory, opts *runOpOptions) (runErr error
 			if rc.c.Tolerance.MaxAbs != nil && r.Status == exec.StatusPass && o.Compare.MaxAbsErr > *rc.c.Tolerance.MaxAbs {
 				r.Status, r.Detail = exec.StatusFail, fmt.Sprintf("max abs error %g > %g", o.Compare.MaxAbsErr, *rc.c.Tolerance.MaxAbs)
 			}
-			if r.Status == exec.StatusFail {
-				failed = true
-			}
 			doc.Results = append(doc.Results, r)
 		}
 		for _, pr := range res.Perf {
@@ -228,6 +236,12 @@ func runOpRun(ctx context.Context, f *factory, opts *runOpOptions) (runErr error
 			}
 			lateErr = saveOutputs(dir, rc, res.Outputs)
 		}
+	}
+	for _, w := range applyExpected(xfail, expect.Run{Backend: opts.Backend, Uberkernel: opts.Uberkernel}, doc.Results) {
+		f.warnf("%s", w)
+	}
+	for _, r := range doc.Results {
+		failed = failed || failedStatus(r.Status)
 	}
 	// Files are written after the run; a failure there still prints the
 	// results first, then fails the command.
@@ -415,6 +429,9 @@ type runOpResult struct {
 	TimeNS    int64    `json:"time_ns"`
 	Detail    string   `json:"detail,omitempty"`
 	Reasons   []string `json:"reasons,omitempty"`
+	// Expected is the file:line of the --expected-failures entry that
+	// lists this output.
+	Expected string `json:"expected_failure,omitempty"`
 }
 
 type runOpPerf struct {
@@ -477,7 +494,7 @@ func runOpDocument(d runOpDoc, st styles) document {
 		}
 		t.Rows = append(t.Rows, []string{r.Case, r.Node, r.Op, kernel, st.Status(r.Status),
 			strconv.FormatFloat(r.NMSE, 'e', 2, 64), strconv.FormatFloat(r.MaxAbsErr, 'e', 2, 64), runTime(r.TimeNS)})
-		if r.Status != exec.StatusFail {
+		if !failedStatus(r.Status) {
 			pass++
 		}
 	}
@@ -485,6 +502,9 @@ func runOpDocument(d runOpDoc, st styles) document {
 	for _, r := range d.Results {
 		if r.Detail != "" {
 			t.Notes = append(t.Notes, fmt.Sprintf("%s/%s: %s", r.Case, r.Node, r.Detail))
+		}
+		if r.Status == statusXFail {
+			t.Notes = append(t.Notes, fmt.Sprintf("%s/%s: expected failure (%s)", r.Case, r.Node, r.Expected))
 		}
 		if r.Status == exec.StatusFallback && len(r.Reasons) > 0 {
 			t.Notes = append(t.Notes, fmt.Sprintf("%s/%s ran on the host: %s", r.Case, r.Node, strings.Join(r.Reasons, "; ")))
@@ -566,7 +586,12 @@ type junitCase struct {
 	Classname string        `xml:"classname,attr"`
 	Time      string        `xml:"time,attr"`
 	Failure   *junitFailure `xml:"failure,omitempty"`
+	Skipped   *junitSkipped `xml:"skipped,omitempty"`
 	Output    string        `xml:"system-out,omitempty"`
+}
+
+type junitSkipped struct {
+	Message string `xml:"message,attr"`
 }
 
 type junitFailure struct {
@@ -592,6 +617,12 @@ func writeJUnit(path string, d runOpDoc) error {
 		case exec.StatusFail:
 			jc.Failure = &junitFailure{Message: r.Detail, Text: fmt.Sprintf("op %s kernel %s: %s", r.Op, r.Kernel, r.Detail)}
 			s.Failures++
+		case statusXPass:
+			jc.Failure = &junitFailure{Message: r.Detail, Text: r.Detail}
+			s.Failures++
+		case statusXFail:
+			jc.Skipped = &junitSkipped{Message: fmt.Sprintf("expected failure (%s): %s", r.Expected, r.Detail)}
+			s.Skipped++
 		case exec.StatusFallback:
 			jc.Output = "ran on the host (unsupported by ggml-et): " + strings.Join(r.Reasons, "; ")
 		}
