@@ -137,7 +137,10 @@ func TestRunOpExpectedFailures(t *testing.T) {
 		os.WriteFile(path, []byte("expected_failures:\n  - {case: a}\n"), 0o644)
 		opened := false
 		opts := &runOpOptions{Files: []string{"../../testcases/binary.yaml"}, backendOptions: backendOptions{Backend: "ref"}, PerfRuns: 1, ExpectedFailures: path,
-			OpenDevice: func(b string, i int, m *abi.Manifest) (driver.Device, error) { opened = true; return openDevice(b, i, m) }}
+			OpenDevice: func(b string, i int, m *abi.Manifest) (driver.Device, error) {
+				opened = true
+				return openDevice(b, i, m)
+			}}
 		err := runOpRun(context.Background(), f, opts)
 		if exitCode(err) != 2 || !strings.Contains(err.Error(), "bad.yaml:2: entry has no output") || opened {
 			t.Errorf("exit %d, err %v, device opened %v", exitCode(err), err, opened)
