@@ -298,6 +298,10 @@ type opsExplainNode struct {
 	Batchable    bool                `json:"uberkernel_batchable"`
 	UberkernelID int                 `json:"uberkernel_id,omitempty"`
 	Note         string              `json:"note,omitempty"`
+	// ShireMask is the compute shire mask of a launch; ShireMaskNote says
+	// why the mask asked for was refused (a kernel that needs all shires).
+	ShireMask     uint32 `json:"shire_mask,omitempty"`
+	ShireMaskNote string `json:"shire_mask_note,omitempty"`
 }
 
 type opsExplainFailure struct {
@@ -344,6 +348,7 @@ func explainPlans(planned []runOpCase) opsExplainDoc {
 			}
 			if r.Kind == plan.StepLaunch {
 				n.Kernel, n.ParamsBytes, n.Batchable, n.UberkernelID = r.Kernel, r.ParamsBytes, r.Batchable, int(r.UberkernelID)
+				n.ShireMask, n.ShireMaskNote = r.ShireMask, r.MaskNote
 			}
 			for _, s := range plan.Suggestions(ops.Op(r.Op), r.Reasons) {
 				n.Failures = append(n.Failures, opsExplainFailure{Condition: s.Reason, Suggestion: s.Fix})
@@ -403,6 +408,9 @@ func opsExplainDocument(d opsExplainDoc) document {
 		}
 		if n.Note != "" {
 			t.Notes = append(t.Notes, nodeName(n)+": "+n.Note)
+		}
+		if n.ShireMaskNote != "" {
+			t.Notes = append(t.Notes, nodeName(n)+": "+n.ShireMaskNote)
 		}
 	}
 	tables := []table{t}

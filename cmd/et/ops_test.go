@@ -213,7 +213,7 @@ func TestOpsJSONKeys(t *testing.T) {
 	}
 	check("ops-explain", jsonKeys(t, json.RawMessage(out)), "nodes,schema")
 	check("ops-explain fused node", jsonKeys(t, ex.Nodes[0]),
-		"action,case,failures,fused_with,fusion,kernel,node,op,params_bytes,supported,uberkernel_batchable,uberkernel_id")
+		"action,case,failures,fused_with,fusion,kernel,node,op,params_bytes,shire_mask,supported,uberkernel_batchable,uberkernel_id")
 	_, out, _ = runCLI(t, nil, "ops", "explain", "MUL_MAT(type_a=q4_K,m=16,n=1,k=256)", "-o", "json")
 	json.Unmarshal([]byte(out), &ex)
 	check("ops-explain fallback node", jsonKeys(t, ex.Nodes[0]), "action,case,failures,node,op,supported,uberkernel_batchable")

@@ -25,12 +25,14 @@ import (
 )
 
 type runOpOptions struct {
-	Files       []string
-	Op          string // op name or test-backend-ops case string
-	Srcs        []string
-	Params      []string
-	Explain     bool
-	Uberkernel  bool
+	Files      []string
+	Op         string // op name or test-backend-ops case string
+	Srcs       []string
+	Params     []string
+	Explain    bool
+	Uberkernel bool
+	// ShireMask is --shire-mask (0: the full mask ggml-et launches with).
+	ShireMask   uint32
 	ABI         string
 	Seed        int64
 	SeedSet     bool
@@ -54,6 +56,7 @@ type runOpOptions struct {
 
 func newRunOpCmd(f *factory, runF func(context.Context, *runOpOptions) error) *cobra.Command {
 	opts := &runOpOptions{OpenDevice: openDevice}
+	var mask string
 	cmd := &cobra.Command{
 		Use:   "run-op [<op> | '<OP(k=v,...)>'] [flags]",
 		Short: "Run ggml ops through the ggml-et dispatch path and compare with reference math",
@@ -90,6 +93,16 @@ or flags, 3 backend unavailable, 4 timeout.`,
 			if err := opts.validate(); err != nil {
 				return err
 			}
+			if mask != "" {
+				v, err := strconv.ParseUint(mask, 0, 32)
+				if err != nil {
+					return usageErrorf("--shire-mask %q: want a 32-bit compute shire mask such as 0x1 or 0xFFFFFFFF", mask)
+				}
+				if err := plan.CheckShireMask(uint32(v)); err != nil {
+					return usageErrorf("--shire-mask: %v", err)
+				}
+				opts.ShireMask = uint32(v)
+			}
 			if opts.PerfRuns < 1 || opts.PerfWarmup < 0 {
 				return usageErrorf("--perf-runs must be >= 1 and --perf-warmup >= 0")
 			}
@@ -106,6 +119,7 @@ or flags, 3 backend unavailable, 4 timeout.`,
 	fl.StringArrayVar(&opts.Params, "param", nil, "op parameter `KEY=VALUE` (repeatable)")
 	fl.BoolVar(&opts.Explain, "explain", false, "show the plan (support verdicts, fusion, kernel, params size) without running")
 	fl.BoolVar(&opts.Uberkernel, "uberkernel", false, "batch launches into uberkernel segments (like GGML_ET_UBERKERNEL=1)")
+	fl.StringVar(&mask, "shire-mask", "", "compute shires to launch on, contiguous (default 0xFFFFFFFF, as ggml-et; matrix-engine kernels always get all 32)")
 	fl.StringVar(&opts.ABI, "abi", "", "ABI manifest YAML `file` for another ggml version (default: the built-in one)")
 	fl.Int64Var(&opts.Seed, "seed", 0, "override the cases' seed for generated inputs")
 	fl.StringVar(&opts.SaveOutputs, "save-outputs", "", "write every output as float32 .npy into `dir` (<output>.npy from the device, <output>.ref.npy the reference)")
@@ -161,7 +175,7 @@ func runOpRun(ctx context.Context, f *factory, opts *runOpOptions) (runErr error
 		if err != nil {
 			return err
 		}
-		p, err := plan.Build(g, m, plan.Options{Uberkernel: opts.Uberkernel})
+		p, err := plan.Build(g, m, plan.Options{Uberkernel: opts.Uberkernel, ShireMask: opts.ShireMask})
 		if err != nil {
 			return fmt.Errorf("%s: plan: %w", c.File, err)
 		}

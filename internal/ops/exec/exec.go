@@ -407,7 +407,7 @@ func (r *runner) nodeNames(steps []int) []string {
 // launchSegment launches one segment (a direct launch or an uberkernel
 // batch) and synchronizes.
 func (r *runner) launchSegment(seg []int, record bool) error {
-	opts := driver.LaunchOptions{ShireMask: 0xFFFFFFFF, Barrier: true}
+	opts := driver.LaunchOptions{ShireMask: uint64(r.p.SegmentMask(seg)), Barrier: true}
 	names := r.nodeNames(seg)
 	var kernel string
 	var args []byte

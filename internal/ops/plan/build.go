@@ -25,7 +25,10 @@ func Build(g *Graph, m *abi.Manifest, opts Options) (*Plan, error) {
 	if m == nil {
 		m = abi.Default()
 	}
-	p := &Plan{Graph: g, Manifest: m, Uberkernel: opts.Uberkernel}
+	p := &Plan{Graph: g, Manifest: m, Uberkernel: opts.Uberkernel, ShireMask: opts.ShireMask}
+	if p.ShireMask == 0 {
+		p.ShireMask = FullShireMask
+	}
 	p.Verdicts = make([]Verdict, len(g.Nodes))
 	for i := range g.Nodes {
 		p.Verdicts[i] = Supports(g, i, m)
@@ -135,6 +138,7 @@ func (p *Plan) finishLaunch(s *Step) error {
 		}
 	}
 	_, s.Batchable = p.Manifest.UberkernelID(s.Kernel)
+	s.ShireMask, s.MaskNote = launchMask(s.Kernel, p.ShireMask)
 	return nil
 }
 

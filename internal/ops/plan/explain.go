@@ -30,6 +30,10 @@ type NodeExplain struct {
 	UberkernelID uint16
 	// Note says why a noop step launches nothing.
 	Note string
+	// ShireMask is the launch's compute shire mask; MaskNote says why the
+	// plan's mask was refused for this kernel.
+	ShireMask uint32
+	MaskNote  string
 }
 
 // Explain returns one row per graph node, in node order.
@@ -58,6 +62,7 @@ func (p *Plan) Explain() []NodeExplain {
 			if s.Kind == StepLaunch {
 				r.Batchable = s.Batchable
 				r.UberkernelID, _ = p.Manifest.UberkernelID(s.Kernel)
+				r.ShireMask, r.MaskNote = s.ShireMask, s.MaskNote
 			}
 			if s.Fusion != "" {
 				r.Fusion = s.Fusion

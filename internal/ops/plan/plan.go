@@ -93,6 +93,11 @@ type Step struct {
 	// FusionMissed lists, as "<fusion>: <reason>", why a fusion whose op
 	// sequence starts at this step's node was not applied.
 	FusionMissed []string
+	// ShireMask is the compute shire mask the launch uses: the plan's
+	// (Options.ShireMask), or all 32 shires for a kernel that needs them
+	// (MaskNote then says why the plan's mask was refused).
+	ShireMask uint32
+	MaskNote  string
 }
 
 // Out is the value index the step writes (the result of its last node),
@@ -114,12 +119,20 @@ type Plan struct {
 	// Uberkernel is true when launches of batchable kernels are grouped
 	// into uberkernel segments (GGML_ET_UBERKERNEL).
 	Uberkernel bool
+	// ShireMask is the compute shire mask launches use (FullShireMask
+	// unless Options.ShireMask chose another).
+	ShireMask uint32
 }
 
 // Options control planning.
 type Options struct {
 	// Uberkernel batches launches like GGML_ET_UBERKERNEL=1.
 	Uberkernel bool
+	// ShireMask is the compute shire mask of the launches; 0 means
+	// FullShireMask, the mask ggml-et launches every kernel with. Kernels
+	// that need all shires keep the full mask (see NeedsAllShires). Check
+	// a user's mask with CheckShireMask first.
+	ShireMask uint32
 }
 
 // AddrFunc gives the device address of the memory owned by value base.
