@@ -407,19 +407,25 @@ func isWorkerFailure(err error) bool {
 	return errors.As(err, &te) || errors.As(err, &we)
 }
 
-// openRunOpDevice opens run-op's device. For sysemu and pcie it first
-// makes sure the backend is built and that every kernel the plans launch
-// has its ELF in --kernels (listing the missing ones before anything
-// boots), then boots the device in a worker; kernelELF serves the ELFs to
-// the executor. done closes the device (see backendOptions.open).
-func openRunOpDevice(ctx context.Context, f *factory, opts *runOpOptions, m *abi.Manifest, planned []runOpCase) (
-	dev driver.Device, kernelELF func(string) ([]byte, error), done func(error), err error) {
+// openRunOpDevices opens run-op's devices, jobs of them. For sysemu and
+// pcie it first makes sure the backend is built and that every kernel the
+// plans launch has its ELF in --kernels (listing the missing ones before
+// anything boots), then boots the devices, each in its own worker with its
+// own run directory, in parallel; kernelELF serves the ELFs to the
+// executor. done closes every device (see backendOptions.open).
+func openRunOpDevices(ctx context.Context, f *factory, opts *runOpOptions, m *abi.Manifest, planned []runOpCase, jobs int) (
+	devs []driver.Device, kernelELF func(string) ([]byte, error), done func(error), err error) {
 	b := opts.backendOptions
 	if !b.native() {
-		if dev, err = opts.OpenDevice(opts.Backend, opts.Device, m); err != nil {
-			return nil, nil, nil, err
+		for range jobs {
+			dev, err := opts.OpenDevice(opts.Backend, opts.Device, m)
+			if err != nil {
+				closeAll(devs)
+				return nil, nil, nil, err
+			}
+			devs = append(devs, dev)
 		}
-		return dev, nil, func(error) { dev.Close() }, nil
+		return devs, nil, func(error) { closeAll(devs) }, nil
 	}
 	if err := b.available(); err != nil {
 		return nil, nil, nil, err
@@ -438,10 +444,42 @@ func openRunOpDevice(ctx context.Context, f *factory, opts *runOpOptions, m *abi
 		}
 		return nil, fmt.Errorf("no ELF loaded for kernel %s", name)
 	}
-	if dev, done, err = b.open(ctx, f, m); err != nil {
-		return nil, nil, nil, err
+	devs = make([]driver.Device, jobs)
+	dones := make([]func(error), jobs)
+	errs := make([]error, jobs)
+	var wg sync.WaitGroup
+	for j := range jobs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			bj := b
+			bj.RunDir = jobRunDir(b.RunDir, j, jobs)
+			devs[j], dones[j], errs[j] = bj.open(ctx, f, m)
+		}()
 	}
-	return dev, kernelELF, done, nil
+	wg.Wait()
+	done = func(runErr error) {
+		for _, d := range dones {
+			if d != nil {
+				d(runErr)
+			}
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		done(err)
+		for _, e := range errs {
+			if e != nil {
+				return nil, nil, nil, e // the first job's error, with its exit code
+			}
+		}
+	}
+	return devs, kernelELF, done, nil
+}
+
+func closeAll(devs []driver.Device) {
+	for _, d := range devs {
+		d.Close()
+	}
 }
 
 // runOpFault is a kernel fault that stopped a case: the step and the

@@ -226,3 +226,29 @@ func TestDevicesBootFake(t *testing.T) {
 		}
 	})
 }
+
+func TestRunOpJobsSysemuFake(t *testing.T) {
+	// Two emulators (fake sysemu workers), each with its own run
+	// directory; the faults of the cases come back in input order.
+	prefix := fakeInstall(t)
+	kernels := t.TempDir()
+	sysemutest.WriteKernels(t, kernels, "rms_norm_f32", "rms_norm_mul_f32", "norm_f32", "el_map_f32", "scale_f32", "uberkernel")
+	runDir := filepath.Join(t.TempDir(), "run")
+	code, out, errOut := runFake(t, "stream_error", "run-op", "-f", "../../testcases/binary.yaml", "-f", "../../testcases/norm.yaml",
+		"--backend", "sysemu", "--prefix", prefix, "--kernels", kernels, "--run-dir", runDir, "--jobs", "2", "-o", "json")
+	if code != exitNegative {
+		t.Fatalf("exit %d, stderr %s", code, errOut)
+	}
+	var doc runOpDoc
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Device != "2 sysemu devices" || len(doc.Faults) != 2 || doc.Faults[0].Case != "binary" || doc.Faults[1].Case != "norm" {
+		t.Fatalf("doc %+v", doc)
+	}
+	for _, j := range []string{"job0", "job1"} {
+		if _, err := os.Stat(filepath.Join(runDir, j, "worker.log")); err != nil {
+			t.Errorf("%s: %v", j, err)
+		}
+	}
+}

@@ -43,6 +43,8 @@ type runOpOptions struct {
 	JUnit       string
 	Profile     string
 	NMSE        float64
+	// Jobs is --jobs: the devices (emulators) the cases are spread over.
+	Jobs int
 	// ExpectedFailures is --expected-failures: a file of known defects
 	// (internal/ops/expect).
 	ExpectedFailures string
@@ -103,6 +105,15 @@ or flags, 3 backend unavailable, 4 timeout.`,
 				}
 				opts.ShireMask = uint32(v)
 			}
+			if opts.Jobs < 1 {
+				return usageErrorf("--jobs must be >= 1")
+			}
+			if opts.Jobs > 1 && opts.Backend == "pcie" {
+				return usageErrorf("--jobs %d with --backend pcie: a card runs one job at a time", opts.Jobs)
+			}
+			if opts.Jobs > 1 && opts.Profile != "" {
+				return usageErrorf("--profile records one device: use it with --jobs 1")
+			}
 			if opts.PerfRuns < 1 || opts.PerfWarmup < 0 {
 				return usageErrorf("--perf-runs must be >= 1 and --perf-warmup >= 0")
 			}
@@ -128,6 +139,7 @@ or flags, 3 backend unavailable, 4 timeout.`,
 	fl.IntVar(&opts.PerfWarmup, "perf-warmup", 2, "untimed warm-up runs per launch with --perf")
 	fl.StringVar(&opts.JUnit, "junit", "", "also write a JUnit XML report to `file`")
 	fl.StringVar(&opts.Profile, "profile", "", "write a runtime trace (et_runtime_trace.json, kernel_id.json) of the run into `dir`")
+	fl.IntVarP(&opts.Jobs, "jobs", "j", 1, "run the cases on `N` devices in parallel (sysemu: N emulators, each with its own run directory); results stay in input order")
 	fl.Float64Var(&opts.NMSE, "nmse", 0, "NMSE limit for every output (default: per op, as test-backend-ops)")
 	fl.StringVar(&opts.ExpectedFailures, "expected-failures", "", "YAML `file` of known defects: listed outputs that fail are XFAIL (exit 0), listed outputs that pass are XPASS (exit 1)")
 	addBackendFlags(cmd, &opts.backendOptions, true)
@@ -166,20 +178,9 @@ func runOpRun(ctx context.Context, f *factory, opts *runOpOptions) (runErr error
 	if err != nil {
 		return err
 	}
-	var planned []runOpCase
-	for _, c := range cases {
-		if opts.SeedSet {
-			c.Seed = uint64(opts.Seed)
-		}
-		g, err := buildGraph(c, !opts.Explain)
-		if err != nil {
-			return err
-		}
-		p, err := plan.Build(g, m, plan.Options{Uberkernel: opts.Uberkernel, ShireMask: opts.ShireMask})
-		if err != nil {
-			return fmt.Errorf("%s: plan: %w", c.File, err)
-		}
-		planned = append(planned, runOpCase{c: c, g: g, p: p})
+	planned, err := planCases(cases, m, opts, false)
+	if err != nil {
+		return err
 	}
 	if opts.Explain {
 		return f.render(opsExplainDocument(explainPlans(planned)))
@@ -188,67 +189,45 @@ func runOpRun(ctx context.Context, f *factory, opts *runOpOptions) (runErr error
 	if err != nil {
 		return err
 	}
-	dev, kernelELF, done, err := openRunOpDevice(ctx, f, opts, m, planned)
+	jobs := min(opts.Jobs, len(planned))
+	devs, kernelELF, done, err := openRunOpDevices(ctx, f, opts, m, planned, max(jobs, 1))
 	if err != nil {
 		return err
 	}
 	defer func() { done(runErr) }()
-	if dev, err = prof.start(ctx, f, dev); err != nil {
+	if devs[0], err = prof.start(ctx, f, devs[0]); err != nil {
 		return err
 	}
 	defer prof.abort(ctx, f)
-	doc := runOpDoc{Schema: "et.run-op/v1", Backend: opts.Backend, Device: dev.Info().Name, Results: []runOpResult{}}
+	cr := &caseRun{f: f, opts: opts, m: m, kernelELF: kernelELF, trace: prof.recorder(), saveDirs: make([]string, len(planned))}
+	if opts.SaveOutputs != "" {
+		caseDirs := uniqueNames{}
+		for i, rc := range planned {
+			cr.saveDirs[i] = opts.SaveOutputs
+			if len(planned) > 1 {
+				cr.saveDirs[i] = filepath.Join(opts.SaveOutputs, caseDirs.name(rc.c.Name))
+			}
+		}
+	}
+	outcomes, err := cr.runCases(ctx, devs, cases)
+	if err != nil {
+		return err
+	}
+	doc := runOpDoc{Schema: "et.run-op/v1", Backend: opts.Backend, Device: devs[0].Info().Name, Results: []runOpResult{}}
+	if len(devs) > 1 {
+		doc.Device = fmt.Sprintf("%d %s devices", len(devs), opts.Backend)
+	}
 	failed := false
 	var lateErr error
-	caseDirs := uniqueNames{}
-	for _, rc := range planned {
-		f.logf("running %s (%d nodes, %d steps)", rc.c.Name, len(rc.g.Nodes), len(rc.p.Steps))
-		eo := exec.Options{Trace: prof.recorder(), KernelELF: kernelELF}
-		if rc.c.Tolerance.NMSE != nil {
-			eo.MaxNMSE = *rc.c.Tolerance.NMSE
+	for _, o := range outcomes {
+		doc.Results = append(doc.Results, o.results...)
+		doc.Perf = append(doc.Perf, o.perf...)
+		if o.fault != nil {
+			doc.Faults = append(doc.Faults, *o.fault)
+			failed = true
 		}
-		if opts.NMSE > 0 {
-			eo.MaxNMSE = opts.NMSE
-		}
-		if opts.Perf {
-			eo.Perf = exec.PerfOptions{Warmup: opts.PerfWarmup, Runs: opts.PerfRuns}
-		}
-		res, err := exec.Run(ctx, dev, rc.p, eo)
-		if err != nil {
-			if isWorkerFailure(err) {
-				return fmt.Errorf("%s: %w", rc.c.Name, err)
-			}
-			if ctx.Err() != nil {
-				if cause := context.Cause(ctx); cause != nil && errors.Is(cause, driver.ErrTimeout) {
-					return cause
-				}
-			}
-			var kf *exec.KernelFaultError
-			if errors.As(err, &kf) {
-				// The device stays usable after a kernel error: record
-				// the fault and go on with the next case.
-				doc.Faults = append(doc.Faults, runOpFault{Case: rc.c.Name, Step: kf.Step, Errors: kf.Errors})
-				failed = true
-				continue
-			}
-			return fmt.Errorf("%s: %w", rc.c.Name, err)
-		}
-		for _, o := range res.Outputs {
-			r := newRunOpResult(rc.c, o)
-			if rc.c.Tolerance.MaxAbs != nil && r.Status == exec.StatusPass && o.Compare.MaxAbsErr > *rc.c.Tolerance.MaxAbs {
-				r.Status, r.Detail = exec.StatusFail, fmt.Sprintf("max abs error %g > %g", o.Compare.MaxAbsErr, *rc.c.Tolerance.MaxAbs)
-			}
-			doc.Results = append(doc.Results, r)
-		}
-		for _, pr := range res.Perf {
-			doc.Perf = append(doc.Perf, newRunOpPerf(rc.c.Name, pr))
-		}
-		if opts.SaveOutputs != "" && lateErr == nil {
-			dir := opts.SaveOutputs
-			if len(planned) > 1 {
-				dir = filepath.Join(dir, caseDirs.name(rc.c.Name))
-			}
-			lateErr = saveOutputs(dir, rc, res.Outputs)
+		if lateErr == nil {
+			lateErr = o.lateErr
 		}
 	}
 	for _, w := range applyExpected(xfail, expect.Run{Backend: opts.Backend, Uberkernel: opts.Uberkernel}, doc.Results) {
