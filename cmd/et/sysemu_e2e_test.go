@@ -1,0 +1,371 @@
+//go:build sysemu
+
+package main
+
+// The real-emulator suite: et built with -tags etrt against an ET install,
+// run as a user runs it, on the real sys_emu and the real ggml-et kernels.
+//
+//	.ci/build-etrt build/et-etrt
+//	ET_BIN=$PWD/build/et-etrt ET_TOOLCHAIN=/opt/et GGML_ET_KERNELS_PATH=... \
+//	  go test -tags sysemu -run Sysemu -v ./cmd/et
+//
+// Every test skips (it does not fail) when ET_BIN, ET_TOOLCHAIN or
+// GGML_ET_KERNELS_PATH is unset or missing. .ci/run runs it against
+// ../shared/et-stack.
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+)
+
+// stack is the install the suite runs against.
+type stack struct {
+	bin, prefix, kernels string
+}
+
+// upstreamKernels is the folder of the runtime's own test kernels.
+func (s stack) upstreamKernels() string {
+	return filepath.Join(s.prefix, "lib", "esperanto-fw", "kernels")
+}
+
+func needStack(t *testing.T) stack {
+	t.Helper()
+	s := stack{bin: os.Getenv("ET_BIN"), prefix: os.Getenv("ET_TOOLCHAIN"), kernels: os.Getenv("GGML_ET_KERNELS_PATH")}
+	for name, p := range map[string]string{"ET_BIN": s.bin, "ET_TOOLCHAIN": s.prefix, "GGML_ET_KERNELS_PATH": s.kernels} {
+		if p == "" {
+			t.Skipf("%s is not set (see the comment at the top of sysemu_e2e_test.go)", name)
+		}
+		if _, err := os.Stat(p); err != nil {
+			t.Skipf("%s: %v", name, err)
+		}
+	}
+	return s
+}
+
+type etResult struct {
+	code        int
+	out, errOut string
+	dir         string
+}
+
+// et runs the et binary in a fresh working directory (the emulator writes
+// sysemu.log there) with the stack's environment, under a deadline.
+func (s stack) et(t *testing.T, timeout time.Duration, args ...string) etResult {
+	t.Helper()
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, s.bin, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "ET_TOOLCHAIN="+s.prefix, "GGML_ET_KERNELS_PATH="+s.kernels, "TMPDIR="+dir, "NO_COLOR=1")
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		t.Fatalf("et %s: did not finish within %s\nstderr: %s", strings.Join(args, " "), timeout, errOut.String())
+	}
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("et %s: %v", strings.Join(args, " "), err)
+	}
+	return etResult{code: code, out: out.String(), errOut: errOut.String(), dir: dir}
+}
+
+func decode(t *testing.T, r etResult, v any) {
+	t.Helper()
+	if err := json.Unmarshal([]byte(r.out), v); err != nil {
+		t.Fatalf("json: %v\nstdout: %s\nstderr: %s", err, r.out, r.errOut)
+	}
+}
+
+func TestSysemuCheckInstall(t *testing.T) {
+	s := needStack(t)
+	type check struct{ ID, Status, Detail, Path string }
+	for _, dir := range []string{"", s.kernels, s.upstreamKernels()} {
+		args := []string{"check-sysemu", "--prefix", s.prefix, "-o", "json"}
+		if dir != "" {
+			args = append(args, "--kernels", dir)
+		}
+		r := s.et(t, 2*time.Minute, args...)
+		var doc struct{ Checks []check }
+		decode(t, r, &doc)
+		kernels := 0
+		for _, c := range doc.Checks {
+			if strings.HasPrefix(c.ID, "kernel.") {
+				kernels++
+			}
+			// The upstream folder holds none of ggml-et's kernels: that
+			// they are missing there is true, not a false failure.
+			if c.Status == "fail" && !(dir == s.upstreamKernels() && c.ID == "kernels.missing") {
+				t.Errorf("check-sysemu --kernels %q: %s failed: %s (%s)", dir, c.ID, c.Detail, c.Path)
+			}
+		}
+		want := map[string]int{"": 50, s.kernels: 50, s.upstreamKernels(): 10}[dir]
+		if kernels != want {
+			t.Errorf("check-sysemu --kernels %q checked %d kernel ELFs, want %d", dir, kernels, want)
+		}
+		if dir != s.upstreamKernels() && r.code != 0 {
+			t.Errorf("check-sysemu --kernels %q: exit %d\n%s", dir, r.code, r.errOut)
+		}
+	}
+}
+
+func TestSysemuDevicesBoot(t *testing.T) {
+	s := needStack(t)
+	r := s.et(t, 3*time.Minute, "devices", "--kind", "sysemu", "--boot", "--timeout", "2m", "-o", "json")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.errOut)
+	}
+	var doc struct {
+		Devices []struct {
+			Kind, Status string
+			Props        struct {
+				FreqMHz          int    `json:"frequency_mhz"`
+				ComputeShireMask uint32 `json:"compute_shire_mask"`
+			} `json:"properties"`
+		}
+	}
+	decode(t, r, &doc)
+	if len(doc.Devices) != 1 || doc.Devices[0].Kind != "sysemu" || doc.Devices[0].Status != "ready" {
+		t.Fatalf("devices %+v\n%s", doc.Devices, r.out)
+	}
+	if p := doc.Devices[0].Props; p.ComputeShireMask != 0xFFFFFFFF || p.FreqMHz != 1000 {
+		t.Errorf("props %+v, want 32 shires at 1000 MHz\n%s", p, r.out)
+	}
+}
+
+// readU32s reads a dump of little-endian uint32s.
+func readU32s(t *testing.T, path string) []uint32 {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := make([]uint32, len(b)/4)
+	for i := range v {
+		v[i] = binary.LittleEndian.Uint32(b[4*i:])
+	}
+	return v
+}
+
+func TestSysemuRunKernelSums(t *testing.T) {
+	s := needStack(t)
+	const n = 1024
+	for _, k := range []string{"add_vector", "bss"} {
+		t.Run(k, func(t *testing.T) {
+			dump := filepath.Join(t.TempDir(), "r.bin")
+			r := s.et(t, 3*time.Minute, "run-kernel", filepath.Join(s.upstreamKernels(), k+".elf"), "--backend", "sysemu", "--timeout", "2m",
+				"--shire-mask", "0x1", "--buf", "a=4096:pattern", "--buf", "b=4096:pattern", "--buf", "r=4096",
+				"--arg", "u64:@a", "--arg", "u64:@b", "--arg", "u64:@r", "--arg", fmt.Sprintf("u32:%d", n), "--dump", "r="+dump)
+			if r.code != 0 {
+				t.Fatalf("exit %d\n%s%s", r.code, r.out, r.errOut)
+			}
+			got := readU32s(t, dump)
+			for i := 0; i < n; i++ {
+				// r[i] = a[i] + b[i]; bss.elf adds global[i % 1000], a
+				// zero-filled .bss array in which it sets global[123] = 1.
+				want := uint32(2 * i)
+				if k == "bss" && i == 123 {
+					want++
+				}
+				if got[i] != want {
+					t.Fatalf("r[%d] = %d, want %d", i, got[i], want)
+				}
+			}
+		})
+	}
+}
+
+// workersIn lists the processes whose working directory is dir (et's
+// worker runs in its run directory).
+func workersIn(dir string) []string {
+	var pids []string
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		if cwd, err := os.Readlink(filepath.Join("/proc", e.Name(), "cwd")); err == nil && cwd == dir {
+			pids = append(pids, e.Name())
+		}
+	}
+	return pids
+}
+
+func TestSysemuRunKernelHang(t *testing.T) {
+	s := needStack(t)
+	runDir := filepath.Join(t.TempDir(), "run")
+	r := s.et(t, 3*time.Minute, "run-kernel", filepath.Join(s.upstreamKernels(), "hang.elf"), "--backend", "sysemu",
+		"--timeout", "20s", "--run-dir", runDir)
+	if r.code != 4 {
+		t.Fatalf("exit %d, want 4 (timeout)\n%s", r.code, r.errOut)
+	}
+	if !strings.Contains(r.errOut, "timed out") && !strings.Contains(r.errOut, "timeout") {
+		t.Errorf("stderr does not say it timed out:\n%s", r.errOut)
+	}
+	if left := workersIn(runDir); len(left) > 0 {
+		t.Errorf("processes left running in the run directory: %v", left)
+	}
+}
+
+func TestSysemuRunKernelFaults(t *testing.T) {
+	s := needStack(t)
+	for k, want := range map[string]string{
+		"exception": "store/AMO access fault",
+		"error":     "user error -10",
+		"bus_error": "bus error",
+		"abort":     "abort",
+	} {
+		t.Run(k, func(t *testing.T) {
+			dump := filepath.Join(t.TempDir(), "r.bin")
+			r := s.et(t, 3*time.Minute, "run-kernel", filepath.Join(s.upstreamKernels(), k+".elf"), "--backend", "sysemu", "--timeout", "2m",
+				"--buf", "r=4096:pattern", "--arg", "u64:@r", "--dump", "r="+dump, "-o", "json")
+			if r.code != 1 {
+				t.Fatalf("exit %d, want 1 (kernel fault)\n%s", r.code, r.errOut)
+			}
+			var doc struct {
+				Status string
+				Faults []struct {
+					Code     string
+					Contexts []struct{ Detail string }
+				}
+				Dumps []struct{ Name string }
+			}
+			decode(t, r, &doc)
+			if doc.Status != "fault" || len(doc.Faults) == 0 || doc.Faults[0].Code == "" || !strings.HasPrefix(doc.Faults[0].Code, "Kernel") {
+				t.Fatalf("not decoded as a kernel fault: %s", r.out)
+			}
+			found := false
+			for _, c := range doc.Faults[0].Contexts {
+				found = found || strings.Contains(c.Detail, want)
+			}
+			if !found {
+				t.Errorf("no hart context says %q:\n%s", want, r.out)
+			}
+			// The device stays usable: the buffer is read back after the
+			// fault.
+			if len(doc.Dumps) != 1 || len(readU32s(t, dump)) != 1024 {
+				t.Errorf("dump after the fault: %+v", doc.Dumps)
+			}
+		})
+	}
+}
+
+// expectedFailures is the list of known kernel defects CI runs with.
+const expectedFailures = "../../testcases/expected-failures/sysemu.yaml"
+
+func TestSysemuTestcases(t *testing.T) {
+	s := needStack(t)
+	for _, uber := range []bool{false, true} {
+		t.Run(fmt.Sprintf("uberkernel=%v", uber), func(t *testing.T) {
+			cases, _ := filepath.Abs("../../testcases")
+			xf, _ := filepath.Abs(expectedFailures)
+			junit := filepath.Join(t.TempDir(), "junit.xml")
+			args := []string{"run-op", "-f", cases, "--backend", "sysemu", "--jobs", "2", "--timeout", "30m",
+				"--expected-failures", xf, "--junit", junit, "-o", "json"}
+			if uber {
+				args = append(args, "--uberkernel")
+			}
+			r := s.et(t, 40*time.Minute, args...)
+			var doc runOpDoc
+			decode(t, r, &doc)
+			var bad []string
+			for _, res := range doc.Results {
+				if failedStatus(res.Status) {
+					bad = append(bad, fmt.Sprintf("%s/%s %s: %s", res.Case, res.Output, res.Status, res.Detail))
+				}
+			}
+			for _, f := range doc.Faults {
+				bad = append(bad, fmt.Sprintf("%s: kernel fault in %s", f.Case, f.Step))
+			}
+			sort.Strings(bad)
+			if r.code != 0 || len(bad) > 0 {
+				t.Errorf("exit %d; unexpected results (a new failure, or a fixed defect to remove from %s):\n  %s\nstderr:\n%s",
+					r.code, expectedFailures, strings.Join(bad, "\n  "), r.errOut)
+			}
+			if len(doc.Results) < 100 {
+				t.Errorf("only %d outputs judged", len(doc.Results))
+			}
+		})
+	}
+}
+
+// TestSysemuProfileLaunchCounts checks that a run-op --profile trace from
+// the real runtime has, per kernel, as many launches as the plan.
+func TestSysemuProfileLaunchCounts(t *testing.T) {
+	s := needStack(t)
+	cases, _ := filepath.Abs("../../testcases/norm.yaml")
+	for _, uber := range []bool{false, true} {
+		t.Run(fmt.Sprintf("uberkernel=%v", uber), func(t *testing.T) {
+			prof := t.TempDir()
+			extra := []string{}
+			if uber {
+				extra = append(extra, "--uberkernel")
+			}
+			r := s.et(t, 10*time.Minute, append([]string{"run-op", "-f", cases, "--backend", "sysemu", "--timeout", "5m", "--profile", prof}, extra...)...)
+			if r.code != 0 && r.code != 1 {
+				t.Fatalf("run-op --profile: exit %d\n%s", r.code, r.errOut)
+			}
+			ex := s.et(t, time.Minute, append([]string{"run-op", "-f", cases, "--explain", "-o", "json"}, extra...)...)
+			var plan struct {
+				Nodes []struct {
+					Action, Kernel string
+					Batchable      bool `json:"uberkernel_batchable"`
+				}
+			}
+			decode(t, ex, &plan)
+			// One launch per launched node; with --uberkernel a run of
+			// batchable launches (no fallback or unbatchable launch
+			// between them) is one uberkernel launch.
+			want := map[string]int{}
+			inSegment := false
+			for _, n := range plan.Nodes {
+				switch {
+				case n.Action == "fallback":
+					inSegment = false
+				case n.Action != "launch":
+				case uber && n.Batchable:
+					if !inSegment {
+						want["uberkernel"]++
+					}
+					inSegment = true
+				default:
+					want[n.Kernel]++
+					inSegment = false
+				}
+			}
+			rep := s.et(t, time.Minute, "profile", "report", filepath.Join(prof, "et_runtime_trace.json"),
+				"--kernel-map", filepath.Join(prof, "kernel_id.json"), "--view", "kernels", "-o", "json")
+			if rep.code != 0 {
+				t.Fatalf("profile report: exit %d\n%s", rep.code, rep.errOut)
+			}
+			var report struct {
+				Reports []struct {
+					Kernels []struct {
+						Name     string
+						Launches int
+					}
+				}
+			}
+			decode(t, rep, &report)
+			got := map[string]int{}
+			for _, rp := range report.Reports {
+				for _, k := range rp.Kernels {
+					got[k.Name] += k.Launches
+				}
+			}
+			if fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Errorf("launches per kernel in the trace %v, the plan has %v\n%s", got, want, rep.out)
+			}
+		})
+	}
+}
