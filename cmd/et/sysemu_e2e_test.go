@@ -363,7 +363,7 @@ func TestSysemuProfileLaunchCounts(t *testing.T) {
 					got[k.Name] += k.Launches
 				}
 			}
-			if fmt.Sprint(got) != fmt.Sprint(want) {
+			if len(want) == 0 || fmt.Sprint(got) != fmt.Sprint(want) {
 				t.Errorf("launches per kernel in the trace %v, the plan has %v\n%s", got, want, rep.out)
 			}
 		})
