@@ -146,6 +146,9 @@ func profileExportRun(ctx context.Context, opts *profileExportOptions) error {
 	if err != nil {
 		if out != nil {
 			out.Abort()
+			if counter.err != nil {
+				return writeError(opts.Out, counter.err)
+			}
 		}
 		return err
 	}
@@ -207,13 +210,17 @@ func profileExportRun(ctx context.Context, opts *profileExportOptions) error {
 
 // exportCounter counts the bytes written through it.
 type exportCounter struct {
-	w io.Writer
-	n int64
+	w   io.Writer
+	n   int64
+	err error // the first write error
 }
 
 func (c *exportCounter) Write(p []byte) (int, error) {
 	n, err := c.w.Write(p)
 	c.n += int64(n)
+	if err != nil && c.err == nil {
+		c.err = err
+	}
 	return n, err
 }
 

@@ -342,8 +342,12 @@ func loadRunOpCases(opts *runOpOptions) ([]*graph.Case, error) {
 
 func errText(err error) string {
 	var pe *os.PathError
-	if errors.As(err, &pe) {
+	var le *os.LinkError
+	switch {
+	case errors.As(err, &pe):
 		return pe.Err.Error()
+	case errors.As(err, &le):
+		return le.Err.Error()
 	}
 	return err.Error()
 }
@@ -521,11 +525,11 @@ func saveOutputs(dir string, rc runOpCase, outs []exec.OutputResult) error {
 			continue
 		}
 		base := filepath.Join(dir, safeName(o.Output))
-		if err := graph.WriteTensorNpy(base+".npy", o.Got); err != nil {
-			return inputErrorf("--save-outputs: %v", err)
+		if err := writeTensorNpy(base+".npy", o.Got); err != nil {
+			return fmt.Errorf("--save-outputs: %w", err)
 		}
-		if err := graph.WriteTensorNpy(base+".ref.npy", rc.g.Values[i].T); err != nil {
-			return inputErrorf("--save-outputs: %v", err)
+		if err := writeTensorNpy(base+".ref.npy", rc.g.Values[i].T); err != nil {
+			return fmt.Errorf("--save-outputs: %w", err)
 		}
 	}
 	return nil
