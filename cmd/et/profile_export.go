@@ -104,14 +104,14 @@ type profileExportDoc struct {
 }
 
 func profileExportRun(ctx context.Context, opts *profileExportOptions) error {
-	in, cleanup, err := openTraceSeekable(opts.Trace, opts.IO.In)
+	in, cleanup, err := openTraceSeekable(ctx, opts.Trace, opts.IO.In)
 	if err != nil {
 		return err
 	}
 	defer cleanup()
 
 	var warns profile.Warnings
-	km, kmWarn, _, err := kernelMapFor(opts.Trace, opts.KernelMap)
+	km, kmWarn, _, err := kernelMapFor(ctx, opts.Trace, opts.KernelMap)
 	if err != nil {
 		return err
 	}

@@ -137,9 +137,13 @@ func runOpRun(ctx context.Context, f *factory, opts *runOpOptions) (runErr error
 			return err
 		}
 	}
-	cases, err := loadRunOpCases(opts)
+	cases, badFiles, err := loadRunOpCases(ctx, opts)
 	if err != nil {
 		return err
+	}
+	bad := &badCases{total: len(cases) + len(badFiles)}
+	for _, e := range badFiles {
+		bad.add(f, e)
 	}
 	var planned []runOpCase
 	for _, c := range cases {
@@ -148,6 +152,10 @@ func runOpRun(ctx context.Context, f *factory, opts *runOpOptions) (runErr error
 		}
 		g, err := buildGraph(c, !opts.Explain)
 		if err != nil {
+			if exitCode(err) == exitUsage {
+				bad.add(f, err)
+				continue
+			}
 			return err
 		}
 		p, err := plan.Build(g, m, plan.Options{Uberkernel: opts.Uberkernel})
@@ -156,8 +164,14 @@ func runOpRun(ctx context.Context, f *factory, opts *runOpOptions) (runErr error
 		}
 		planned = append(planned, runOpCase{c: c, g: g, p: p})
 	}
+	if len(planned) == 0 && len(bad.errs) > 0 {
+		return bad.err()
+	}
 	if opts.Explain {
-		return f.render(opsExplainDocument(explainPlans(planned)))
+		if err := f.render(opsExplainDocument(explainPlans(planned))); err != nil {
+			return err
+		}
+		return bad.err()
 	}
 	prof, err := newRunOpProfile(opts.Profile)
 	if err != nil {
@@ -243,6 +257,9 @@ func runOpRun(ctx context.Context, f *factory, opts *runOpOptions) (runErr error
 	if lateErr != nil {
 		return lateErr
 	}
+	if err := bad.err(); err != nil {
+		return err
+	}
 	if failed {
 		return errSilent
 	}
@@ -298,46 +315,91 @@ func openDevice(backend string, index int, m *abi.Manifest) (driver.Device, erro
 }
 
 // loadRunOpCases reads the cases named by -f, the op flags or a case string.
-func loadRunOpCases(opts *runOpOptions) ([]*graph.Case, error) {
+// A case file that cannot be read or parsed is returned in bad (input
+// errors, one per file) and the others are still loaded: one bad file of a
+// directory does not stop it. err is an error that stops everything.
+func loadRunOpCases(ctx context.Context, opts *runOpOptions) (cases []*graph.Case, bad []error, err error) {
 	switch {
 	case strings.Contains(opts.Op, "("):
 		c, err := graph.ParseCaseString(opts.Op)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		return []*graph.Case{c}, nil
+		return []*graph.Case{c}, nil, nil
 	case opts.Op != "":
 		c, err := graph.FromFlags(opts.Op, opts.Srcs, opts.Params)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		return []*graph.Case{c}, nil
+		return []*graph.Case{c}, nil, nil
 	}
-	var cases []*graph.Case
 	for _, path := range opts.Files {
 		st, err := os.Stat(path)
 		if err != nil {
-			return nil, &graph.Error{File: path, Msg: "cannot read: " + errText(err)}
+			bad = append(bad, &graph.Error{File: path, Msg: "cannot read: " + errText(err)})
+			continue
 		}
 		files := []string{path}
 		if st.IsDir() {
 			if files, err = filepath.Glob(filepath.Join(path, "*.yaml")); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			sort.Strings(files)
 			if len(files) == 0 {
-				return nil, &graph.Error{File: path, Msg: "no *.yaml case files in this directory"}
+				bad = append(bad, &graph.Error{File: path, Msg: "no *.yaml case files in this directory"})
+				continue
 			}
 		}
 		for _, file := range files {
-			c, err := graph.Load(file)
+			if st.IsDir() && !isRegular(file) {
+				// Named *.yaml in a directory, yet a FIFO, device or
+				// directory: not opened, as it could block or never end.
+				bad = append(bad, &graph.Error{File: file, Msg: "cannot read: not a regular file"})
+				continue
+			}
+			b, err := readInput(ctx, file, maxTextInput)
 			if err != nil {
-				return nil, err
+				if ctx.Err() != nil {
+					return nil, nil, ctx.Err()
+				}
+				bad = append(bad, &graph.Error{File: file, Msg: "cannot read: " + errText(err)})
+				continue
+			}
+			c, err := graph.LoadBytes(file, b, filepath.Dir(file))
+			if err != nil {
+				bad = append(bad, err)
+				continue
 			}
 			cases = append(cases, c)
 		}
 	}
-	return cases, nil
+	return cases, bad, nil
+}
+
+// badCases reports the case files that could not be loaded or prepared:
+// each one on stderr as it is found, then, once the good cases have run,
+// one error (exit 2). Alone, a single bad case is returned as it is.
+type badCases struct {
+	errs  []error
+	total int
+}
+
+func (b *badCases) add(f *factory, err error) {
+	b.errs = append(b.errs, err)
+	if b.total > 1 {
+		fmt.Fprintf(f.IO.ErrOut, "et: %s\n", oneLine(err.Error()))
+	}
+}
+
+// err is nil without bad cases.
+func (b *badCases) err() error {
+	switch {
+	case len(b.errs) == 0:
+		return nil
+	case b.total <= 1:
+		return b.errs[0]
+	}
+	return inputErrorf("%d of %d cases could not be run (errors above)", len(b.errs), b.total)
 }
 
 func errText(err error) string {
