@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"io"
@@ -10,6 +11,10 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/ainekko/et/internal/driver"
+	"github.com/ainekko/et/internal/ops/abi"
+	"github.com/ainekko/et/internal/ops/graph"
 )
 
 // failWriter fails every write with err.
@@ -142,5 +147,95 @@ func TestReadInputSeesContext(t *testing.T) {
 	go cancel()
 	if _, err := io.ReadAll(r); !errors.Is(err, context.Canceled) {
 		t.Errorf("stdin pipe read = %v, want context.Canceled", err)
+	}
+}
+
+// --seed accepts exactly what a case file's seed: accepts.
+func TestSeedFlagMatchesYAML(t *testing.T) {
+	for _, s := range []string{"0", "42", "0x2a", "0o52", "+7", "-1", "1.5", "1e3", "18446744073709551615", "18446744073709551616",
+		"abc", "", "[1]", "{a: 1}", "1 # c", "~", "0b101", "1_000", "0x", "true", "42\n43"} {
+		y := "name: t\nseed: " + s + "\ntensors:\n  x: {type: f32, ne: [4]}\nnodes:\n  - {name: y, op: cont, src: [x]}\n"
+		c, yerr := graph.LoadBytes("c.yaml", []byte(y), ".")
+		v, ferr := graph.ParseSeed(s)
+		if (yerr == nil) != (ferr == nil) {
+			if strings.Contains(s, "\n") || strings.Contains(s, "#") || s == "" {
+				// Not one YAML scalar on a line: the flag refuses it.
+				if ferr == nil {
+					t.Errorf("--seed %q accepted", s)
+				}
+				continue
+			}
+			t.Errorf("seed %q: YAML err %v, flag err %v", s, yerr, ferr)
+			continue
+		}
+		if yerr == nil && c.Seed != v {
+			t.Errorf("seed %q: YAML %d, flag %d", s, c.Seed, v)
+		}
+	}
+	code, _, errOut := runCLI(t, nil, "run-op", "-f", "../../testcases/binary.yaml", "--seed", "-1")
+	if code != exitUsage || !strings.Contains(errOut, `invalid argument "-1" for "--seed" flag`) {
+		t.Errorf("--seed -1: exit %d, %s", code, errOut)
+	}
+	code, _, errOut = runCLI(t, nil, "run-op", "-f", "../../testcases/binary.yaml", "--seed", "0x2a")
+	if code != 0 {
+		t.Errorf("--seed 0x2a: exit %d, %s", code, errOut)
+	}
+}
+
+func TestNMSEFlag(t *testing.T) {
+	for _, v := range []string{"-1", "nan", "NaN", "0", "inf", "-inf"} {
+		code, _, errOut := runCLI(t, nil, "run-op", "-f", "../../testcases/binary.yaml", "--nmse", v)
+		if code != exitUsage || !strings.Contains(errOut, "--nmse: want a positive number") {
+			t.Errorf("--nmse %s: exit %d, %s", v, code, errOut)
+		}
+	}
+	if code, _, errOut := runCLI(t, nil, "run-op", "-f", "../../testcases/binary.yaml", "--nmse", "1e-3"); code != 0 {
+		t.Errorf("--nmse 1e-3: exit %d, %s", code, errOut)
+	}
+}
+
+// nanDevice reads back NaN in every f32.
+type nanDevice struct{ driver.Device }
+
+func (d nanDevice) Read(ctx context.Context, src driver.DevPtr, dst []byte) error {
+	if err := d.Device.Read(ctx, src, dst); err != nil {
+		return err
+	}
+	for i := 0; i+3 < len(dst); i += 4 {
+		binary.LittleEndian.PutUint32(dst[i:], 0x7fc00000)
+	}
+	return nil
+}
+
+// A NaN output is a FAIL whose nmse reads NaN, not 0.00e+00.
+func TestRunOpNaNOutputs(t *testing.T) {
+	for _, format := range []string{"table", "json"} {
+		f, out, _ := testFactory(nil)
+		f.Global.Output = format
+		opts := &runOpOptions{Files: []string{"../../testcases/binary.yaml"}, backendOptions: backendOptions{Backend: "ref"}, PerfRuns: 1,
+			OpenDevice: func(b string, i int, m *abi.Manifest) (driver.Device, error) {
+				d, err := openDevice(b, i, m)
+				return nanDevice{d}, err
+			}}
+		if err := runOpRun(context.Background(), f, opts); exitCode(err) != exitNegative {
+			t.Fatalf("exit %d (%v)", exitCode(err), err)
+		}
+		if format == "json" {
+			var doc runOpDoc
+			if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range doc.Results {
+				if r.Status != "FAIL" || r.Failure != "nan" {
+					t.Errorf("result %+v: want FAIL with failure nan", r)
+				}
+			}
+			continue
+		}
+		for _, line := range strings.Split(out.String(), "\n") {
+			if strings.Contains(line, "FAIL") && (!strings.Contains(line, " NaN ") || strings.Contains(line, "0.00e+00")) {
+				t.Errorf("row %q: want nmse NaN", line)
+			}
+		}
 	}
 }

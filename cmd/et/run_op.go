@@ -31,7 +31,7 @@ type runOpOptions struct {
 	Explain     bool
 	Uberkernel  bool
 	ABI         string
-	Seed        int64
+	Seed        uint64
 	SeedSet     bool
 	SaveOutputs string
 	Perf        bool
@@ -68,7 +68,8 @@ Unsupported nodes run on the reference math, like ggml's CPU fallback, and
 are reported as FALLBACK with the failed conditions (see --explain).
 
 Exit status: 0 all outputs pass, 1 any mismatch or kernel fault, 2 bad case
-or flags, 3 backend unavailable, 4 timeout.`,
+or flags (the good cases of -f DIR still run), 3 backend unavailable,
+4 timeout, 5 I/O or internal error.`,
 		Example: `  $ et run-op -f testcases/
   $ et run-op -f testcases/llama_layer_small.yaml --explain
   $ et run-op rms_norm --src x=f32:4096x7 --param eps=1e-5
@@ -90,6 +91,11 @@ or flags, 3 backend unavailable, 4 timeout.`,
 				return usageErrorf("--perf-runs must be >= 1 and --perf-warmup >= 0")
 			}
 			opts.SeedSet = cmd.Flags().Changed("seed")
+			if cmd.Flags().Changed("nmse") {
+				if err := checkNMSELimit(opts.NMSE); err != nil {
+					return err
+				}
+			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -103,7 +109,7 @@ or flags, 3 backend unavailable, 4 timeout.`,
 	fl.BoolVar(&opts.Explain, "explain", false, "show the plan (support verdicts, fusion, kernel, params size) without running")
 	fl.BoolVar(&opts.Uberkernel, "uberkernel", false, "batch launches into uberkernel segments (like GGML_ET_UBERKERNEL=1)")
 	fl.StringVar(&opts.ABI, "abi", "", "ABI manifest YAML `file` for another ggml version (default: the built-in one)")
-	fl.Int64Var(&opts.Seed, "seed", 0, "override the cases' seed for generated inputs")
+	fl.Var(seedFlag{&opts.Seed}, "seed", "override the cases' seed for generated inputs (as a case's seed:)")
 	fl.StringVar(&opts.SaveOutputs, "save-outputs", "", "write every output as float32 .npy into `dir` (<output>.npy from the device, <output>.ref.npy the reference)")
 	fl.BoolVar(&opts.Perf, "perf", false, "time each launch: warm-up, then repeated runs (median/min/max, GFLOP/s, GB/s)")
 	fl.IntVar(&opts.PerfRuns, "perf-runs", 10, "timed runs per launch with --perf")
@@ -148,7 +154,7 @@ func runOpRun(ctx context.Context, f *factory, opts *runOpOptions) (runErr error
 	var planned []runOpCase
 	for _, c := range cases {
 		if opts.SeedSet {
-			c.Seed = uint64(opts.Seed)
+			c.Seed = opts.Seed
 		}
 		g, err := buildGraph(c, !opts.Explain)
 		if err != nil {
@@ -225,7 +231,7 @@ func runOpRun(ctx context.Context, f *factory, opts *runOpOptions) (runErr error
 		for _, o := range res.Outputs {
 			r := newRunOpResult(rc.c, o)
 			if rc.c.Tolerance.MaxAbs != nil && r.Status == exec.StatusPass && o.Compare.MaxAbsErr > *rc.c.Tolerance.MaxAbs {
-				r.Status, r.Detail = exec.StatusFail, fmt.Sprintf("max abs error %g > %g", o.Compare.MaxAbsErr, *rc.c.Tolerance.MaxAbs)
+				r.Status, r.Failure, r.Detail = exec.StatusFail, "max_abs", fmt.Sprintf("max abs error %g > %g", o.Compare.MaxAbsErr, *rc.c.Tolerance.MaxAbs)
 			}
 			if r.Status == exec.StatusFail {
 				failed = true
@@ -468,14 +474,17 @@ type runOpDoc struct {
 }
 
 type runOpResult struct {
-	Case      string   `json:"case"`
-	Output    string   `json:"output"`
-	Node      string   `json:"node"`
-	Op        string   `json:"op"`
-	Kernel    string   `json:"kernel"`
-	Fusion    string   `json:"fusion,omitempty"`
-	Status    string   `json:"status"`
-	NMSE      float64  `json:"nmse"`
+	Case   string  `json:"case"`
+	Output string  `json:"output"`
+	Node   string  `json:"node"`
+	Op     string  `json:"op"`
+	Kernel string  `json:"kernel"`
+	Fusion string  `json:"fusion,omitempty"`
+	Status string  `json:"status"`
+	NMSE   float64 `json:"nmse"`
+	// Failure is the check that failed (ops.FailNaN "nan", "inf_mismatch",
+	// "nmse"...); nmse is 0 in JSON when it is NaN.
+	Failure   string   `json:"failure,omitempty"`
 	MaxNMSE   float64  `json:"max_nmse"`
 	MaxAbsErr float64  `json:"max_abs_err"`
 	TimeNS    int64    `json:"time_ns"`
@@ -503,7 +512,7 @@ type runOpPerf struct {
 func newRunOpResult(c *graph.Case, o exec.OutputResult) runOpResult {
 	r := runOpResult{Case: c.Name, Output: o.Output, Node: o.Node, Op: string(o.Op), Kernel: o.Kernel, Fusion: o.Fusion,
 		Status: o.Status, NMSE: finite(o.Compare.NMSE), MaxNMSE: o.Compare.MaxNMSE, MaxAbsErr: finite(o.Compare.MaxAbsErr),
-		TimeNS: o.TimeNS, Reasons: o.Reasons}
+		TimeNS: o.TimeNS, Reasons: o.Reasons, Failure: o.Compare.Failure}
 	if !o.Compare.OK() {
 		r.Detail = o.Compare.String()
 	}
@@ -542,7 +551,7 @@ func runOpDocument(d runOpDoc, st styles) document {
 			kernel = "-"
 		}
 		t.Rows = append(t.Rows, []string{r.Case, r.Node, r.Op, kernel, st.Status(r.Status),
-			strconv.FormatFloat(r.NMSE, 'e', 2, 64), strconv.FormatFloat(r.MaxAbsErr, 'e', 2, 64), runTime(r.TimeNS)})
+			nmseCell(r), maxAbsCell(r), runTime(r.TimeNS)})
 		if r.Status != exec.StatusFail {
 			pass++
 		}
