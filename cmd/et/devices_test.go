@@ -115,7 +115,7 @@ func devicesExecute(t *testing.T, args []string, runF func(context.Context, *dev
 	_, err := root.ExecuteC()
 	code := exitCode(err)
 	if err != nil {
-		if !f.started && code == exitNegative {
+		if !f.started && code == exitInternal {
 			code = exitUsage
 		}
 		errOut.WriteString("et: " + oneLine(err.Error()) + "\n")

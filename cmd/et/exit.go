@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/ainekko/et/internal/driver"
+	"github.com/ainekko/et/internal/driver/etrt"
 )
 
 // Exit codes, DESIGN.md §5. They are mapped from errors in exactly one
@@ -16,6 +17,7 @@ const (
 	exitUsage       = 2
 	exitUnavailable = 3
 	exitTimeout     = 4
+	exitInternal    = 5
 	exitInterrupted = 130
 )
 
@@ -26,7 +28,9 @@ const exitCodesHelp = `Exit codes:
   2    usage or input error: bad flags, malformed YAML/trace/kernel map, unknown op
   3    unavailable: backend, device or install absent, busy, or not built in
   4    timeout: a watchdog fired (hung emulator or device)
-  130  interrupted`
+  5    I/O or internal error: stdout or an output file could not be written
+       (disk full, broken pipe, I/O error), a planner or reference-math failure
+  130  interrupted (a second Ctrl-C or SIGTERM ends et at once)`
 
 // exitError carries an explicit exit code.
 type exitError struct {
@@ -69,6 +73,12 @@ func inputErrorf(format string, args ...any) error {
 	return &exitError{code: exitUsage, err: fmt.Errorf(format, args...)}
 }
 
+// ioErrorf reports an I/O or internal failure that is neither a verdict
+// nor the user's input: exit 5.
+func ioErrorf(format string, args ...any) error {
+	return &exitError{code: exitInternal, err: fmt.Errorf(format, args...)}
+}
+
 // inputError is implemented by the error types of internal parsers and
 // validators (YAML cases, traces, kernel maps, npy files): malformed input,
 // exit 2. Internal packages implement it by duck typing, without importing
@@ -86,6 +96,7 @@ func exitCode(err error) int {
 	var ee *exitError
 	var ue *usageError
 	var ie inputError
+	var we *etrt.WorkerError
 	switch {
 	case errors.As(err, &ee):
 		return ee.code
@@ -97,6 +108,12 @@ func exitCode(err error) int {
 		return exitTimeout
 	case errors.Is(err, driver.ErrUnavailable):
 		return exitUnavailable
+	case errors.As(err, &we):
+		// The emulator or runtime died under a kernel: the kernel's
+		// verdict, as a fault is (docs/etrt.md).
+		return exitNegative
 	}
-	return exitNegative
+	// Verdicts are explicit (errSilent, negativef): an error of no known
+	// kind is an I/O or internal failure, never a negative verdict.
+	return exitInternal
 }

@@ -19,6 +19,9 @@ type ioStreams struct {
 	// Color is true when stdout is a terminal, NO_COLOR is empty and TERM
 	// is not dumb; --no-color and -o are applied on top by factory.styles.
 	Color bool
+	// rawOut is Out before the checkedWriter: the colour library
+	// inspects it for a terminal.
+	rawOut io.Writer
 }
 
 // newIOStreams inspects the real streams. getenv is the environment.
@@ -27,7 +30,35 @@ func newIOStreams(in io.Reader, out, errOut io.Writer, getenv func(string) strin
 	s.OutTTY = isTerminal(out) && getenv("TERM") != "dumb"
 	s.ErrTTY = isTerminal(errOut) && getenv("TERM") != "dumb"
 	s.Color = colorEnabled(s.OutTTY, getenv)
+	s.rawOut, s.Out = out, &checkedWriter{w: out}
 	return s
+}
+
+// checkedWriter remembers the first error writing stdout: table renderers
+// and fmt.Fprint calls drop it, yet output lost to a full disk or a closed
+// pipe must not end in exit 0 (executeRoot checks it).
+type checkedWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (c *checkedWriter) Write(p []byte) (int, error) {
+	if c.err != nil {
+		return 0, c.err
+	}
+	n, err := c.w.Write(p)
+	if err != nil {
+		c.err = err
+	}
+	return n, err
+}
+
+// outErr is the first error writing stdout, if any.
+func (s *ioStreams) outErr() error {
+	if c, ok := s.Out.(*checkedWriter); ok {
+		return c.err
+	}
+	return nil
 }
 
 // colorEnabled: colour only on a terminal, and never when NO_COLOR is
@@ -53,7 +84,11 @@ type styles struct {
 }
 
 func newStyles(io *ioStreams) styles {
-	r := lipgloss.NewRenderer(io.Out)
+	w := io.Out
+	if io.rawOut != nil {
+		w = io.rawOut
+	}
+	r := lipgloss.NewRenderer(w)
 	return styles{
 		on:   io.Color,
 		ok:   r.NewStyle().Foreground(lipgloss.Color("2")),

@@ -267,7 +267,7 @@ informs), 2 for a bad case or flags.`,
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
-			return opsExplainRun(f, opts)
+			return opsExplainRun(cmd.Context(), f, opts)
 		},
 	}
 	fl := cmd.Flags()
@@ -309,14 +309,17 @@ type opsExplainFailure struct {
 	Suggestion string `json:"suggestion"`
 }
 
-func opsExplainRun(f *factory, opts *opsExplainOptions) error {
+func opsExplainRun(ctx context.Context, f *factory, opts *opsExplainOptions) error {
 	m, err := loadManifest(opts.ABI)
 	if err != nil {
 		return err
 	}
-	cases, err := loadRunOpCases(&runOpOptions{Files: opts.Files, Op: opts.Op, Srcs: opts.Srcs, Params: opts.Params})
+	cases, bad, err := loadRunOpCases(ctx, &runOpOptions{Files: opts.Files, Op: opts.Op, Srcs: opts.Srcs, Params: opts.Params})
 	if err != nil {
 		return err
+	}
+	if len(bad) > 0 {
+		return bad[0]
 	}
 	var planned []runOpCase
 	for _, c := range cases {

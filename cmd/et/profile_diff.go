@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"strconv"
@@ -182,7 +181,7 @@ func profileDiffRun(ctx context.Context, opts *profileDiffOptions) error {
 	var warnings []string
 	load := func(in diffInput) (*profile.Samples, profileDiffTrace, error) {
 		desc := profileDiffTrace{Label: in.Label, Path: in.Path}
-		km, kmWarn, _, err := kernelMapFor(in.Path, in.KernelMap)
+		km, kmWarn, _, err := kernelMapFor(ctx, in.Path, in.KernelMap)
 		if err != nil {
 			return nil, desc, err
 		}
@@ -194,14 +193,14 @@ func profileDiffRun(ctx context.Context, opts *profileDiffOptions) error {
 		} else {
 			desc.KernelMap = "kernel_id.json"
 		}
-		r, closeFn, err := openTrace(in.Path, opts.IO.In)
+		r, closeFn, err := openTrace(ctx, in.Path, opts.IO.In)
 		if err != nil {
 			return nil, desc, err
 		}
 		defer closeFn()
 		var w profile.Warnings
 		name := traceName(in.Path)
-		s, err := profile.CollectSamples(&ctxReader{ctx: ctx, r: r}, profile.Options{File: name, Warnings: &w},
+		s, err := profile.CollectSamples(r, profile.Options{File: name, Warnings: &w},
 			profile.JoinOptions{Kernels: km, FreqMHz: opts.FreqMHz, OverrideFreq: opts.FreqMHz != 0})
 		if err != nil {
 			return nil, desc, err
@@ -337,19 +336,6 @@ func diffFmtCycles(c float64) string {
 		return fmt.Sprintf("%.3gk cyc", c/1e3)
 	}
 	return fmt.Sprintf("%.0f cyc", c)
-}
-
-// ctxReader stops a long read when the context is cancelled (^C).
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c *ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.r.Read(p)
 }
 
 func init() {

@@ -106,7 +106,7 @@ func TestNewProfileDiffCmd(t *testing.T) {
 			root.SetArgs(append([]string{"profile", "diff"}, tt.args...))
 			_, err := root.ExecuteC()
 			code := exitCode(err)
-			if !f.started && code == exitNegative {
+			if !f.started && code == exitInternal {
 				code = exitUsage // as execute does for cobra's argument errors
 			}
 			if code != tt.wantCode {

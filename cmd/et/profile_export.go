@@ -104,14 +104,14 @@ type profileExportDoc struct {
 }
 
 func profileExportRun(ctx context.Context, opts *profileExportOptions) error {
-	in, cleanup, err := openTraceSeekable(opts.Trace, opts.IO.In)
+	in, cleanup, err := openTraceSeekable(ctx, opts.Trace, opts.IO.In)
 	if err != nil {
 		return err
 	}
 	defer cleanup()
 
 	var warns profile.Warnings
-	km, kmWarn, _, err := kernelMapFor(opts.Trace, opts.KernelMap)
+	km, kmWarn, _, err := kernelMapFor(ctx, opts.Trace, opts.KernelMap)
 	if err != nil {
 		return err
 	}
@@ -146,6 +146,9 @@ func profileExportRun(ctx context.Context, opts *profileExportOptions) error {
 	if err != nil {
 		if out != nil {
 			out.Abort()
+			if counter.err != nil {
+				return writeError(opts.Out, counter.err)
+			}
 		}
 		return err
 	}
@@ -207,13 +210,17 @@ func profileExportRun(ctx context.Context, opts *profileExportOptions) error {
 
 // exportCounter counts the bytes written through it.
 type exportCounter struct {
-	w io.Writer
-	n int64
+	w   io.Writer
+	n   int64
+	err error // the first write error
 }
 
 func (c *exportCounter) Write(p []byte) (int, error) {
 	n, err := c.w.Write(p)
 	c.n += int64(n)
+	if err != nil && c.err == nil {
+		c.err = err
+	}
 	return n, err
 }
 

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -24,46 +27,84 @@ func traceName(path string) string {
 }
 
 // openTrace opens a trace argument; "-" is stdin. A trace that cannot be
-// opened is an input error (exit 2) naming the path.
-func openTrace(path string, stdin io.Reader) (io.Reader, func(), error) {
-	if path == "-" {
-		return stdin, func() {}, nil
-	}
-	fh, err := os.Open(path)
+// opened is an input error (exit 2) naming the path. Reads see ctx: a
+// signal ends them even when the trace is a FIFO or a pipe that blocks,
+// which is read with a bound (maxTraceInput).
+func openTrace(ctx context.Context, path string, stdin io.Reader) (io.Reader, func(), error) {
+	rc, err := openInput(ctx, path, stdin, maxTraceInput)
 	if err != nil {
+		if strings.Contains(err.Error(), "is a directory") {
+			return nil, nil, inputErrorf("open trace %s: is a directory (give the et_runtime_trace.json inside it)", path)
+		}
 		return nil, nil, inputErrorf("open trace %s: %v", path, errText(err))
 	}
-	if st, err := fh.Stat(); err == nil && st.IsDir() {
-		fh.Close()
-		return nil, nil, inputErrorf("open trace %s: is a directory (give the et_runtime_trace.json inside it)", path)
-	}
-	return fh, func() { fh.Close() }, nil
+	return &ctxCheckReader{ctx: ctx, r: rc}, func() { rc.Close() }, nil
 }
 
-// openTraceSeekable opens a trace for reading more than once; stdin is
-// spooled to a temporary file first. cleanup closes (and removes) it.
-func openTraceSeekable(path string, stdin io.Reader) (io.ReadSeeker, func(), error) {
-	if path != "-" {
-		r, closeFn, err := openTrace(path, stdin)
+// openTraceSeekable opens a trace for reading more than once; stdin and
+// whatever else is not a regular file are spooled to a temporary file
+// first. cleanup closes (and removes) it.
+func openTraceSeekable(ctx context.Context, path string, stdin io.Reader) (io.ReadSeeker, func(), error) {
+	if path != "-" && isRegular(path) {
+		fh, err := os.Open(path)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, inputErrorf("open trace %s: %v", path, errText(err))
 		}
-		return r.(io.ReadSeeker), closeFn, nil
+		return fh, func() { fh.Close() }, nil
 	}
+	r, closeIn, err := openTrace(ctx, path, stdin)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer closeIn()
 	tmp, err := os.CreateTemp("", "et-trace-*.json")
 	if err != nil {
-		return nil, nil, fmt.Errorf("spool stdin: %w", err)
+		return nil, nil, ioErrorf("spool %s: %v", traceName(path), errText(err))
 	}
 	cleanup := func() { tmp.Close(); os.Remove(tmp.Name()) }
-	if _, err := io.Copy(tmp, stdin); err != nil {
+	// A trace is a JSON object: what does not start as one (an endless
+	// device, a binary file) is not spooled to the disk first.
+	br := bufio.NewReader(r)
+	for {
+		c, err := br.ReadByte()
+		if err != nil {
+			break // empty or unreadable: the decoder says so
+		}
+		if c == ' ' || c == '\t' || c == '\n' || c == '\r' {
+			continue
+		}
+		br.UnreadByte()
+		if c != '{' {
+			cleanup()
+			return nil, nil, inputErrorf("parsing trace: %s: not a runtime trace: want '{', found byte 0x%02x", traceName(path), c)
+		}
+		break
+	}
+	if _, err := io.Copy(tmp, br); err != nil {
 		cleanup()
-		return nil, nil, fmt.Errorf("read stdin: %w", err)
+		if ctx.Err() != nil {
+			return nil, nil, ctx.Err()
+		}
+		return nil, nil, inputErrorf("read trace %s: %v", traceName(path), errText(err))
 	}
 	if _, err := tmp.Seek(0, io.SeekStart); err != nil {
 		cleanup()
-		return nil, nil, fmt.Errorf("spool stdin: %w", err)
+		return nil, nil, ioErrorf("spool %s: %v", traceName(path), errText(err))
 	}
 	return tmp, cleanup, nil
+}
+
+// ctxCheckReader stops a long read when the context is cancelled (^C).
+type ctxCheckReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c *ctxCheckReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
 }
 
 // besideMap is the kernel map beside a trace: kernel_id.json, or for a
@@ -86,7 +127,7 @@ func besideMap(trace string) string {
 // an error (kernels are then named kernel#<id>) and returns a nil map and
 // a note for -v. A malformed map is an input error. The map's own
 // warnings are returned prefixed with its path.
-func kernelMapFor(trace, flag string) (m *kernelmap.Map, warns []string, note string, err error) {
+func kernelMapFor(ctx context.Context, trace, flag string) (m *kernelmap.Map, warns []string, note string, err error) {
 	path := flag
 	if path == "" {
 		if trace == "-" {
@@ -94,7 +135,10 @@ func kernelMapFor(trace, flag string) (m *kernelmap.Map, warns []string, note st
 		}
 		path = besideMap(trace)
 	}
-	m, err = kernelmap.ReadFile(path)
+	b, err := readInput(ctx, path, maxTextInput)
+	if err == nil {
+		m, err = kernelmap.ReadNamed(bytes.NewReader(b), path)
+	}
 	if errors.Is(err, fs.ErrNotExist) && flag == "" {
 		return nil, nil, fmt.Sprintf("no kernel map beside the trace (%s); kernels are shown as kernel#<id>", path), nil
 	}

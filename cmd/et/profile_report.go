@@ -158,7 +158,7 @@ type profileReportLabeled struct {
 func profileReportRun(ctx context.Context, f *factory, opts *profileReportOptions) error {
 	var explicitMap *kernelmap.Map
 	if opts.KernelMap != "" {
-		m, warns, _, err := kernelMapFor("", opts.KernelMap)
+		m, warns, _, err := kernelMapFor(ctx, "", opts.KernelMap)
 		if err != nil {
 			return err
 		}
@@ -179,7 +179,7 @@ func profileReportRun(ctx context.Context, f *factory, opts *profileReportOption
 		label, path := splitLabel(arg)
 		km := explicitMap
 		if km == nil {
-			m, warns, note, err := kernelMapFor(path, "")
+			m, warns, note, err := kernelMapFor(ctx, path, "")
 			if err != nil {
 				return err
 			}
@@ -195,7 +195,7 @@ func profileReportRun(ctx context.Context, f *factory, opts *profileReportOption
 		if agg == nil || !opts.Merge {
 			agg = profile.NewAggregator(ropts)
 		}
-		if err := feedTrace(f, agg, path, ropts); err != nil {
+		if err := feedTrace(ctx, f, agg, path, ropts); err != nil {
 			return err
 		}
 		if opts.Merge {
@@ -224,8 +224,8 @@ func profileReportRun(ctx context.Context, f *factory, opts *profileReportOption
 	return f.render(document{Data: doc, Tables: tables})
 }
 
-func feedTrace(f *factory, agg *profile.Aggregator, path string, ropts profile.ReportOptions) error {
-	r, closeFn, err := openTrace(path, f.IO.In)
+func feedTrace(ctx context.Context, f *factory, agg *profile.Aggregator, path string, ropts profile.ReportOptions) error {
+	r, closeFn, err := openTrace(ctx, path, f.IO.In)
 	if err != nil {
 		return err
 	}

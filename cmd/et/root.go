@@ -138,10 +138,42 @@ var extraCommands []func(*factory) *cobra.Command
 // run is main without os.Exit: it parses args, runs the command and maps
 // the result to an exit code.
 func run(args []string, in io.Reader, out, errOut io.Writer) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := notifyContext(context.Background(), func() {
+		fmt.Fprintln(errOut, "et: interrupted")
+		os.Exit(exitInterrupted)
+	})
 	defer stop()
 	f := newFactory(in, out, errOut)
 	return execute(ctx, f, args)
+}
+
+// notifyContext is signal.NotifyContext for SIGINT and SIGTERM, except
+// that a second signal calls again (which exits): the first one cancels
+// the context and lets the command clean up (stop the emulator, remove
+// temp files); when that is stuck, the next one must still end et at once.
+func notifyContext(parent context.Context, again func()) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(parent)
+	ch := make(chan os.Signal, 2)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-ch:
+			cancel()
+		case <-done:
+			return
+		}
+		select {
+		case <-ch:
+			again()
+		case <-done:
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(ch)
+		close(done)
+		cancel()
+	}
 }
 
 // execute runs the root command built from f; tests call it directly.
@@ -154,15 +186,22 @@ func executeRoot(ctx context.Context, f *factory, root *cobra.Command, args []st
 	root.SetArgs(args)
 	root.SetIn(f.IO.In)
 	cmd, err := root.ExecuteContextC(ctx)
+	if werr := f.IO.outErr(); werr != nil && exitCode(err) != exitUsage {
+		// Results that did not reach stdout are no verdict.
+		err = ioErrorf("write stdout: %v", errText(werr))
+	}
 	if err == nil {
 		return exitOK
 	}
-	if !f.started && exitCode(err) == exitNegative {
+	if !f.started && exitCode(err) == exitInternal {
 		err = &usageError{err}
 	}
 	code := exitCode(err)
 	if ctx.Err() != nil && errors.Is(context.Cause(ctx), context.Canceled) && code != exitTimeout {
 		code = exitInterrupted
+		if errors.Is(err, context.Canceled) && err.Error() == context.Canceled.Error() {
+			err = errors.New("interrupted")
+		}
 	}
 	if msg := err.Error(); msg != "" {
 		fmt.Fprintf(f.IO.ErrOut, "et: %s\n", oneLine(msg))

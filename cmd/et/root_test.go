@@ -28,7 +28,8 @@ func TestExitCode(t *testing.T) {
 		{"timeout", fmt.Errorf("sync: %w", driver.ErrTimeout), 4},
 		{"deadline", context.DeadlineExceeded, 4},
 		{"canceled", context.Canceled, 130},
-		{"plain", errors.New("boom"), 1},
+		{"plain", errors.New("boom"), 5},
+		{"io", ioErrorf("write x: no space left on device"), 5},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

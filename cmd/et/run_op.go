@@ -34,7 +34,7 @@ type runOpOptions struct {
 	// ShireMask is --shire-mask (0: the full mask ggml-et launches with).
 	ShireMask   uint32
 	ABI         string
-	Seed        int64
+	Seed        uint64
 	SeedSet     bool
 	SaveOutputs string
 	Perf        bool
@@ -77,7 +77,8 @@ Unsupported nodes run on the reference math, like ggml's CPU fallback, and
 are reported as FALLBACK with the failed conditions (see --explain).
 
 Exit status: 0 all outputs pass, 1 any mismatch or kernel fault, 2 bad case
-or flags, 3 backend unavailable, 4 timeout.`,
+or flags (the good cases of -f DIR still run), 3 backend unavailable,
+4 timeout, 5 I/O or internal error.`,
 		Example: `  $ et run-op -f testcases/
   $ et run-op -f testcases/llama_layer_small.yaml --explain
   $ et run-op rms_norm --src x=f32:4096x7 --param eps=1e-5
@@ -118,6 +119,11 @@ or flags, 3 backend unavailable, 4 timeout.`,
 				return usageErrorf("--perf-runs must be >= 1 and --perf-warmup >= 0")
 			}
 			opts.SeedSet = cmd.Flags().Changed("seed")
+			if cmd.Flags().Changed("nmse") {
+				if err := checkNMSELimit(opts.NMSE); err != nil {
+					return err
+				}
+			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -132,7 +138,7 @@ or flags, 3 backend unavailable, 4 timeout.`,
 	fl.BoolVar(&opts.Uberkernel, "uberkernel", false, "batch launches into uberkernel segments (like GGML_ET_UBERKERNEL=1)")
 	fl.StringVar(&mask, "shire-mask", "", "compute shires to launch on, contiguous (default 0xFFFFFFFF, as ggml-et; matrix-engine kernels always get all 32)")
 	fl.StringVar(&opts.ABI, "abi", "", "ABI manifest YAML `file` for another ggml version (default: the built-in one)")
-	fl.Int64Var(&opts.Seed, "seed", 0, "override the cases' seed for generated inputs")
+	fl.Var(seedFlag{&opts.Seed}, "seed", "override the cases' seed for generated inputs (as a case's seed:)")
 	fl.StringVar(&opts.SaveOutputs, "save-outputs", "", "write every output as float32 .npy into `dir` (<output>.npy from the device, <output>.ref.npy the reference)")
 	fl.BoolVar(&opts.Perf, "perf", false, "time each launch: warm-up, then repeated runs (median/min/max, GFLOP/s, GB/s)")
 	fl.IntVar(&opts.PerfRuns, "perf-runs", 10, "timed runs per launch with --perf")
@@ -174,16 +180,26 @@ func runOpRun(ctx context.Context, f *factory, opts *runOpOptions) (runErr error
 			return err
 		}
 	}
-	cases, err := loadRunOpCases(opts)
+	cases, badFiles, err := loadRunOpCases(ctx, opts)
 	if err != nil {
 		return err
 	}
-	planned, err := planCases(cases, m, opts, false)
+	bad := &badCases{total: len(cases) + len(badFiles)}
+	for _, e := range badFiles {
+		bad.add(f, e)
+	}
+	planned, err := planCases(f, cases, m, opts, bad)
 	if err != nil {
 		return err
+	}
+	if len(planned) == 0 && len(bad.errs) > 0 {
+		return bad.err()
 	}
 	if opts.Explain {
-		return f.render(opsExplainDocument(explainPlans(planned)))
+		if err := f.render(opsExplainDocument(explainPlans(planned))); err != nil {
+			return err
+		}
+		return bad.err()
 	}
 	prof, err := newRunOpProfile(opts.Profile)
 	if err != nil {
@@ -209,7 +225,11 @@ func runOpRun(ctx context.Context, f *factory, opts *runOpOptions) (runErr error
 			}
 		}
 	}
-	outcomes, err := cr.runCases(ctx, devs, cases)
+	run := make([]*graph.Case, len(planned))
+	for i, rc := range planned {
+		run[i] = rc.c
+	}
+	outcomes, err := cr.runCases(ctx, devs, run)
 	if err != nil {
 		return err
 	}
@@ -226,9 +246,15 @@ func runOpRun(ctx context.Context, f *factory, opts *runOpOptions) (runErr error
 			doc.Faults = append(doc.Faults, *o.fault)
 			failed = true
 		}
+		if o.bad != nil {
+			bad.add(f, o.bad)
+		}
 		if lateErr == nil {
 			lateErr = o.lateErr
 		}
+	}
+	if len(doc.Results) == 0 && len(doc.Faults) == 0 && len(bad.errs) > 0 {
+		return bad.err() // no case could run: nothing to show
 	}
 	for _, w := range applyExpected(xfail, expect.Run{Backend: opts.Backend, Uberkernel: opts.Uberkernel}, doc.Results) {
 		f.warnf("%s", w)
@@ -249,6 +275,9 @@ func runOpRun(ctx context.Context, f *factory, opts *runOpOptions) (runErr error
 	}
 	if lateErr != nil {
 		return lateErr
+	}
+	if err := bad.err(); err != nil {
+		return err
 	}
 	if failed {
 		return errSilent
@@ -305,52 +334,101 @@ func openDevice(backend string, index int, m *abi.Manifest) (driver.Device, erro
 }
 
 // loadRunOpCases reads the cases named by -f, the op flags or a case string.
-func loadRunOpCases(opts *runOpOptions) ([]*graph.Case, error) {
+// A case file that cannot be read or parsed is returned in bad (input
+// errors, one per file) and the others are still loaded: one bad file of a
+// directory does not stop it. err is an error that stops everything.
+func loadRunOpCases(ctx context.Context, opts *runOpOptions) (cases []*graph.Case, bad []error, err error) {
 	switch {
 	case strings.Contains(opts.Op, "("):
 		c, err := graph.ParseCaseString(opts.Op)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		return []*graph.Case{c}, nil
+		return []*graph.Case{c}, nil, nil
 	case opts.Op != "":
 		c, err := graph.FromFlags(opts.Op, opts.Srcs, opts.Params)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		return []*graph.Case{c}, nil
+		return []*graph.Case{c}, nil, nil
 	}
-	var cases []*graph.Case
 	for _, path := range opts.Files {
 		st, err := os.Stat(path)
 		if err != nil {
-			return nil, &graph.Error{File: path, Msg: "cannot read: " + errText(err)}
+			bad = append(bad, &graph.Error{File: path, Msg: "cannot read: " + errText(err)})
+			continue
 		}
 		files := []string{path}
 		if st.IsDir() {
 			if files, err = filepath.Glob(filepath.Join(path, "*.yaml")); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			sort.Strings(files)
 			if len(files) == 0 {
-				return nil, &graph.Error{File: path, Msg: "no *.yaml case files in this directory"}
+				bad = append(bad, &graph.Error{File: path, Msg: "no *.yaml case files in this directory"})
+				continue
 			}
 		}
 		for _, file := range files {
-			c, err := graph.Load(file)
+			if st.IsDir() && !isRegular(file) {
+				// Named *.yaml in a directory, yet a FIFO, device or
+				// directory: not opened, as it could block or never end.
+				bad = append(bad, &graph.Error{File: file, Msg: "cannot read: not a regular file"})
+				continue
+			}
+			b, err := readInput(ctx, file, maxTextInput)
 			if err != nil {
-				return nil, err
+				if ctx.Err() != nil {
+					return nil, nil, ctx.Err()
+				}
+				bad = append(bad, &graph.Error{File: file, Msg: "cannot read: " + errText(err)})
+				continue
+			}
+			c, err := graph.LoadBytes(file, b, filepath.Dir(file))
+			if err != nil {
+				bad = append(bad, err)
+				continue
 			}
 			cases = append(cases, c)
 		}
 	}
-	return cases, nil
+	return cases, bad, nil
+}
+
+// badCases reports the case files that could not be loaded or prepared:
+// each one on stderr as it is found, then, once the good cases have run,
+// one error (exit 2). Alone, a single bad case is returned as it is.
+type badCases struct {
+	errs  []error
+	total int
+}
+
+func (b *badCases) add(f *factory, err error) {
+	b.errs = append(b.errs, err)
+	if b.total > 1 {
+		fmt.Fprintf(f.IO.ErrOut, "et: %s\n", oneLine(err.Error()))
+	}
+}
+
+// err is nil without bad cases.
+func (b *badCases) err() error {
+	switch {
+	case len(b.errs) == 0:
+		return nil
+	case b.total <= 1:
+		return b.errs[0]
+	}
+	return inputErrorf("%d of %d cases could not be run (errors above)", len(b.errs), b.total)
 }
 
 func errText(err error) string {
 	var pe *os.PathError
-	if errors.As(err, &pe) {
+	var le *os.LinkError
+	switch {
+	case errors.As(err, &pe):
 		return pe.Err.Error()
+	case errors.As(err, &le):
+		return le.Err.Error()
 	}
 	return err.Error()
 }
@@ -409,14 +487,17 @@ type runOpDoc struct {
 }
 
 type runOpResult struct {
-	Case      string   `json:"case"`
-	Output    string   `json:"output"`
-	Node      string   `json:"node"`
-	Op        string   `json:"op"`
-	Kernel    string   `json:"kernel"`
-	Fusion    string   `json:"fusion,omitempty"`
-	Status    string   `json:"status"`
-	NMSE      float64  `json:"nmse"`
+	Case   string  `json:"case"`
+	Output string  `json:"output"`
+	Node   string  `json:"node"`
+	Op     string  `json:"op"`
+	Kernel string  `json:"kernel"`
+	Fusion string  `json:"fusion,omitempty"`
+	Status string  `json:"status"`
+	NMSE   float64 `json:"nmse"`
+	// Failure is the check that failed (ops.FailNaN "nan", "inf_mismatch",
+	// "nmse"...); nmse is 0 in JSON when it is NaN.
+	Failure   string   `json:"failure,omitempty"`
 	MaxNMSE   float64  `json:"max_nmse"`
 	MaxAbsErr float64  `json:"max_abs_err"`
 	TimeNS    int64    `json:"time_ns"`
@@ -447,7 +528,7 @@ type runOpPerf struct {
 func newRunOpResult(c *graph.Case, o exec.OutputResult) runOpResult {
 	r := runOpResult{Case: c.Name, Output: o.Output, Node: o.Node, Op: string(o.Op), Kernel: o.Kernel, Fusion: o.Fusion,
 		Status: o.Status, NMSE: finite(o.Compare.NMSE), MaxNMSE: o.Compare.MaxNMSE, MaxAbsErr: finite(o.Compare.MaxAbsErr),
-		TimeNS: o.TimeNS, Reasons: o.Reasons}
+		TimeNS: o.TimeNS, Reasons: o.Reasons, Failure: o.Compare.Failure}
 	if !o.Compare.OK() {
 		r.Detail = o.Compare.String()
 	}
@@ -486,7 +567,7 @@ func runOpDocument(d runOpDoc, st styles) document {
 			kernel = "-"
 		}
 		t.Rows = append(t.Rows, []string{r.Case, r.Node, r.Op, kernel, st.Status(r.Status),
-			strconv.FormatFloat(r.NMSE, 'e', 2, 64), strconv.FormatFloat(r.MaxAbsErr, 'e', 2, 64), runTime(r.TimeNS)})
+			nmseCell(r), maxAbsCell(r), runTime(r.TimeNS)})
 		if !failedStatus(r.Status) {
 			pass++
 		}
@@ -534,11 +615,11 @@ func saveOutputs(dir string, rc runOpCase, outs []exec.OutputResult) error {
 			continue
 		}
 		base := filepath.Join(dir, safeName(o.Output))
-		if err := graph.WriteTensorNpy(base+".npy", o.Got); err != nil {
-			return inputErrorf("--save-outputs: %v", err)
+		if err := writeTensorNpy(base+".npy", o.Got); err != nil {
+			return fmt.Errorf("--save-outputs: %w", err)
 		}
-		if err := graph.WriteTensorNpy(base+".ref.npy", rc.g.Values[i].T); err != nil {
-			return inputErrorf("--save-outputs: %v", err)
+		if err := writeTensorNpy(base+".ref.npy", rc.g.Values[i].T); err != nil {
+			return fmt.Errorf("--save-outputs: %w", err)
 		}
 	}
 	return nil

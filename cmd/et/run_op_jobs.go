@@ -20,8 +20,11 @@ type caseOutcome struct {
 	results []runOpResult
 	perf    []runOpPerf
 	fault   *runOpFault
-	// err stops the run (a worker failure, a timeout, a bad case).
+	// err stops the run (a worker failure, a timeout).
 	err error
+	// bad is an input error of this case alone (its data cannot be read
+	// or generated): reported, and the other cases still run.
+	bad error
 	// lateErr is a --save-outputs failure: reported after the results.
 	lateErr error
 }
@@ -37,18 +40,23 @@ type caseRun struct {
 	saveDirs []string
 }
 
-// planCases plans every case. With withData false no input is generated
-// (planning needs only types and shapes): the plans say which kernels the
-// run needs and what --explain shows; each case is built again with its
-// data when it runs (runCase), so only the cases running hold memory.
-func planCases(cases []*graph.Case, m *abi.Manifest, opts *runOpOptions, withData bool) ([]runOpCase, error) {
+// planCases plans every case without its data (planning needs only types
+// and shapes): the plans say which kernels the run needs and what
+// --explain shows; each case is built again with its data when it runs
+// (runCase), so only the cases running hold memory. A case that is bad
+// input goes to bad and the others are still planned.
+func planCases(f *factory, cases []*graph.Case, m *abi.Manifest, opts *runOpOptions, bad *badCases) ([]runOpCase, error) {
 	var planned []runOpCase
 	for _, c := range cases {
 		if opts.SeedSet {
-			c.Seed = uint64(opts.Seed)
+			c.Seed = opts.Seed
 		}
-		rc, err := planCase(c, m, opts, withData)
+		rc, err := planCase(c, m, opts, false)
 		if err != nil {
+			if exitCode(err) == exitUsage {
+				bad.add(f, err)
+				continue
+			}
 			return nil, err
 		}
 		planned = append(planned, rc)
@@ -72,6 +80,9 @@ func planCase(c *graph.Case, m *abi.Manifest, opts *runOpOptions, withData bool)
 func (cr *caseRun) runCase(ctx context.Context, dev driver.Device, c *graph.Case, saveDir string, job string) caseOutcome {
 	rc, err := planCase(c, cr.m, cr.opts, true)
 	if err != nil {
+		if exitCode(err) == exitUsage {
+			return caseOutcome{bad: err}
+		}
 		return caseOutcome{err: err}
 	}
 	cr.f.logf("%srunning %s (%d nodes, %d steps)", job, rc.c.Name, len(rc.g.Nodes), len(rc.p.Steps))
@@ -107,7 +118,7 @@ func (cr *caseRun) runCase(ctx context.Context, dev driver.Device, c *graph.Case
 	for _, o := range res.Outputs {
 		r := newRunOpResult(rc.c, o)
 		if rc.c.Tolerance.MaxAbs != nil && r.Status == exec.StatusPass && o.Compare.MaxAbsErr > *rc.c.Tolerance.MaxAbs {
-			r.Status, r.Detail = exec.StatusFail, fmt.Sprintf("max abs error %g > %g", o.Compare.MaxAbsErr, *rc.c.Tolerance.MaxAbs)
+			r.Status, r.Failure, r.Detail = exec.StatusFail, "max_abs", fmt.Sprintf("max abs error %g > %g", o.Compare.MaxAbsErr, *rc.c.Tolerance.MaxAbs)
 		}
 		out.results = append(out.results, r)
 	}

@@ -98,8 +98,8 @@ func TestWorkerBackendMismatch(t *testing.T) {
 func TestWorkerCmd(t *testing.T) {
 	t.Run("refuses to run by hand", func(t *testing.T) {
 		f, _, errOut := testFactory(nil)
-		if code := execute(context.Background(), f, []string{etrt.WorkerCommand}); code != exitNegative {
-			t.Errorf("exit %d, want %d", code, exitNegative)
+		if code := execute(context.Background(), f, []string{etrt.WorkerCommand}); code != exitInternal {
+			t.Errorf("exit %d, want %d", code, exitInternal)
 		}
 		if !strings.Contains(errOut.String(), "not by hand") {
 			t.Errorf("stderr = %q", errOut)

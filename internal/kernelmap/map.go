@@ -128,12 +128,25 @@ func Read(r io.Reader) (*Map, error) {
 // ReadFile reads the kernel map at path. A missing file is returned as an
 // error wrapping fs.ErrNotExist, so callers can downgrade it to a warning.
 func ReadFile(path string) (*Map, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		// A FIFO would block the open, a device never end.
+		return nil, &os.PathError{Op: "read", Path: path, Err: errors.New("not a regular file")}
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
 	return read(f, path)
+}
+
+// ReadNamed is Read with errors naming file, for a map read by the caller.
+func ReadNamed(r io.Reader, file string) (*Map, error) {
+	return read(r, file)
 }
 
 func read(r io.Reader, file string) (*Map, error) {

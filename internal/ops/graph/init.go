@@ -271,7 +271,17 @@ func materializeOne(c *Case, s *TensorSpec) (*ops.Tensor, error) {
 	return x, nil
 }
 
+// loadNpyLeaf reads a tensor's .npy file. Errors name the case's file and
+// line and the tensor, then the .npy file.
 func loadNpyLeaf(c *Case, s *TensorSpec) (*ops.Tensor, error) {
+	x, err := readNpyLeaf(c, s)
+	if err != nil {
+		return nil, &Error{File: c.File, Line: s.Line, Msg: fmt.Sprintf("tensor %s: %v", s.Name, err)}
+	}
+	return x, nil
+}
+
+func readNpyLeaf(c *Case, s *TensorSpec) (*ops.Tensor, error) {
 	path := s.Init.Npy
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(c.Dir, path)

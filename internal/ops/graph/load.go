@@ -109,12 +109,9 @@ func (l *loader) load(b []byte) (*Case, error) {
 				return nil, err
 			}
 		case "seed":
-			if v.Kind != yaml.ScalarNode || v.ShortTag() != "!!int" {
-				return nil, l.errf(v, "seed: want a non-negative integer, got %s", describe(v))
-			}
-			var s uint64
-			if err := v.Decode(&s); err != nil {
-				return nil, l.errf(v, "seed: want a non-negative integer below 2^64, got %s", v.Value)
+			s, msg := seedNode(v)
+			if msg != "" {
+				return nil, l.errf(v, "seed: %s", msg)
 			}
 			c.Seed = s
 		case "tensors":
@@ -537,6 +534,33 @@ func (l *loader) paramValue(n *yaml.Node, what string) (any, error) {
 	return nil, l.errf(n, "%s: want a number, name or list, got %s", what, describe(n))
 }
 
+// seedNode reads a seed: a YAML integer (decimal, 0x, 0o) in [0, 2^64).
+// msg says what is wrong, or is empty.
+func seedNode(v *yaml.Node) (uint64, string) {
+	if v.Kind != yaml.ScalarNode || v.ShortTag() != "!!int" {
+		return 0, "want a non-negative integer, got " + describe(v)
+	}
+	var s uint64
+	if err := v.Decode(&s); err != nil {
+		return 0, "want a non-negative integer below 2^64, got " + v.Value
+	}
+	return s, ""
+}
+
+// ParseSeed parses a seed given on the command line exactly as the case
+// file's seed: field is parsed, so both accept the same spellings.
+func ParseSeed(text string) (uint64, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte(text), &doc); err != nil || len(doc.Content) != 1 || strings.ContainsAny(text, "\n#") {
+		return 0, fmt.Errorf("want a non-negative integer, got %q", text)
+	}
+	s, msg := seedNode(doc.Content[0])
+	if msg != "" {
+		return 0, errors.New(msg)
+	}
+	return s, nil
+}
+
 func (l *loader) tolerance(n *yaml.Node) (Tolerance, error) {
 	fs, err := l.mapping(n, "tolerance", "nmse", "max_abs")
 	if err != nil {
@@ -548,8 +572,8 @@ func (l *loader) tolerance(n *yaml.Node) (Tolerance, error) {
 		if err != nil {
 			return Tolerance{}, err
 		}
-		if v < 0 {
-			return Tolerance{}, l.errf(f.val, "tolerance: %s: must not be negative", f.key.Value)
+		if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+			return Tolerance{}, l.errf(f.val, "tolerance: %s: want a finite number >= 0, got %s", f.key.Value, f.val.Value)
 		}
 		switch f.key.Value {
 		case "nmse":

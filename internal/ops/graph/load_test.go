@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/ainekko/et/internal/ops"
@@ -190,7 +191,8 @@ func TestLoadErrors(t *testing.T) {
 		{"output twice", base + "outputs: [y, y]\n", `case.yaml:8: output "y" is listed twice`},
 		{"outputs empty", base + "outputs: []\n", "case.yaml:8: outputs: empty list"},
 		{"tolerance key", base + "tolerance: {nmse: 1.0e-3, max: 1}\n", `case.yaml:8: tolerance: unknown field "max" (want nmse, max_abs)`},
-		{"tolerance negative", base + "tolerance: {max_abs: -1}\n", "case.yaml:8: tolerance: max_abs: must not be negative"},
+		{"tolerance negative", base + "tolerance: {max_abs: -1}\n", "case.yaml:8: tolerance: max_abs: want a finite number >= 0, got -1"},
+		{"tolerance nan", base + "tolerance: {nmse: .nan}\n", "case.yaml:8: tolerance: nmse: want a finite number"},
 		{"tolerance not a number", base + "tolerance: {nmse: low}\n", `case.yaml:8: tolerance: nmse: want a finite number, got the string "low"`},
 		{"alias", base + "description: &d x\nfoo2: *d\n", "case.yaml:9: YAML aliases (*d) are not supported"},
 		{"two documents", base + "---\nname: u\n", "case.yaml:8: a case file holds one YAML document"},
@@ -221,10 +223,18 @@ func TestLoadNpyErrors(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "x.npy"), src, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "fifo.npy"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/dev/zero", filepath.Join(dir, "zero.npy")); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name, tensor, want string
 	}{
-		{"missing file", "{type: f32, ne: [3, 2], init: {npy: nope.npy}}", "nope.npy: open"},
+		{"missing file", "{type: f32, ne: [3, 2], init: {npy: nope.npy}}", "nope.npy: no such file or directory"},
+		{"fifo", "{type: f32, ne: [3, 2], init: {npy: fifo.npy}}", "fifo.npy: not a regular file"},
+		{"endless device", "{type: f32, ne: [3, 2], init: {npy: zero.npy}}", "zero.npy: not a regular file"},
 		{"shape mismatch", "{type: f32, ne: [2, 3], init: {npy: x.npy}}", "x.npy: shape (2, 3) does not match tensor x ne [2 3] (want numpy shape (3, 2)"},
 		{"float data for int tensor", "{type: i32, ne: [3, 2], init: {npy: x.npy}}", "x.npy: tensor x is i32: dtype <f4 holds floats"},
 	}
@@ -236,8 +246,8 @@ func TestLoadNpyErrors(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, err = Materialize(c)
-			if err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Fatalf("error = %v, want it to contain %q", err, tt.want)
+			if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.HasPrefix(err.Error(), "case.yaml:3: tensor x: "+dir) {
+				t.Fatalf("error = %v, want case.yaml:3: tensor x: and %q", err, tt.want)
 			}
 			var ie interface{ InputError() }
 			if !errors.As(err, &ie) {

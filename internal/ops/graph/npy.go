@@ -3,6 +3,7 @@ package graph
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -103,6 +104,18 @@ func (a *Array) Int64s() ([]int64, error) {
 
 // ReadNpyFile reads a .npy file. Errors name the file.
 func ReadNpyFile(path string) (*Array, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, &Error{File: path, Msg: err.Error()}
+	}
+	if !fi.Mode().IsRegular() {
+		// A FIFO would block the open, a device never end.
+		return nil, &Error{File: path, Msg: "not a regular file"}
+	}
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, &Error{File: path, Msg: err.Error()}

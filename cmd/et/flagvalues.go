@@ -1,0 +1,63 @@
+package main
+
+import (
+	"math"
+	"strconv"
+
+	"github.com/ainekko/et/internal/ops"
+	"github.com/ainekko/et/internal/ops/graph"
+)
+
+// seedFlag is --seed: parsed by graph.ParseSeed, so that it accepts
+// exactly what a case file's seed: accepts (0x2a, 0o52, 42; not -1, 1.5
+// or 2^64).
+type seedFlag struct{ v *uint64 }
+
+func (s seedFlag) String() string {
+	if s.v == nil {
+		return "0"
+	}
+	return strconv.FormatUint(*s.v, 10)
+}
+
+func (s seedFlag) Set(text string) error {
+	v, err := graph.ParseSeed(text)
+	if err != nil {
+		return err
+	}
+	*s.v = v
+	return nil
+}
+
+func (seedFlag) Type() string { return "uint64" }
+
+// checkNMSELimit validates --nmse: a limit must be a positive, finite
+// number (NaN would pass every output, a negative limit fail them all).
+func checkNMSELimit(v float64) error {
+	if !(v > 0) || math.IsInf(v, 0) {
+		return usageErrorf("--nmse: want a positive number such as 5e-4, got %v", v)
+	}
+	return nil
+}
+
+// nmseCell is a result's nmse in the table: a NaN or an infinity that
+// failed the output is shown as such, not as the 0 or MaxFloat64 JSON
+// carries.
+func nmseCell(r runOpResult) string {
+	switch r.Failure {
+	case ops.FailNaN:
+		return "NaN"
+	case ops.FailInfMismatch, ops.FailInfSign:
+		return "inf"
+	}
+	return strconv.FormatFloat(r.NMSE, 'e', 2, 64)
+}
+
+// maxAbsCell is a result's max abs error in the table: NaN when the
+// output holds one (the error is then not measured).
+func maxAbsCell(r runOpResult) string {
+	if r.Failure == ops.FailNaN {
+		return "NaN"
+	}
+	return strconv.FormatFloat(r.MaxAbsErr, 'e', 2, 64)
+}

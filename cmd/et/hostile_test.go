@@ -1,0 +1,241 @@
+package main
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/ainekko/et/internal/driver"
+	"github.com/ainekko/et/internal/ops/abi"
+	"github.com/ainekko/et/internal/ops/graph"
+)
+
+// failWriter fails every write with err.
+type failWriter struct{ err error }
+
+func (w failWriter) Write([]byte) (int, error) { return 0, w.err }
+
+// Output that does not reach stdout is an I/O error (exit 5), in every
+// format: table renderers drop write errors, executeRoot does not.
+func TestStdoutWriteErrors(t *testing.T) {
+	for _, errno := range []error{syscall.ENOSPC, syscall.EPIPE, syscall.EIO} {
+		for _, format := range []string{"table", "json", "csv"} {
+			t.Run(errno.Error()+"/"+format, func(t *testing.T) {
+				var errOut strings.Builder
+				f := newFactory(strings.NewReader(""), failWriter{errno}, &errOut)
+				f.Getenv = func(string) string { return "" }
+				code := execute(context.Background(), f, []string{"ops", "list", "-o", format})
+				if code != exitInternal || !strings.Contains(errOut.String(), "et: write stdout: "+errno.Error()) {
+					t.Errorf("exit %d, stderr %q; want exit 5 and the write error", code, errOut.String())
+				}
+			})
+		}
+	}
+	// A usage error is still a usage error when stdout is gone.
+	var errOut strings.Builder
+	f := newFactory(strings.NewReader(""), failWriter{syscall.EPIPE}, &errOut)
+	if code := execute(context.Background(), f, []string{"ops", "list", "-o", "xml"}); code != exitUsage {
+		t.Errorf("bad -o with a broken stdout: exit %d", code)
+	}
+}
+
+// One bad file in -f DIR does not stop the directory: every bad file is
+// reported, the good ones run, and the command exits 2 at the end.
+func TestRunOpDirWithBadFiles(t *testing.T) {
+	dir := t.TempDir()
+	good, err := os.ReadFile("../../testcases/binary.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "a_good.yaml"), good, 0o644)
+	os.WriteFile(filepath.Join(dir, "b_syntax.yaml"), []byte("name: [\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "c_badnpy.yaml"), []byte("name: n\ntensors:\n  x: {type: f32, ne: [4], init: {npy: x.npy}}\nnodes:\n  - {name: y, op: cont, src: [x]}\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "x.npy"), []byte("junk"), 0o644)
+	if err := syscall.Mkfifo(filepath.Join(dir, "d_fifo.yaml"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "e_good.yaml"), good, 0o644)
+	code, out, errOut := runCLI(t, nil, "run-op", "-f", dir, "-o", "json")
+	if code != exitUsage {
+		t.Fatalf("exit %d, want 2; stderr %s", code, errOut)
+	}
+	var doc runOpDoc
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if len(doc.Results) != 8 {
+		t.Errorf("%d results, want the 8 outputs of the two good cases", len(doc.Results))
+	}
+	for _, want := range []string{
+		"et: " + filepath.Join(dir, "b_syntax.yaml") + ":",
+		"et: " + filepath.Join(dir, "c_badnpy.yaml") + ":3: tensor x: " + filepath.Join(dir, "x.npy") + ": not a .npy file",
+		"et: " + filepath.Join(dir, "d_fifo.yaml") + ": cannot read: not a regular file",
+		"et: 3 of 5 cases could not be run (errors above)",
+	} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errOut)
+		}
+	}
+}
+
+// Inputs that are not regular files are read with a bound.
+func TestRunOpEndlessInput(t *testing.T) {
+	code, _, errOut := runCLI(t, nil, "run-op", "-f", "/dev/zero")
+	if code != exitUsage || !strings.Contains(errOut, "/dev/zero: cannot read: not a regular file and longer than 64 MiB") {
+		t.Errorf("exit %d, stderr %s", code, errOut)
+	}
+	dir := t.TempDir()
+	link := filepath.Join(dir, "k.json")
+	os.Symlink("/dev/zero", link)
+	code, _, errOut = runCLI(t, nil, "profile", "report", "testdata/profile/et_runtime_trace.json", "--kernel-map", link)
+	if code != exitUsage || !strings.Contains(errOut, link) {
+		t.Errorf("kernel map /dev/zero: exit %d, stderr %s", code, errOut)
+	}
+}
+
+// A case file or trace given as a FIFO is read (a shell's <(...) is one).
+func TestInputsFromFIFO(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "case.yaml")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	good, _ := os.ReadFile("../../testcases/binary.yaml")
+	go func() {
+		fh, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+		if err == nil {
+			fh.Write(good)
+			fh.Close()
+		}
+	}()
+	code, out, errOut := runCLI(t, nil, "run-op", "-f", fifo)
+	if code != 0 || !strings.Contains(out, "4/4 outputs passed") {
+		t.Errorf("exit %d, stdout %s, stderr %s", code, out, errOut)
+	}
+}
+
+// A read blocked on a FIFO nobody writes ends when the context does.
+func TestReadInputSeesContext(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "p")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() {
+		_, err := readInput(ctx, fifo, maxTextInput)
+		done <- err
+	}()
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Errorf("readInput = %v, want context.Canceled", err)
+	}
+	pr, pw, _ := os.Pipe()
+	defer pw.Close()
+	ctx, cancel = context.WithCancel(context.Background())
+	r, err := openInput(ctx, "-", pr, maxTraceInput)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go cancel()
+	if _, err := io.ReadAll(r); !errors.Is(err, context.Canceled) {
+		t.Errorf("stdin pipe read = %v, want context.Canceled", err)
+	}
+}
+
+// --seed accepts exactly what a case file's seed: accepts.
+func TestSeedFlagMatchesYAML(t *testing.T) {
+	for _, s := range []string{"0", "42", "0x2a", "0o52", "+7", "-1", "1.5", "1e3", "18446744073709551615", "18446744073709551616",
+		"abc", "", "[1]", "{a: 1}", "1 # c", "~", "0b101", "1_000", "0x", "true", "42\n43"} {
+		y := "name: t\nseed: " + s + "\ntensors:\n  x: {type: f32, ne: [4]}\nnodes:\n  - {name: y, op: cont, src: [x]}\n"
+		c, yerr := graph.LoadBytes("c.yaml", []byte(y), ".")
+		v, ferr := graph.ParseSeed(s)
+		if (yerr == nil) != (ferr == nil) {
+			if strings.Contains(s, "\n") || strings.Contains(s, "#") || s == "" {
+				// Not one YAML scalar on a line: the flag refuses it.
+				if ferr == nil {
+					t.Errorf("--seed %q accepted", s)
+				}
+				continue
+			}
+			t.Errorf("seed %q: YAML err %v, flag err %v", s, yerr, ferr)
+			continue
+		}
+		if yerr == nil && c.Seed != v {
+			t.Errorf("seed %q: YAML %d, flag %d", s, c.Seed, v)
+		}
+	}
+	code, _, errOut := runCLI(t, nil, "run-op", "-f", "../../testcases/binary.yaml", "--seed", "-1")
+	if code != exitUsage || !strings.Contains(errOut, `invalid argument "-1" for "--seed" flag`) {
+		t.Errorf("--seed -1: exit %d, %s", code, errOut)
+	}
+	code, _, errOut = runCLI(t, nil, "run-op", "-f", "../../testcases/binary.yaml", "--seed", "0x2a")
+	if code != 0 {
+		t.Errorf("--seed 0x2a: exit %d, %s", code, errOut)
+	}
+}
+
+func TestNMSEFlag(t *testing.T) {
+	for _, v := range []string{"-1", "nan", "NaN", "0", "inf", "-inf"} {
+		code, _, errOut := runCLI(t, nil, "run-op", "-f", "../../testcases/binary.yaml", "--nmse", v)
+		if code != exitUsage || !strings.Contains(errOut, "--nmse: want a positive number") {
+			t.Errorf("--nmse %s: exit %d, %s", v, code, errOut)
+		}
+	}
+	if code, _, errOut := runCLI(t, nil, "run-op", "-f", "../../testcases/binary.yaml", "--nmse", "1e-3"); code != 0 {
+		t.Errorf("--nmse 1e-3: exit %d, %s", code, errOut)
+	}
+}
+
+// nanDevice reads back NaN in every f32.
+type nanDevice struct{ driver.Device }
+
+func (d nanDevice) Read(ctx context.Context, src driver.DevPtr, dst []byte) error {
+	if err := d.Device.Read(ctx, src, dst); err != nil {
+		return err
+	}
+	for i := 0; i+3 < len(dst); i += 4 {
+		binary.LittleEndian.PutUint32(dst[i:], 0x7fc00000)
+	}
+	return nil
+}
+
+// A NaN output is a FAIL whose nmse reads NaN, not 0.00e+00.
+func TestRunOpNaNOutputs(t *testing.T) {
+	for _, format := range []string{"table", "json"} {
+		f, out, _ := testFactory(nil)
+		f.Global.Output = format
+		opts := &runOpOptions{Files: []string{"../../testcases/binary.yaml"}, backendOptions: backendOptions{Backend: "ref"}, PerfRuns: 1,
+			OpenDevice: func(b string, i int, m *abi.Manifest) (driver.Device, error) {
+				d, err := openDevice(b, i, m)
+				return nanDevice{d}, err
+			}}
+		if err := runOpRun(context.Background(), f, opts); exitCode(err) != exitNegative {
+			t.Fatalf("exit %d (%v)", exitCode(err), err)
+		}
+		if format == "json" {
+			var doc runOpDoc
+			if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range doc.Results {
+				if r.Status != "FAIL" || r.Failure != "nan" {
+					t.Errorf("result %+v: want FAIL with failure nan", r)
+				}
+			}
+			continue
+		}
+		for _, line := range strings.Split(out.String(), "\n") {
+			if strings.Contains(line, "FAIL") && (!strings.Contains(line, " NaN ") || strings.Contains(line, "0.00e+00")) {
+				t.Errorf("row %q: want nmse NaN", line)
+			}
+		}
+	}
+}

@@ -1,0 +1,176 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/spf13/cobra"
+)
+
+// The test binary runs as et when ET_TEST_AS_ET is set: the signal tests
+// below start it as a child, as a user's shell starts et.
+func TestMain(m *testing.M) {
+	if os.Getenv("ET_TEST_AS_ET") == "1" {
+		extraCommands = append(extraCommands, func(f *factory) *cobra.Command {
+			// __stuck ignores its context: only a second signal ends it.
+			return &cobra.Command{Use: "__stuck", Hidden: true, RunE: func(cmd *cobra.Command, _ []string) error {
+				f.logf("stuck")
+				select {}
+			}}
+		})
+		os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+// signalLatency bounds the time from a signal to et's exit. It is not a
+// performance assertion: a blocked read that ignores the signal never
+// ends, an honoured one ends in microseconds; the bound only has to sit
+// far above scheduling noise.
+const signalLatency = time.Second
+
+// etChild starts the test binary as et with args; ready is a line et
+// writes on stderr (with -v) once it is about to block.
+type etChild struct {
+	cmd    *exec.Cmd
+	stderr *bufio.Reader
+}
+
+func startEt(t *testing.T, stdin io.Reader, args ...string) *etChild {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), "ET_TEST_AS_ET=1")
+	cmd.Stdin = stdin
+	pr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	return &etChild{cmd: cmd, stderr: bufio.NewReader(pr)}
+}
+
+// waitLine reads stderr up to a line containing want.
+func (c *etChild) waitLine(t *testing.T, want string) {
+	t.Helper()
+	for {
+		line, err := c.stderr.ReadString('\n')
+		if strings.Contains(line, want) {
+			return
+		}
+		if err != nil {
+			t.Fatalf("et ended before printing %q: %v", want, err)
+		}
+	}
+}
+
+// waitBlocked waits until a thread of et sleeps in the kernel function
+// wchan (Linux /proc); without /proc the test is skipped.
+func (c *etChild) waitBlocked(t *testing.T, wchan string) {
+	t.Helper()
+	tasks := fmt.Sprintf("/proc/%d/task", c.cmd.Process.Pid)
+	for range 1000 {
+		ents, err := os.ReadDir(tasks)
+		if err != nil {
+			t.Skipf("cannot see where et blocks: %v", err)
+		}
+		for _, e := range ents {
+			if b, _ := os.ReadFile(filepath.Join(tasks, e.Name(), "wchan")); string(b) == wchan {
+				return
+			}
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Skipf("et never blocked in %s", wchan)
+}
+
+// signalAndWait sends sigs one after the other and wants exit 130 within
+// signalLatency of the last one.
+func (c *etChild) signalAndWait(t *testing.T, sigs ...syscall.Signal) {
+	t.Helper()
+	exited := make(chan error, 1)
+	var rest strings.Builder
+	go func() {
+		io.Copy(&rest, c.stderr)
+		exited <- c.cmd.Wait()
+	}()
+	for i, s := range sigs {
+		if err := c.cmd.Process.Signal(s); err != nil {
+			t.Fatal(err)
+		}
+		if i < len(sigs)-1 {
+			select {
+			case err := <-exited:
+				t.Fatalf("et ended after signal %d of %d (%v); the test wants it stuck", i+1, len(sigs), err)
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+	}
+	select {
+	case err := <-exited:
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != exitInterrupted {
+			t.Errorf("et ended with %v, want exit status 130; stderr %s", err, rest.String())
+		}
+	case <-time.After(signalLatency):
+		t.Fatalf("et still running %s after %v", signalLatency, sigs[len(sigs)-1])
+	}
+}
+
+func TestSignalsEndBlockedReads(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run("fifo trace/"+sig.String(), func(t *testing.T) {
+			fifo := filepath.Join(t.TempDir(), "trace.json")
+			if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			c := startEt(t, nil, "profile", "report", fifo, "--kernel-map", "testdata/profile/kernel_id.json", "-v")
+			// The open for writing returns once et has opened the FIFO:
+			// it is then blocked reading it (nothing is written).
+			w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer w.Close()
+			c.signalAndWait(t, sig)
+		})
+		t.Run("fifo nobody opens/"+sig.String(), func(t *testing.T) {
+			fifo := filepath.Join(t.TempDir(), "case.yaml")
+			if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			// et blocks opening the FIFO, which nobody writes.
+			c := startEt(t, nil, "run-op", "-f", fifo)
+			c.waitBlocked(t, "wait_for_partner")
+			c.signalAndWait(t, sig)
+		})
+		t.Run("stdin pipe/"+sig.String(), func(t *testing.T) {
+			pr, pw, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer pw.Close()
+			c := startEt(t, pr, "profile", "report", "-", "-v")
+			pr.Close()
+			c.waitLine(t, "no kernel map for stdin")
+			pw.Write([]byte("{\n    \"value0\": {\n")) // a trace that never ends
+			c.signalAndWait(t, sig)
+		})
+		t.Run("second signal/"+sig.String(), func(t *testing.T) {
+			c := startEt(t, nil, "__stuck", "-v")
+			c.waitLine(t, "stuck")
+			c.signalAndWait(t, sig, sig)
+		})
+	}
+}
