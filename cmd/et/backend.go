@@ -302,11 +302,16 @@ func planKernels(plans []*plan.Plan) []string {
 	return slices.Compact(names)
 }
 
-// fatalELFProblems are the kernel ELF problems that make loadCode fail or
-// run garbage: refused before booting. Other problems are warnings.
+// fatalELFProblems are the kernel ELF problems that make loadCode throw
+// or abort the process, or that no RISC-V device can run: refused before
+// booting. The other problems (entry outside the code, inconsistent
+// segment offsets, a segment beyond the code buffer, the wrong float ABI or
+// ELF type) load and run wrongly: warnings. What loads and runs correctly
+// (an empty segment, .bss, an entry away from the link base) is no
+// problem at all (reference et-driver-and-sysemu.md §4.2).
 var fatalELFProblems = map[string]bool{
 	"not_regular": true, "unreadable": true, "not_elf": true, "truncated": true, "malformed": true,
-	"version": true, "class": true, "endian": true, "machine": true,
+	"version": true, "class": true, "endian": true, "machine": true, "memsz": true, "no_load": true,
 }
 
 // loadKernelELFs reads DIR/<name>.elf for every name, before anything

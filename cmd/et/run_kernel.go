@@ -500,8 +500,8 @@ func runKernelRun(ctx context.Context, f *factory, opts *runKernelOptions) (runE
 }
 
 // readKernelELF reads the kernel ELF and checks it as the runtime's
-// loadCode needs it: a file that is not a usable RISC-V ELF is an input
-// error; other problems (link address, .bss, ...) are warnings.
+// loadCode needs it: a file that loadCode cannot load is an input error;
+// other problems (an entry outside the code, ...) are warnings.
 func readKernelELF(path string) ([]byte, []string, error) {
 	_, probs := sysemu.CheckELF(path, sysemu.KernelSpec)
 	var warns []string
