@@ -123,11 +123,6 @@ type runOpCase struct {
 }
 
 func runOpRun(ctx context.Context, f *factory, opts *runOpOptions) (runErr error) {
-	if opts.Timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeoutCause(ctx, opts.Timeout, fmt.Errorf("run-op: %w after %s", driver.ErrTimeout, opts.Timeout))
-		defer cancel()
-	}
 	m, err := loadManifest(opts.ABI)
 	if err != nil {
 		return err
@@ -163,6 +158,9 @@ func runOpRun(ctx context.Context, f *factory, opts *runOpOptions) (runErr error
 	if err != nil {
 		return err
 	}
+	// --timeout starts here: preparing the inputs does not count.
+	ctx, cancel := opts.withTimeout(ctx, "run-op")
+	defer cancel()
 	dev, kernelELF, done, err := openRunOpDevice(ctx, f, opts, m, planned)
 	if err != nil {
 		return err
