@@ -22,17 +22,17 @@ const closeTimeout = 30 * time.Second
 // connection. After a timeout, an interrupt or the worker's death every
 // call returns the same error.
 type Proxy struct {
-	mu       sync.Mutex
-	enc      *gob.Encoder
-	dec      *gob.Decoder
-	conn     io.Closer
-	proc     *process // nil when the server is not a child process
-	info     driver.Info
-	budget   time.Duration // the device time of the session (WorkerOptions.Timeout); 0: none
-	used     time.Duration // the time spent in calls so far
-	dead     error     // set once the worker is gone or unusable
-	failed   bool      // a timeout, crash, failed open or stream error: keep the run directory
-	closed   bool
+	mu     sync.Mutex
+	enc    *gob.Encoder
+	dec    *gob.Decoder
+	conn   io.Closer
+	proc   *process // nil when the server is not a child process
+	info   driver.Info
+	budget time.Duration // the device time of the session (WorkerOptions.Timeout); 0: none
+	used   time.Duration // the time spent in calls so far
+	dead   error         // set once the worker is gone or unusable
+	failed bool          // a timeout, crash, failed open or stream error: keep the run directory
+	closed bool
 
 	runDir     string
 	tempRunDir bool // created by OpenWorker: removed on a clean Close
