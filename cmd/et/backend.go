@@ -55,7 +55,7 @@ func addBackendFlags(cmd *cobra.Command, b *backendOptions, kernels bool) {
 	fl := cmd.Flags()
 	fl.StringVar(&b.Backend, "backend", "ref", "device backend: {ref|sysemu|pcie}")
 	fl.IntVarP(&b.Device, "device", "d", 0, "device index within the backend")
-	fl.DurationVar(&b.Timeout, "timeout", 0, "give up after this long, boot included (exit 4); 0 = no limit")
+	fl.DurationVar(&b.Timeout, "timeout", 0, "give up when the device work (boot, loads, launches, syncs) takes longer in all (exit 4); host-side preparation does not count; 0 = no limit")
 	cmd.RegisterFlagCompletionFunc("backend", cobra.FixedCompletions([]string{"ref", "sysemu", "pcie"}, cobra.ShellCompDirectiveNoFileComp))
 	addNativeFlags(cmd, b, kernels)
 }
@@ -86,6 +86,18 @@ func (b *backendOptions) validate() error {
 		return usageErrorf("--timeout must not be negative")
 	}
 	return nil
+}
+
+// withTimeout applies --timeout to the device work that follows. The
+// sysemu and pcie workers count only the time spent in device calls (boot,
+// loads, copies, launches, syncs: etrt.WorkerOptions.Timeout), so for them
+// ctx is unchanged. The reference device runs in this process: ctx gets
+// the deadline, from now.
+func (b *backendOptions) withTimeout(ctx context.Context, cmd string) (context.Context, context.CancelFunc) {
+	if b.Timeout <= 0 || b.native() {
+		return ctx, func() {}
+	}
+	return context.WithTimeoutCause(ctx, b.Timeout, fmt.Errorf("%s: %w after %s", cmd, driver.ErrTimeout, b.Timeout))
 }
 
 // native reports whether the backend runs through the ET runtime.
@@ -174,12 +186,16 @@ func (b *backendOptions) open(ctx context.Context, f *factory, m *abi.Manifest) 
 	}
 	f.logf("%s device ready in %s", b.Backend, f.Now().Sub(start).Round(time.Millisecond))
 	done := func(runErr error) {
+		// Keep the logs only when the device failed (a timeout, a crash,
+		// a stream error, an interrupted call), not for a plain
+		// out-of-tolerance verdict.
+		failed := dev.Failed()
 		dev.Close()
 		printWorkerLogs(f, runErr)
 		if !temp {
 			return
 		}
-		if runErr != nil {
+		if failed {
 			fmt.Fprintf(f.IO.ErrOut, "et: %s logs kept in %s\n", b.Backend, runDir)
 			return
 		}
@@ -302,11 +318,16 @@ func planKernels(plans []*plan.Plan) []string {
 	return slices.Compact(names)
 }
 
-// fatalELFProblems are the kernel ELF problems that make loadCode fail or
-// run garbage: refused before booting. Other problems are warnings.
+// fatalELFProblems are the kernel ELF problems that make loadCode throw
+// or abort the process, or that no RISC-V device can run: refused before
+// booting. The other problems (entry outside the code, inconsistent
+// segment offsets, a segment beyond the code buffer, the wrong float ABI or
+// ELF type) load and run wrongly: warnings. What loads and runs correctly
+// (an empty segment, .bss, an entry away from the link base) is no
+// problem at all (reference et-driver-and-sysemu.md §4.2).
 var fatalELFProblems = map[string]bool{
 	"not_regular": true, "unreadable": true, "not_elf": true, "truncated": true, "malformed": true,
-	"version": true, "class": true, "endian": true, "machine": true,
+	"version": true, "class": true, "endian": true, "machine": true, "memsz": true, "no_load": true,
 }
 
 // loadKernelELFs reads DIR/<name>.elf for every name, before anything

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ainekko/et/internal/driver/etrt"
 	"github.com/ainekko/et/internal/sysemu/sysemutest"
@@ -33,6 +34,12 @@ func fakeWorker(faults string) func(*etrt.WorkerOptions) {
 // runFake runs et with the sysemu worker hooked to the fake shim.
 func runFake(t *testing.T, faults string, args ...string) (int, string, string) {
 	t.Helper()
+	return runFakeCtx(context.Background(), t, faults, args...)
+}
+
+// runFakeCtx is runFake under ctx (cancel it for a Ctrl-C).
+func runFakeCtx(ctx context.Context, t *testing.T, faults string, args ...string) (int, string, string) {
+	t.Helper()
 	t.Setenv("TMPDIR", t.TempDir()) // run directories kept on failure
 	f, out, errOut := testFactory(nil)
 	root := newRootCmd(f)
@@ -49,7 +56,7 @@ func runFake(t *testing.T, faults string, args ...string) (int, string, string) 
 		o.BootTarget.Worker = hook
 		return devicesRun(ctx, o)
 	}))
-	code := executeRoot(context.Background(), f, root, args)
+	code := executeRoot(ctx, f, root, args)
 	return code, out.String(), errOut.String()
 }
 
@@ -200,6 +207,72 @@ func TestRunOpSysemuFake(t *testing.T) {
 			t.Errorf("fault %+v", e)
 		}
 	})
+}
+
+// tempRunDirs lists the temporary run directories left in $TMPDIR.
+func tempRunDirs(t *testing.T) []string {
+	t.Helper()
+	m, err := filepath.Glob(filepath.Join(os.Getenv("TMPDIR"), "et-sysemu-*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// A temporary run directory is kept only after a timeout, a crash, a
+// failed boot, a stream error or an interrupted call (docs/etrt.md), not
+// after a plain out-of-tolerance verdict.
+func TestRunOpSysemuFakeRunDir(t *testing.T) {
+	prefix := fakeInstall(t)
+	kernels := t.TempDir()
+	sysemutest.WriteKernels(t, kernels, "rms_norm_f32", "rms_norm_mul_f32", "norm_f32", "el_map_f32", "scale_f32", "uberkernel")
+	args := []string{"run-op", "rms_norm", "--src", "x=f32:64x2", "--backend", "sysemu", "--prefix", prefix, "--kernels", kernels}
+	t.Run("out of tolerance: removed", func(t *testing.T) {
+		// The fake shim runs no kernel: dst keeps its zeros, far from
+		// the reference.
+		code, out, errOut := runFake(t, "", args...)
+		if code != exitNegative || !strings.Contains(out, "FAIL") {
+			t.Fatalf("exit %d, stdout %s, stderr %s", code, out, errOut)
+		}
+		if strings.Contains(errOut, "logs kept") {
+			t.Errorf("stderr %q names a kept run directory", errOut)
+		}
+		if left := tempRunDirs(t); len(left) != 0 {
+			t.Errorf("temporary run directories left after a plain NMSE failure: %v", left)
+		}
+	})
+	t.Run("stream error: kept", func(t *testing.T) {
+		code, _, errOut := runFake(t, "stream_error", args...)
+		if code != exitNegative || !strings.Contains(errOut, "sysemu logs kept in") {
+			t.Fatalf("exit %d, stderr %s", code, errOut)
+		}
+		if left := tempRunDirs(t); len(left) != 1 {
+			t.Errorf("temporary run directories after a stream error: %v, want one", left)
+		}
+	})
+}
+
+// Ctrl-C during a run says "interrupted" (exit 130), not Go's "context
+// canceled".
+func TestRunOpSysemuFakeInterrupt(t *testing.T) {
+	prefix := fakeInstall(t)
+	kernels := t.TempDir()
+	sysemutest.WriteKernels(t, kernels, "rms_norm_f32", "rms_norm_mul_f32", "norm_f32", "el_map_f32", "scale_f32", "uberkernel")
+	for _, faults := range []string{"hang_wait", "hang_open"} {
+		t.Run(faults, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			time.AfterFunc(time.Second, cancel)
+			code, out, errOut := runFakeCtx(ctx, t, faults, "run-op", "rms_norm", "--src", "x=f32:64x2", "--backend", "sysemu",
+				"--prefix", prefix, "--kernels", kernels)
+			if code != exitInterrupted || out != "" {
+				t.Fatalf("exit %d, stdout %q, stderr %s", code, out, errOut)
+			}
+			if !strings.Contains(errOut, "interrupted") || strings.Contains(errOut, "context canceled") {
+				t.Errorf("stderr %q, want \"interrupted\" and no \"context canceled\"", errOut)
+			}
+		})
+	}
 }
 
 func TestDevicesBootFake(t *testing.T) {

@@ -204,6 +204,9 @@ func executeRoot(ctx context.Context, f *factory, root *cobra.Command, args []st
 		}
 	}
 	if msg := err.Error(); msg != "" {
+		if code == exitInterrupted {
+			msg = interruptedMsg(msg)
+		}
 		fmt.Fprintf(f.IO.ErrOut, "et: %s\n", oneLine(msg))
 	}
 	var ue *usageError
@@ -211,6 +214,16 @@ func executeRoot(ctx context.Context, f *factory, root *cobra.Command, args []st
 		fmt.Fprintf(f.IO.ErrOut, "Run '%s --help' for usage.\n", cmd.CommandPath())
 	}
 	return code
+}
+
+// interruptedMsg says "interrupted" in the message of an error an
+// interrupt caused, instead of Go's "context canceled".
+func interruptedMsg(msg string) string {
+	msg = strings.ReplaceAll(msg, context.Canceled.Error(), "interrupted")
+	if !strings.Contains(msg, "interrupted") {
+		msg += " (interrupted)"
+	}
+	return msg
 }
 
 // oneLine keeps an error on one line: et prints each error once as

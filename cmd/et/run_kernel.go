@@ -374,11 +374,6 @@ type runKernelDumpDoc struct {
 
 func runKernelRun(ctx context.Context, f *factory, opts *runKernelOptions) (runErr error) {
 	b := opts.Target
-	if b.Timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeoutCause(ctx, b.Timeout, fmt.Errorf("run-kernel: %w after %s", driver.ErrTimeout, b.Timeout))
-		defer cancel()
-	}
 	doc := runKernelDoc{Schema: "et.run-kernel/v1", Backend: b.Backend, Kernel: opts.Name, ELF: opts.ELF,
 		ShireMask: opts.ShireMask, Barrier: !opts.NoBarrier, FlushL3: opts.FlushL3,
 		Buffers: []runKernelBuf{}, Args: []runKernelArg{}}
@@ -415,6 +410,9 @@ func runKernelRun(ctx context.Context, f *factory, opts *runKernelOptions) (runE
 	}
 	doc.Warnings = warns
 
+	// --timeout starts here: reading the inputs does not count.
+	ctx, cancel := b.withTimeout(ctx, "run-kernel")
+	defer cancel()
 	dev, done, err := b.open(ctx, f, nil)
 	if err != nil {
 		return err
@@ -500,8 +498,8 @@ func runKernelRun(ctx context.Context, f *factory, opts *runKernelOptions) (runE
 }
 
 // readKernelELF reads the kernel ELF and checks it as the runtime's
-// loadCode needs it: a file that is not a usable RISC-V ELF is an input
-// error; other problems (link address, .bss, ...) are warnings.
+// loadCode needs it: a file that loadCode cannot load is an input error;
+// other problems (an entry outside the code, ...) are warnings.
 func readKernelELF(path string) ([]byte, []string, error) {
 	_, probs := sysemu.CheckELF(path, sysemu.KernelSpec)
 	var warns []string

@@ -160,11 +160,6 @@ type runOpCase struct {
 }
 
 func runOpRun(ctx context.Context, f *factory, opts *runOpOptions) (runErr error) {
-	if opts.Timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeoutCause(ctx, opts.Timeout, fmt.Errorf("run-op: %w after %s", driver.ErrTimeout, opts.Timeout))
-		defer cancel()
-	}
 	m, err := loadManifest(opts.ABI)
 	if err != nil {
 		return err
@@ -205,6 +200,9 @@ func runOpRun(ctx context.Context, f *factory, opts *runOpOptions) (runErr error
 	if err != nil {
 		return err
 	}
+	// --timeout starts here: preparing the inputs does not count.
+	ctx, cancel := opts.withTimeout(ctx, "run-op")
+	defer cancel()
 	jobs := min(opts.Jobs, len(planned))
 	devs, kernelELF, done, err := openRunOpDevices(ctx, f, opts, m, planned, max(jobs, 1))
 	if err != nil {

@@ -185,10 +185,17 @@ func TestCheckWritableDir(t *testing.T) {
 func TestCheckKernels(t *testing.T) {
 	opts := install(t)
 	dir := filepath.Join(opts.Cwd, "kernels")
-	sysemutest.WriteKernels(t, dir, "rope_f32", "softmax_f32", "my_new_kernel")
+	sysemutest.WriteKernels(t, dir, "rope_f32", "my_new_kernel")
+	bad := sysemutest.Kernel()
+	bad.Segments[1].Memsz = 8 // < filesz: loadCode's CHECK aborts
+	sysemutest.WriteFile(t, filepath.Join(dir, "el_map_f32.elf"), bad.Bytes(), 0o644)
+	// .bss (memsz > filesz) and an empty .riscv.attributes segment, as
+	// the real kernels have: both load and run.
 	bss := sysemutest.Kernel()
-	bss.Sections = append(bss.Sections, sysemutest.Section{Name: ".bss", Type: sysemutest.SHTNobits, Flags: sysemutest.SHFAlloc, Size: 8})
-	sysemutest.WriteFile(t, filepath.Join(dir, "el_map_f32.elf"), bss.Bytes(), 0o644)
+	bss.Segments[1].Memsz += 0x40
+	bss.Sections = append(bss.Sections, sysemutest.Section{Name: ".bss", Type: sysemutest.SHTNobits, Flags: sysemutest.SHFAlloc, Addr: sysemutest.KernelBase + 0x1080, Size: 0x40})
+	bss.Segments = append([]sysemutest.Segment{{Type: 0x70000003, Flags: 4, Off: 0x2100, Filesz: 63}}, bss.Segments...)
+	sysemutest.WriteFile(t, filepath.Join(dir, "softmax_f32.elf"), bss.Bytes(), 0o644)
 	sysemutest.WriteFile(t, filepath.Join(dir, "README.md"), []byte("not a kernel"), 0o644)
 	opts.KernelsDir = "kernels" // relative to Cwd
 	opts.ExpectedKernels = []string{"el_map_f32", "rope_f32", "softmax_f32", "unary_f32", "clamp_f32"}
@@ -206,10 +213,10 @@ func TestCheckKernels(t *testing.T) {
 		detail string
 	}{
 		{"kernels", StatusOK, "4 kernel ELFs (GGML_ET_KERNELS_PATH)"},
-		{"kernel.el_map_f32", StatusFail, "allocated .bss section (8 bytes) -> the runtime copies file bytes only"},
+		{"kernel.el_map_f32", StatusFail, "segment 1: memsz 8 < filesz 128 -> the runtime's loadCode fails CHECK(memSize >= fileSize)"},
 		{"kernel.my_new_kernel", StatusOK, "; not a kernel name ggml-et uses"},
 		{"kernel.rope_f32", StatusOK, "RV64 EXEC lp64f (e_flags 0x2), entry 0x8005801000, 2 PT_LOAD"},
-		{"kernel.softmax_f32", StatusOK, ""},
+		{"kernel.softmax_f32", StatusOK, "entry 0x8005801000, 2 PT_LOAD, 8864 bytes (+64 zero-filled)"},
 		{"kernels.missing", StatusWarn, "2 of 5 kernels ggml-et uses are absent (ggml-et falls back to its embedded copies): clamp_f32 unary_f32"},
 	}
 	if len(got) != len(want) {

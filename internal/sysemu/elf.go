@@ -27,7 +27,9 @@ const (
 )
 
 // KernelBase is the link address of ET compute kernels: KERNEL_UMODE_ENTRY,
-// ggml's BASE_ADDRESS (reference et-driver-and-sysemu.md §4.2).
+// ggml's BASE_ADDRESS (reference et-driver-and-sysemu.md §4.2). The
+// runtime loads a kernel wherever mallocDevice puts it, so the checks do
+// not require it.
 const KernelBase = 0x8005801000
 
 // Region is the address range [Lo, Hi).
@@ -66,20 +68,21 @@ type ELFSpec struct {
 	Load []Region
 }
 
-// KernelSpec is the spec of an ET compute-kernel ELF: linked at
-// KernelBase, consistent paddr − offset across PT_LOAD segments, no
-// allocated .bss, memsz ≥ filesz.
-var KernelSpec = ELFSpec{
-	Kind:  KindKernel,
-	Entry: Region{Name: "KERNEL_UMODE_ENTRY", Lo: KernelBase, Hi: KernelBase + 1},
-}
+// KernelSpec is the spec of an ET compute-kernel ELF, judged as the
+// runtime's loadCode treats it (reference §4.2): the segments it loads
+// (type bit 0 set, memsz > 0; empty ones are skipped) have memsz ≥ filesz
+// (a larger memsz is zero-filled, which is legal), share p_paddr −
+// p_offset, and fit the buffer it allocates; the entry lies in the file
+// bytes of a loaded executable segment. Neither the link address nor the
+// absence of .bss is required.
+var KernelSpec = ELFSpec{Kind: KindKernel}
 
 // Problem is one reason an ELF (or any install file) is wrong.
 type Problem struct {
 	// Code is a stable short name: missing, not_regular, unreadable,
 	// empty, not_elf, truncated, class, endian, version, malformed,
 	// machine, type, float_abi, no_load, memsz, entry, load_range,
-	// paddr_offset, bss.
+	// paddr_offset, buffer.
 	Code string
 	// Msg says what is wrong, with the values found.
 	Msg string
@@ -104,8 +107,12 @@ type ELFInfo struct {
 	Type      elf.Type
 	Flags     uint32
 	Entry     uint64
-	// Loads is the number of PT_LOAD segments with memsz > 0.
+	// Loads is the number of segments loaded: PT_LOADs with memsz > 0
+	// (for a kernel, any type with bit 0 set, as loadCode does).
 	Loads int
+	// ZeroFill is, for a kernel, the bytes loadCode zero-fills after the
+	// file bytes of its segments (memsz − filesz: .bss and the like).
+	ZeroFill uint64
 }
 
 // Summary is a one-line description such as
@@ -123,7 +130,11 @@ func (i ELFInfo) Summary() string {
 	if i.Machine == elf.EM_RISCV {
 		s += fmt.Sprintf(" %s (e_flags 0x%x)", floatABI(i.Flags), i.Flags)
 	}
-	return s + fmt.Sprintf(", entry 0x%x, %d PT_LOAD, %d bytes", i.Entry, i.Loads, i.SizeBytes)
+	s += fmt.Sprintf(", entry 0x%x, %d PT_LOAD, %d bytes", i.Entry, i.Loads, i.SizeBytes)
+	if i.ZeroFill > 0 {
+		s += fmt.Sprintf(" (+%d zero-filled)", i.ZeroFill)
+	}
+	return s
 }
 
 // floatABI names the RISC-V float ABI in ELF flags.
@@ -281,12 +292,15 @@ func CheckELFData(r io.ReaderAt, size int64, spec ELFSpec) (ELFInfo, []Problem) 
 		add("type", "type %s, want ET_EXEC (static, non-PIE)", f.Type)
 	}
 
-	// Segments. The runtime treats any type with bit 0 set as loadable
-	// and skips empty ones (reference §4.2); count real PT_LOADs only.
-	var loads []*elf.Prog
-	for _, p := range f.Progs {
-		if p.Type == elf.PT_LOAD && p.Memsz > 0 {
-			loads = append(loads, p)
+	// Segments. For firmware, count the PT_LOADs that hold something.
+	// For kernels, judge them as the runtime's loadCode does (reference
+	// §4.2): it copies every segment whose type has bit 0 set and whose
+	// memsz is not 0, and skips the empty ones.
+	var loads []int
+	for i, p := range f.Progs {
+		if kind == KindKernel && p.Type&elf.PT_LOAD != 0 && p.Memsz > 0 ||
+			kind != KindKernel && p.Type == elf.PT_LOAD && p.Memsz > 0 {
+			loads = append(loads, i)
 		}
 	}
 	info.Loads = len(loads)
@@ -294,7 +308,7 @@ func CheckELFData(r io.ReaderAt, size int64, spec ELFSpec) (ELFInfo, []Problem) 
 		if p.Type&elf.PT_LOAD == 0 {
 			continue
 		}
-		if p.Memsz < p.Filesz {
+		if p.Memsz < p.Filesz && (p.Memsz > 0 || kind != KindKernel) {
 			add("memsz", "segment %d: memsz %d < filesz %d", i, p.Memsz, p.Filesz)
 		}
 		if end, ok := tableEnd(p.Off, 1, p.Filesz); !ok || end > uint64(size) {
@@ -302,7 +316,11 @@ func CheckELFData(r io.ReaderAt, size int64, spec ELFSpec) (ELFInfo, []Problem) 
 		}
 	}
 	if len(loads) == 0 {
-		add("no_load", "no PT_LOAD segment with memsz > 0")
+		if kind == KindKernel {
+			add("no_load", "no loadable segment with memsz > 0")
+		} else {
+			add("no_load", "no PT_LOAD segment with memsz > 0")
+		}
 	}
 	if e := spec.Entry; e.Hi > e.Lo && !e.fits(f.Entry, 1) {
 		if e.exact() {
@@ -327,36 +345,66 @@ func CheckELFData(r io.ReaderAt, size int64, spec ELFSpec) (ELFInfo, []Problem) 
 			add("load_range", "%s outside %s", strings.Join(bad, ", "), strings.Join(names, " and "))
 		}
 	}
-	if kind == KindKernel {
-		var first *elf.Prog
-		for i, p := range f.Progs {
-			if p.Type&elf.PT_LOAD == 0 || p.Memsz == 0 {
-				continue
-			}
-			if first == nil {
-				first = p
-				continue
-			}
-			if p.Paddr-p.Off != first.Paddr-first.Off {
-				add("paddr_offset", "segment %d has paddr - offset 0x%x, the first PT_LOAD has 0x%x", i, p.Paddr-p.Off, first.Paddr-first.Off)
-			}
-		}
-		for _, s := range f.Sections {
-			if s.Type == elf.SHT_NOBITS && s.Flags&elf.SHF_ALLOC != 0 && s.Size > 0 && isBSS(s.Name) {
-				add("bss", "allocated %s section (%d bytes)", s.Name, s.Size)
-			}
-		}
+	if kind == KindKernel && len(loads) > 0 {
+		ps = append(ps, checkKernelLayout(f, loads, uint64(size), &info)...)
 	}
 	return info, ps
 }
 
-func isBSS(name string) bool {
-	for _, b := range []string{".bss", ".sbss"} {
-		if name == b || strings.HasPrefix(name, b+".") {
-			return true
+// checkKernelLayout checks the loaded segments of a kernel ELF the way
+// RuntimeImp::doLoadCode lays them out (reference §4.2): it allocates the
+// file size plus memsz − filesz of every PT_LOAD, copies segment i to
+// buffer + p_offset(i) and zero-fills its tail, and starts the harts at
+// buffer + e_entry − (p_paddr − p_offset) of the first loaded segment. It
+// records the zero-filled bytes in info.
+func checkKernelLayout(f *elf.File, loads []int, size uint64, info *ELFInfo) []Problem {
+	var ps []Problem
+	add := func(code, format string, args ...any) {
+		ps = append(ps, *problem(KindKernel, code, fmt.Sprintf(format, args...)))
+	}
+	first := f.Progs[loads[0]]
+	base := first.Paddr - first.Off
+	// The allocation, with the runtime's unsigned arithmetic.
+	alloc := size
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_LOAD {
+			alloc += p.Memsz - p.Filesz
 		}
 	}
-	return false
+	for _, i := range loads[1:] {
+		if p := f.Progs[i]; p.Paddr-p.Off != base {
+			add("paddr_offset", "segment %d has paddr - offset 0x%x, the first loaded segment (%d) has 0x%x", i, p.Paddr-p.Off, loads[0], base)
+		}
+	}
+	entry := f.Entry - base // offset of the entry in the device buffer
+	in, exec := -1, false
+	for _, i := range loads {
+		p := f.Progs[i]
+		if p.Memsz >= p.Filesz {
+			info.ZeroFill += p.Memsz - p.Filesz
+		}
+		if end, ok := tableEnd(p.Off, 1, p.Memsz); !ok || end > alloc {
+			add("buffer", "segment %d ends at byte %s of the code buffer, loadCode allocates %d", i, endText(end, ok), alloc)
+		}
+		if entry >= p.Off && entry-p.Off < p.Memsz && (in < 0 || !exec) {
+			in, exec = i, p.Flags&elf.PF_X != 0
+			if exec && entry-p.Off >= p.Filesz {
+				add("entry", "entry 0x%x is in the zero-filled tail of segment %d (file bytes end at 0x%x)", f.Entry, i, p.Paddr+p.Filesz)
+			}
+		}
+	}
+	switch {
+	case in < 0:
+		var rs []string
+		for _, i := range loads {
+			p := f.Progs[i]
+			rs = append(rs, fmt.Sprintf("segment %d [0x%x, 0x%x)", i, base+p.Off, base+p.Off+p.Memsz))
+		}
+		add("entry", "entry 0x%x is outside every loaded segment (%s)", f.Entry, strings.Join(rs, ", "))
+	case !exec:
+		add("entry", "entry 0x%x is in segment %d, which is not executable (flags %s)", f.Entry, in, f.Progs[in].Flags)
+	}
+	return ps
 }
 
 // inRegions reports whether segment p fits in one of rs by physical or by
@@ -429,8 +477,15 @@ func describeNonELF(head []byte) string {
 }
 
 func isText(b []byte) bool {
-	if !utf8.Valid(b) && utf8.Valid(b[:max(0, len(b)-utf8.UTFMax)]) {
-		b = b[:len(b)-utf8.UTFMax] // a rune cut at the end of the sample
+	// Drop a rune cut at the end of the sample: the bytes from the last
+	// rune start, when they are too few for the rune they begin.
+	for i := len(b) - 1; i >= 0 && i >= len(b)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(b[i]) {
+			if !utf8.FullRune(b[i:]) {
+				b = b[:i]
+			}
+			break
+		}
 	}
 	if !utf8.Valid(b) {
 		return false
@@ -460,13 +515,13 @@ func effect(kind ELFKind, code string) string {
 		case "class", "endian", "machine", "float_abi", "type":
 			return "built with the wrong toolchain (want -march=rv64imf -mabi=lp64f, static): the kernel traps or computes garbage"
 		case "entry":
-			return "not linked at BASE_ADDRESS: the harts start at the wrong instruction"
+			return "the runtime starts the harts there, outside the kernel's code: they trap or run garbage"
 		case "paddr_offset":
 			return "the runtime copies each segment to buffer + p_offset and derives the entry from the first one: code and data land at the wrong distance"
-		case "bss":
-			return "the runtime copies file bytes only, so .bss is never zeroed (kernels are built with -fno-zero-initialized-in-bss)"
+		case "buffer":
+			return "loadCode writes past the device buffer it allocated for the code, over other allocations"
 		case "memsz":
-			return "a malformed segment: the runtime copies more bytes than the segment holds"
+			return "the runtime's loadCode fails CHECK(memSize >= fileSize) and the process aborts"
 		}
 		return ""
 	}

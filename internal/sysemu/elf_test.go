@@ -86,6 +86,13 @@ func TestCheckELFData(t *testing.T) {
 		{"lfs pointer", []byte("version https://git-lfs.github.com/spec/v1\noid sha256:abc\nsize 12\n"), bootrom, []string{"not_elf"}, "Git LFS pointer"},
 		{"text", []byte("hello"), bootrom, []string{"not_elf"}, "a text file"},
 		{"binary", []byte{0, 1, 2, 3, 0xff}, bootrom, []string{"not_elf"}, "unrecognised binary data"},
+		// Issue 12: 1-3 byte files that are not UTF-8 panicked in isText.
+		{"one byte 0xff", []byte{0xff}, KernelSpec, []string{"not_elf"}, "unrecognised binary data"},
+		{"two bytes", []byte{'a', 0xff}, bootrom, []string{"not_elf"}, "unrecognised binary data"},
+		{"three bytes", []byte{0xfe, 0xff, 0x80}, KernelSpec, []string{"not_elf"}, "unrecognised binary data"},
+		{"cut rune", []byte{0xe2, 0x82}, bootrom, []string{"not_elf"}, "a text file"},
+		{"text then cut rune", []byte("ab\xf0\x9f\x98"), bootrom, []string{"not_elf"}, "a text file"},
+		{"cut rune after binary", []byte{0x01, 0xe2}, bootrom, []string{"not_elf"}, "unrecognised binary data"},
 		{"three bytes of magic", []byte("\x7fEL"), bootrom, []string{"not_elf"}, ""},
 		{"magic only", []byte("\x7fELF"), bootrom, []string{"truncated"}, "truncated ELF header: 4 bytes"},
 		{"truncated header", valid.Bytes()[:40], bootrom, []string{"truncated"}, "truncated ELF header: 40 bytes, an ELF64 header needs 64"},
@@ -97,12 +104,55 @@ func TestCheckELFData(t *testing.T) {
 		{"kernel with bss", kernel(func(e *sysemutest.ELF) {
 			e.Sections = append(e.Sections, sysemutest.Section{Name: ".bss", Type: sysemutest.SHTNobits, Flags: sysemutest.SHFAlloc | sysemutest.SHFWrite, Addr: sysemutest.KernelBase + 0x1080, Size: 0x40})
 			e.Segments[1].Memsz = 0xc0
-		}), KernelSpec, []string{"bss"}, "allocated .bss section (64 bytes)"},
+		}), KernelSpec, nil, ""},
 		{"kernel with empty bss", kernel(func(e *sysemutest.ELF) {
 			e.Sections = append(e.Sections, sysemutest.Section{Name: ".bss", Type: sysemutest.SHTNobits, Flags: sysemutest.SHFAlloc | sysemutest.SHFWrite, Addr: sysemutest.KernelBase + 0x1080})
 		}), KernelSpec, nil, ""},
-		{"kernel inconsistent paddr-offset", kernel(func(e *sysemutest.ELF) { e.Segments[1].Paddr += 0x100 }), KernelSpec, []string{"paddr_offset"}, "segment 1 has paddr - offset 0x8005800100, the first PT_LOAD has 0x8005800000"},
-		{"kernel wrong base", kernel(func(e *sysemutest.ELF) { e.Entry = 0x8005800000 }), KernelSpec, []string{"entry"}, "entry 0x8005800000, want 0x8005801000 (KERNEL_UMODE_ENTRY)"},
+		// Every ggml-et kernel built on the test stack: segment 0 is
+		// .riscv.attributes (type 0x70000003, bit 0 set) with memsz 0.
+		{"kernel with empty riscv.attributes segment", kernel(func(e *sysemutest.ELF) {
+			e.Segments = append([]sysemutest.Segment{{Type: 0x70000003, Flags: 4, Off: 0x2100, Filesz: 63}}, e.Segments...)
+		}), KernelSpec, nil, ""},
+		{"kernel with empty PT_LOAD", kernel(func(e *sysemutest.ELF) {
+			e.Segments = append(e.Segments, sysemutest.Segment{Flags: 4, Off: 0x2100, Paddr: 0x10, Filesz: 8})
+		}), KernelSpec, nil, ""},
+		{"kernel only empty segments", kernel(func(e *sysemutest.ELF) {
+			for i := range e.Segments {
+				e.Segments[i].Memsz = 0
+			}
+		}), KernelSpec, []string{"no_load"}, "no loadable segment with memsz > 0"},
+		{"kernel memsz < filesz", kernel(func(e *sysemutest.ELF) { e.Segments[1].Memsz = 0x40 }), KernelSpec, []string{"memsz"}, "segment 1: memsz 64 < filesz 128"},
+		{"kernel attributes memsz < filesz", kernel(func(e *sysemutest.ELF) {
+			p := uint64(sysemutest.KernelBase - 0x1000 + 0x2100)
+			e.Segments = append([]sysemutest.Segment{{Type: 0x70000003, Flags: 4, Off: 0x2100, Vaddr: p, Paddr: p, Filesz: 63, Memsz: 1}}, e.Segments...)
+		}), KernelSpec, []string{"memsz"}, "segment 0: memsz 1 < filesz 63"},
+		{"kernel inconsistent paddr-offset", kernel(func(e *sysemutest.ELF) { e.Segments[1].Paddr += 0x100 }), KernelSpec, []string{"paddr_offset"}, "segment 1 has paddr - offset 0x8005800100, the first loaded segment (0) has 0x8005800000"},
+		// bss.elf upstream: linked 0x2000 above the base, it runs.
+		{"kernel linked above the base", kernel(func(e *sysemutest.ELF) {
+			e.Entry += 0x2000
+			for i := range e.Segments {
+				e.Segments[i].Vaddr += 0x2000
+				e.Segments[i].Paddr += 0x2000
+			}
+		}), KernelSpec, nil, ""},
+		{"kernel entry mid-code", kernel(func(e *sysemutest.ELF) { e.Entry += 0x100 }), KernelSpec, nil, ""},
+		{"kernel entry before the code", kernel(func(e *sysemutest.ELF) { e.Entry = 0x8005800000 }), KernelSpec, []string{"entry"},
+			"entry 0x8005800000 is outside every loaded segment (segment 0 [0x8005801000, 0x8005801300), segment 1 [0x8005802000, 0x8005802080))"},
+		{"kernel entry between segments", kernel(func(e *sysemutest.ELF) { e.Entry = sysemutest.KernelBase + 0x300 }), KernelSpec, []string{"entry"}, "outside every loaded segment"},
+		{"kernel entry in data", kernel(func(e *sysemutest.ELF) { e.Entry = sysemutest.KernelBase + 0x1000 }), KernelSpec, []string{"entry"}, "entry 0x8005802000 is in segment 1, which is not executable (flags PF_W+PF_R)"},
+		{"kernel entry in zero-filled tail", kernel(func(e *sysemutest.ELF) {
+			e.Segments[0].Memsz = 0x400
+			e.Entry = sysemutest.KernelBase + 0x380
+		}), KernelSpec, []string{"entry"}, "entry 0x8005801380 is in the zero-filled tail of segment 0"},
+		{"kernel zero-fill outside the allocation", kernel(func(e *sysemutest.ELF) {
+			// Bit 0 set but not PT_LOAD: copied with its zero-filled tail,
+			// not counted in the allocation.
+			e.Segments[1].Type = 0x70000001
+			e.Segments[1].Memsz = 0x100000
+		}), KernelSpec, []string{"buffer"}, "segment 1 ends at byte 1056768 of the code buffer, loadCode allocates"},
+		{"kernel x86-64", kernel(func(e *sysemutest.ELF) { e.Machine = sysemutest.EMX8664 }), KernelSpec, []string{"machine"}, "machine EM_X86_64"},
+		{"kernel soft float", kernel(func(e *sysemutest.ELF) { e.Flags = 0x1 }), KernelSpec, []string{"float_abi"}, "lp64 float ABI"},
+		{"kernel pie", kernel(func(e *sysemutest.ELF) { e.Type = sysemutest.ETDyn }), KernelSpec, []string{"type"}, "type ET_DYN"},
 		{"kernel lp64d", kernel(func(e *sysemutest.ELF) { e.Flags = 0x4 }), KernelSpec, []string{"float_abi"}, "lp64d"},
 		{"kernel rvc lp64f", kernel(func(e *sysemutest.ELF) { e.Flags = 0x3 }), KernelSpec, nil, ""},
 	}
@@ -198,6 +248,9 @@ func FuzzCheckELFData(f *testing.F) {
 	}
 	f.Add(sysemutest.Kernel().Bytes())
 	f.Add([]byte("<html>"))
+	for _, b := range [][]byte{{0xff}, {0xc3}, {'a', 0xff}, {0xe2, 0x82}, {0xf0, 0x9f, 0x98}, {0x7f, 'E', 0xff}} {
+		f.Add(b) // issue 12: short non-UTF-8 files
+	}
 	f.Add(sysemutest.HostELF())
 	specs := append([]ELFSpec{KernelSpec}, Firmware()[0].Spec)
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -22,16 +22,17 @@ const closeTimeout = 30 * time.Second
 // connection. After a timeout, an interrupt or the worker's death every
 // call returns the same error.
 type Proxy struct {
-	mu       sync.Mutex
-	enc      *gob.Encoder
-	dec      *gob.Decoder
-	conn     io.Closer
-	proc     *process // nil when the server is not a child process
-	info     driver.Info
-	deadline time.Time // the session deadline (WorkerOptions.Timeout)
-	dead     error     // set once the worker is gone or unusable
-	failed   bool      // a timeout, crash, failed open or stream error: keep the run directory
-	closed   bool
+	mu     sync.Mutex
+	enc    *gob.Encoder
+	dec    *gob.Decoder
+	conn   io.Closer
+	proc   *process // nil when the server is not a child process
+	info   driver.Info
+	budget time.Duration // the device time of the session (WorkerOptions.Timeout); 0: none
+	used   time.Duration // the time spent in calls so far
+	dead   error         // set once the worker is gone or unusable
+	failed bool          // a timeout, crash, failed open or stream error: keep the run directory
+	closed bool
 
 	runDir     string
 	tempRunDir bool // created by OpenWorker: removed on a clean Close
@@ -64,19 +65,28 @@ func (p *Proxy) open(ctx context.Context, req OpenRequest) error {
 	return nil
 }
 
+// Failed reports whether the session had a timeout, a crash, a failed
+// open, a stream error or an interrupted call: its run directory is worth
+// keeping.
+func (p *Proxy) Failed() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.failed
+}
+
 // RunDir is the worker's run directory (UART logs, sysemu.log), or "".
 func (p *Proxy) RunDir() string { return p.runDir }
 
 // Info returns the device's description, as the worker reported it at open.
 func (p *Proxy) Info() driver.Info { return p.info }
 
-// Malloc implements driver.Device; it is bounded by the session deadline.
+// Malloc implements driver.Device; it is bounded by the session budget.
 func (p *Proxy) Malloc(size, align uint64) (driver.DevPtr, error) {
 	resp, err := p.call(context.Background(), request{Op: opMalloc, Size: size, Align: align})
 	return driver.DevPtr(resp.Ptr), err
 }
 
-// Free implements driver.Device; it is bounded by the session deadline.
+// Free implements driver.Device; it is bounded by the session budget.
 func (p *Proxy) Free(ptr driver.DevPtr) error {
 	_, err := p.call(context.Background(), request{Op: opFree, Ptr: uint64(ptr)})
 	return err
@@ -154,7 +164,7 @@ func (p *Proxy) Close() error {
 	}
 	var err error
 	if p.dead == nil {
-		p.deadline = time.Time{} // closing is not part of the session's budget
+		p.budget = 0 // closing is not part of the session's budget
 		ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
 		_, err = p.callLocked(ctx, request{Op: opClose})
 		cancel()
@@ -201,9 +211,12 @@ func (p *Proxy) callLocked(ctx context.Context, req request) (response, error) {
 	if p.dead != nil {
 		return response{}, p.dead
 	}
-	if !p.deadline.IsZero() {
+	if p.budget > 0 {
+		// Only time in calls counts against the budget.
+		start := time.Now()
+		defer func() { p.used += time.Since(start) }()
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithDeadline(ctx, p.deadline)
+		ctx, cancel = context.WithDeadline(ctx, start.Add(p.budget-p.used))
 		defer cancel()
 	}
 	if err := ctx.Err(); err != nil {
@@ -211,7 +224,7 @@ func (p *Proxy) callLocked(ctx context.Context, req request) (response, error) {
 		if errors.Is(err, context.DeadlineExceeded) {
 			return response{}, fmt.Errorf("etrt worker: %s: %w", req.Op, driver.ErrTimeout)
 		}
-		return response{}, fmt.Errorf("etrt worker: %s: %w", req.Op, err)
+		return response{}, &InterruptedError{Op: req.Op, Cause: err, Idle: true}
 	}
 	if dl, ok := ctx.Deadline(); ok {
 		req.DeadlineUnixNano = dl.UnixNano()
@@ -292,8 +305,27 @@ func (p *Proxy) interrupted(op string, cause error) error {
 	} else if p.conn != nil {
 		p.conn.Close()
 	}
-	return fmt.Errorf("etrt worker: %s: %w", op, cause)
+	return &InterruptedError{Op: op, Cause: cause}
 }
+
+// InterruptedError is a call cut short by the caller's context (Ctrl-C):
+// the worker was stopped. It wraps the context's error.
+type InterruptedError struct {
+	Op    string
+	Cause error
+	// Idle: the context was done before the call was sent; the worker
+	// was left as it was.
+	Idle bool
+}
+
+func (e *InterruptedError) Error() string {
+	if e.Idle {
+		return fmt.Sprintf("etrt worker: interrupted before %s", e.Op)
+	}
+	return fmt.Sprintf("etrt worker: interrupted during %s; worker stopped", e.Op)
+}
+
+func (e *InterruptedError) Unwrap() error { return e.Cause }
 
 // lost describes the worker's death (or a broken pipe).
 func (p *Proxy) lost(op string, cause error) error {

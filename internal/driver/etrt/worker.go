@@ -63,8 +63,10 @@ type WorkerOptions struct {
 	// Memcheck turns the emulator's coherency checker on (off by default:
 	// reference §9).
 	Memcheck bool
-	// Timeout bounds the whole session, boot included; 0 means only the
-	// contexts of the calls bound it.
+	// Timeout bounds the time the session spends in device calls: the
+	// open (boot included), loads, copies, launches and syncs, added up.
+	// Host work between calls (preparing inputs, reference math) does not
+	// count. 0 means only the contexts of the calls bound them.
 	Timeout time.Duration
 	// Check validates the install before booting; nil means sysemu.Check.
 	Check func(context.Context, sysemu.Options) sysemu.Report
@@ -77,7 +79,8 @@ type WorkerOptions struct {
 // runtime shim in this binary, sysemu and pcie give driver.ErrNotBuilt.
 //
 // The worker runs in its own process group with stdin from /dev/null.
-// When ctx or Timeout expires the group is killed and the error is a
+// When ctx expires, or the calls exhaust Timeout, the group is killed and
+// the error is a
 // TimeoutError (driver.ErrTimeout) carrying the tails of the run
 // directory's logs; when ctx is cancelled the worker gets SIGINT, then
 // SIGKILL. Close always stops the worker.
@@ -85,10 +88,6 @@ func OpenWorker(ctx context.Context, o WorkerOptions) (*Proxy, error) {
 	isShim := o.Backend == string(driver.KindSysemu) || o.Backend == string(driver.KindPCIe)
 	if isShim && !Built {
 		return nil, fmt.Errorf("%s backend: %w", o.Backend, driver.ErrNotBuilt)
-	}
-	var deadline time.Time
-	if o.Timeout > 0 {
-		deadline = time.Now().Add(o.Timeout)
 	}
 	exe := o.Exe
 	if exe == "" {
@@ -137,7 +136,7 @@ func OpenWorker(ctx context.Context, o WorkerOptions) (*Proxy, error) {
 		return nil, err
 	}
 	p := newProxy(r, w, multiCloser{r, w})
-	p.proc, p.deadline, p.runDir, p.tempRunDir = proc, deadline, runDir, temp
+	p.proc, p.budget, p.runDir, p.tempRunDir = proc, o.Timeout, runDir, temp
 	if err := p.open(ctx, req); err != nil {
 		if !p.failed {
 			cleanup()

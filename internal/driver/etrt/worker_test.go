@@ -177,6 +177,36 @@ func TestWorkerCrash(t *testing.T) {
 	}
 }
 
+// WorkerOptions.Timeout counts only the time spent in device calls: host
+// work between calls (preparing inputs, reference math) does not use it
+// up, and a hung call is still killed when the rest runs out.
+func TestWorkerTimeoutCountsDeviceTimeOnly(t *testing.T) {
+	o := testWorker(t, "fake", "hang_sync")
+	o.RunDir = ""
+	o.Timeout = 2 * time.Second
+	dev, err := OpenWorker(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dev.Close()
+	defer os.RemoveAll(dev.RunDir())
+	time.Sleep(o.Timeout + 500*time.Millisecond) // host work, longer than the budget
+	p, err := dev.Malloc(64, 64)
+	if err != nil {
+		t.Fatalf("Malloc after host work longer than --timeout: %v", err)
+	}
+	if err := dev.Write(context.Background(), p, make([]byte, 64)); err != nil {
+		t.Fatalf("Write: %v", err)
+	}
+	pid := workerPid(dev)
+	_, err = dev.Sync(context.Background())
+	var te *TimeoutError
+	if !errors.As(err, &te) || te.Op != "sync" {
+		t.Fatalf("Sync of a hung device = %v, want a TimeoutError during sync", err)
+	}
+	requireGone(t, "worker", pid)
+}
+
 func TestWorkerCancel(t *testing.T) {
 	dev, err := OpenWorker(context.Background(), testWorker(t, "fake", "hang_sync"))
 	if err != nil {
