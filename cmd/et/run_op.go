@@ -182,6 +182,9 @@ func runOpRun(ctx context.Context, f *factory, opts *runOpOptions) (runErr error
 		if rc.c.Tolerance.NMSE != nil {
 			eo.MaxNMSE = *rc.c.Tolerance.NMSE
 		}
+		if rc.c.Tolerance.GraphNMSE != nil {
+			eo.GraphNMSE = *rc.c.Tolerance.GraphNMSE
+		}
 		if opts.NMSE > 0 {
 			eo.MaxNMSE = opts.NMSE
 		}
@@ -376,7 +379,7 @@ func buildGraph(c *graph.Case, withData bool) (*plan.Graph, error) {
 		}
 	}
 	for _, n := range c.Nodes {
-		if _, err := g.AddNode(n.Name, n.Op, n.Src, map[string]any(n.Params), n.Line); err != nil {
+		if _, err := g.AddNodeInPlace(n.Name, n.Op, n.Src, map[string]any(n.Params), n.Line, n.InPlace); err != nil {
 			msg := err.Error()
 			var ne *plan.NodeError
 			if errors.As(err, &ne) {
@@ -402,19 +405,25 @@ type runOpDoc struct {
 }
 
 type runOpResult struct {
-	Case      string   `json:"case"`
-	Output    string   `json:"output"`
-	Node      string   `json:"node"`
-	Op        string   `json:"op"`
-	Kernel    string   `json:"kernel"`
-	Fusion    string   `json:"fusion,omitempty"`
-	Status    string   `json:"status"`
-	NMSE      float64  `json:"nmse"`
-	MaxNMSE   float64  `json:"max_nmse"`
-	MaxAbsErr float64  `json:"max_abs_err"`
-	TimeNS    int64    `json:"time_ns"`
-	Detail    string   `json:"detail,omitempty"`
-	Reasons   []string `json:"reasons,omitempty"`
+	Case      string  `json:"case"`
+	Output    string  `json:"output"`
+	Node      string  `json:"node"`
+	Op        string  `json:"op"`
+	Kernel    string  `json:"kernel"`
+	Fusion    string  `json:"fusion,omitempty"`
+	Status    string  `json:"status"`
+	NMSE      float64 `json:"nmse"`
+	MaxNMSE   float64 `json:"max_nmse"`
+	MaxAbsErr float64 `json:"max_abs_err"`
+	TimeNS    int64   `json:"time_ns"`
+	// DriftNMSE is the NMSE of the output against the reference math
+	// chained from the leaves (the end-to-end error up to this output);
+	// DriftMaxNMSE is the case's graph_nmse tolerance, when it states one
+	// (drift is then part of the verdict).
+	DriftNMSE    float64  `json:"drift_nmse"`
+	DriftMaxNMSE float64  `json:"drift_max_nmse,omitempty"`
+	Detail       string   `json:"detail,omitempty"`
+	Reasons      []string `json:"reasons,omitempty"`
 }
 
 type runOpPerf struct {
@@ -437,9 +446,15 @@ type runOpPerf struct {
 func newRunOpResult(c *graph.Case, o exec.OutputResult) runOpResult {
 	r := runOpResult{Case: c.Name, Output: o.Output, Node: o.Node, Op: string(o.Op), Kernel: o.Kernel, Fusion: o.Fusion,
 		Status: o.Status, NMSE: finite(o.Compare.NMSE), MaxNMSE: o.Compare.MaxNMSE, MaxAbsErr: finite(o.Compare.MaxAbsErr),
-		TimeNS: o.TimeNS, Reasons: o.Reasons}
-	if !o.Compare.OK() {
+		TimeNS: o.TimeNS, Reasons: o.Reasons, DriftNMSE: finite(o.Drift.NMSE)}
+	if o.DriftJudged {
+		r.DriftMaxNMSE = o.Drift.MaxNMSE
+	}
+	switch {
+	case !o.Compare.OK():
 		r.Detail = o.Compare.String()
+	case o.DriftJudged && !o.Drift.OK():
+		r.Detail = "graph drift: " + o.Drift.String()
 	}
 	return r
 }
@@ -465,7 +480,7 @@ func newRunOpPerf(name string, p exec.PerfResult) runOpPerf {
 }
 
 func runOpDocument(d runOpDoc, st styles) document {
-	t := table{Headers: []string{"case", "node", "op", "kernel", "status", "nmse", "max_abs_err", "time"}, Right: []int{5, 6, 7}}
+	t := table{Headers: []string{"case", "node", "op", "kernel", "status", "nmse", "max_abs_err", "drift", "time"}, Right: []int{5, 6, 7, 8}}
 	pass := 0
 	for _, r := range d.Results {
 		kernel := r.Kernel
@@ -476,12 +491,13 @@ func runOpDocument(d runOpDoc, st styles) document {
 			kernel = "-"
 		}
 		t.Rows = append(t.Rows, []string{r.Case, r.Node, r.Op, kernel, st.Status(r.Status),
-			strconv.FormatFloat(r.NMSE, 'e', 2, 64), strconv.FormatFloat(r.MaxAbsErr, 'e', 2, 64), runTime(r.TimeNS)})
+			strconv.FormatFloat(r.NMSE, 'e', 2, 64), strconv.FormatFloat(r.MaxAbsErr, 'e', 2, 64), strconv.FormatFloat(r.DriftNMSE, 'e', 2, 64), runTime(r.TimeNS)})
 		if r.Status != exec.StatusFail {
 			pass++
 		}
 	}
 	t.Notes = append(t.Notes, fmt.Sprintf("%d/%d outputs passed on %s (%s)", pass, len(d.Results), d.Device, d.Backend))
+	t.Notes = append(t.Notes, "nmse: each node on the device's own inputs of it; drift: the output against the reference chained from the inputs")
 	for _, r := range d.Results {
 		if r.Detail != "" {
 			t.Notes = append(t.Notes, fmt.Sprintf("%s/%s: %s", r.Case, r.Node, r.Detail))
@@ -510,7 +526,9 @@ func runOpDocument(d runOpDoc, st styles) document {
 }
 
 // saveOutputs writes each output into dir as float32 .npy: <output>.npy
-// is what the device produced, <output>.ref.npy the reference math.
+// is what the device produced, <output>.ref.npy the reference it was
+// judged against (its node's reference math on the device's inputs), and
+// <output>.graph.npy the reference math chained from the leaves.
 func saveOutputs(dir string, rc runOpCase, outs []exec.OutputResult) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return inputErrorf("--save-outputs %s: %v", dir, errText(err))
@@ -524,7 +542,14 @@ func saveOutputs(dir string, rc runOpCase, outs []exec.OutputResult) error {
 		if err := graph.WriteTensorNpy(base+".npy", o.Got); err != nil {
 			return inputErrorf("--save-outputs: %v", err)
 		}
-		if err := graph.WriteTensorNpy(base+".ref.npy", rc.g.Values[i].T); err != nil {
+		want := o.Want
+		if want == nil {
+			want = rc.g.Values[i].T
+		}
+		if err := graph.WriteTensorNpy(base+".ref.npy", want); err != nil {
+			return inputErrorf("--save-outputs: %v", err)
+		}
+		if err := graph.WriteTensorNpy(base+".graph.npy", rc.g.Values[i].T); err != nil {
 			return inputErrorf("--save-outputs: %v", err)
 		}
 	}
@@ -593,7 +618,11 @@ func writeJUnit(path string, d runOpDoc) error {
 			jc.Failure = &junitFailure{Message: r.Detail, Text: fmt.Sprintf("op %s kernel %s: %s", r.Op, r.Kernel, r.Detail)}
 			s.Failures++
 		case exec.StatusFallback:
-			jc.Output = "ran on the host (unsupported by ggml-et): " + strings.Join(r.Reasons, "; ")
+			jc.Output = "ran on the host (unsupported by ggml-et): " + strings.Join(r.Reasons, "; ") + "\n"
+		}
+		jc.Output += fmt.Sprintf("nmse %.3g (max %.3g), drift nmse %.3g", r.NMSE, r.MaxNMSE, r.DriftNMSE)
+		if r.DriftMaxNMSE > 0 {
+			jc.Output += fmt.Sprintf(" (max %.3g)", r.DriftMaxNMSE)
 		}
 		s.Tests++
 		s.Cases = append(s.Cases, jc)

@@ -114,7 +114,7 @@ func TestRunOpJSONKeys(t *testing.T) {
 	assertKeys(t, "top", doc, "backend", "device", "perf", "results", "schema")
 	res := doc["results"].([]any)
 	fused := res[len(res)-1].(map[string]any)
-	assertKeys(t, "result", fused, "case", "fusion", "kernel", "max_abs_err", "max_nmse", "nmse", "node", "op", "output", "status", "time_ns")
+	assertKeys(t, "result", fused, "case", "drift_nmse", "fusion", "kernel", "max_abs_err", "max_nmse", "nmse", "node", "op", "output", "status", "time_ns")
 	assertKeys(t, "perf", doc["perf"].([]any)[0].(map[string]any), "bytes", "bytes_per_s", "case", "flops", "kernel", "max_ns", "median_ns", "min_ns", "nodes", "runs")
 }
 
