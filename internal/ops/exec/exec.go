@@ -576,29 +576,6 @@ func (r *runner) fallback(s *plan.Step) error {
 	return nil
 }
 
-// producer finds the step that computed value v (-1 for a leaf or a view
-// of a leaf).
-func (r *runner) producer(v int) int {
-	g := r.p.Graph
-	for {
-		val := &g.Values[v]
-		if val.Node < 0 {
-			return -1
-		}
-		n := g.Nodes[val.Node]
-		if !n.Info.View {
-			break
-		}
-		v = n.Src[0]
-	}
-	for i := range r.p.Steps {
-		if r.p.Steps[i].Out(g) == v {
-			return i
-		}
-	}
-	return -1
-}
-
 func (r *runner) compare() error {
 	g := r.p.Graph
 	final := map[int][]byte{}
@@ -609,7 +586,7 @@ func (r *runner) compare() error {
 			res.Op = g.Nodes[val.Node].Op
 		}
 		limit := MaxNMSEFor(res.Op)
-		si := r.producer(o)
+		si := producerOf(r.p, o)
 		var err error
 		if si >= 0 {
 			s := &r.p.Steps[si]

@@ -32,8 +32,8 @@ import (
 // The output itself is read after the run, or, when a later step writes
 // the same memory (in-place chains), just after S's segment. An output
 // overwritten later in its own uberkernel segment can only be read as
-// the segment left it; it is then judged against that final content's
-// producer chain of references (the later writers' references).
+// the segment left it: it is judged against the reference of the last
+// step of the segment that writes that memory.
 
 type srcKind uint8
 

@@ -1,0 +1,117 @@
+//go:build sysemu && etrt
+
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/ainekko/et/internal/driver/etrt"
+)
+
+// run-op verdicts on the real emulator and the real ggml-et kernels:
+//
+//	go test -tags sysemu,etrt ./cmd/et -run Sysemu -v
+//
+// with the CGO flags of docs/etrt.md (.ci/build-etrt shows them), and
+// ET_TOOLCHAIN naming an ET install and GGML_ET_KERNELS_PATH the ggml-et
+// kernel ELFs (both skip the tests when unset or missing). The worker is
+// this test binary re-executed as "et __worker" (TestWorkerHelperProcess).
+
+func requireStack(t *testing.T) map[string]string {
+	t.Helper()
+	env := map[string]string{}
+	for _, k := range []string{"ET_TOOLCHAIN", "GGML_ET_KERNELS_PATH"} {
+		v := os.Getenv(k)
+		if v == "" {
+			t.Skipf("%s is not set: no ET stack", k)
+		}
+		if st, err := os.Stat(v); err != nil || !st.IsDir() {
+			t.Skipf("%s=%s is not a directory", k, v)
+		}
+		env[k] = v
+	}
+	return env
+}
+
+// runSysemu runs et run-op on the sysemu backend, in-process, with the
+// worker re-executing this test binary; it returns the exit code and the
+// decoded JSON document.
+func runSysemu(t *testing.T, args ...string) (int, runOpDoc, string) {
+	t.Helper()
+	env := requireStack(t)
+	t.Chdir(t.TempDir()) // the emulator writes logs into the cwd
+	f, out, errOut := testFactory(env)
+	root := newRootCmd(f)
+	replaceCmd(root, newRunOpCmd(f, func(ctx context.Context, o *runOpOptions) error {
+		o.Worker = func(w *etrt.WorkerOptions) {
+			w.Exe = os.Args[0]
+			w.Args = []string{"-test.run=^TestWorkerHelperProcess$", "--", etrt.WorkerCommand, "--backend", w.Backend}
+			w.Env = []string{"ET_TEST_WORKER_HELPER=1"}
+		}
+		return runOpRun(ctx, f, o)
+	}))
+	code := executeRoot(context.Background(), f, root, append([]string{"run-op", "--backend", "sysemu", "-o", "json"}, args...))
+	var doc runOpDoc
+	if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
+		t.Fatalf("exit %d, output is not JSON: %v\n%s\nstderr: %s", code, err, out.String(), errOut.String())
+	}
+	for _, r := range doc.Results {
+		t.Logf("%s/%s %s %s: %s nmse %.3g (max %.3g) drift %.3g", r.Case, r.Node, r.Op, r.Kernel, r.Status, r.NMSE, r.MaxNMSE, r.DriftNMSE)
+	}
+	return code, doc, errOut.String()
+}
+
+func testcase(name string) string {
+	p, _ := filepath.Abs(filepath.Join("..", "..", "testcases", name))
+	return p
+}
+
+// ggml-et fails RMS_NORM in place on the emulator (test-backend-ops:
+// ERR = 22.6 > 1e-7): rms_norm_f32 reading and writing the same buffer.
+// et launches it with the same aliasing, so it fails too; in place off, it
+// passes.
+func TestSysemuRMSNormInPlace(t *testing.T) {
+	const str = "RMS_NORM(type=f32,ne=[64,5,4,3],v=0,eps=0.000001,inplace="
+	code, doc, errOut := runSysemu(t, str+"0)")
+	if code != 0 || len(doc.Results) != 1 || doc.Results[0].Status != "PASS" {
+		t.Errorf("inplace=0: exit %d %+v (%s), want PASS", code, doc.Results, errOut)
+	}
+	code, doc, errOut = runSysemu(t, str+"1)")
+	if code != 1 || len(doc.Results) != 1 || doc.Results[0].Status != "FAIL" || doc.Results[0].NMSE < 1e-3 {
+		t.Errorf("inplace=1: exit %d %+v (%s), want FAIL like ggml-et", code, doc.Results, errOut)
+	}
+}
+
+// The small llama layer passes node by node: rope after the q8_0 mul_mat
+// is judged on the mul_mat's device output (its drift is reported), and
+// the fused mul_mat+add h at MUL_MAT's limit.
+func TestSysemuLlamaLayerSmall(t *testing.T) {
+	file := testcase("llama_layer_small.yaml") // before runSysemu changes directory
+	for _, uber := range []bool{false, true} {
+		args := []string{"-f", file}
+		if uber {
+			args = append(args, "--uberkernel")
+		}
+		code, doc, errOut := runSysemu(t, args...)
+		if code != 0 {
+			t.Errorf("uberkernel=%v: exit %d: %s", uber, code, errOut)
+		}
+		seen := map[string]runOpResult{}
+		for _, r := range doc.Results {
+			seen[r.Node] = r
+			if r.Status != "PASS" {
+				t.Errorf("uberkernel=%v: %s %s: %s nmse %g (max %g)", uber, r.Node, r.Kernel, r.Status, r.NMSE, r.MaxNMSE)
+			}
+		}
+		if h := seen["h"]; h.Fusion != "mul_mat+add" || h.MaxNMSE != 5e-4 {
+			t.Errorf("uberkernel=%v: h fusion %q max_nmse %g, want mul_mat+add at 5e-4", uber, h.Fusion, h.MaxNMSE)
+		}
+		if qr := seen["qr"]; qr.Op != "rope" || qr.NMSE > 1e-7 || qr.DriftNMSE <= qr.NMSE {
+			t.Errorf("uberkernel=%v: qr nmse %g drift %g: want rope within 1e-7 on its inputs, the mul_mat's error as drift", uber, qr.NMSE, qr.DriftNMSE)
+		}
+	}
+}
