@@ -549,7 +549,11 @@ func saveOutputs(dir string, rc runOpCase, outs []exec.OutputResult) error {
 		if err := graph.WriteTensorNpy(base+".ref.npy", want); err != nil {
 			return inputErrorf("--save-outputs: %v", err)
 		}
-		if err := graph.WriteTensorNpy(base+".graph.npy", rc.g.Values[i].T); err != nil {
+		chained := o.Chained
+		if chained == nil {
+			chained = rc.g.Values[i].T
+		}
+		if err := graph.WriteTensorNpy(base+".graph.npy", chained); err != nil {
 			return inputErrorf("--save-outputs: %v", err)
 		}
 	}

@@ -84,6 +84,9 @@ type OutputResult struct {
 	// graph's own tensor holds the chained reference after the run).
 	Got  *ops.Tensor
 	Want *ops.Tensor
+	// Chained is the output's reference math chained from the leaves,
+	// as the node that produced it left it (Drift compares with it).
+	Chained *ops.Tensor
 }
 
 // PerfResult is the timing of one launch segment.
@@ -195,6 +198,8 @@ type runner struct {
 	res   *Result
 	stepT map[int]int64 // step -> ns
 	j     *judge
+	// chained holds each output's reference chained from the leaves.
+	chained map[int]*ops.Tensor
 }
 
 // Run executes p on dev and judges every output the way test-backend-ops
@@ -228,10 +233,11 @@ func Run(ctx context.Context, dev driver.Device, p *plan.Plan, opts Options) (*R
 	if err := r.execute(); err != nil {
 		return nil, err
 	}
-	if err := r.localReferences(); err != nil {
+	err := r.localReferences()
+	if err != nil {
 		return nil, fmt.Errorf("reference math: %w", err)
 	}
-	if err := Reference(ctx, p.Graph); err != nil {
+	if r.chained, err = chainedReference(ctx, p.Graph, r.j.chainedAt()); err != nil {
 		return nil, fmt.Errorf("reference math: %w", err)
 	}
 	if err := r.compare(); err != nil {
@@ -246,20 +252,54 @@ func Run(ctx context.Context, dev driver.Device, p *plan.Plan, opts Options) (*R
 }
 
 // Reference evaluates every node of g on the host, into the graph's own
-// tensors (the expected values).
+// tensors: the reference math chained from the leaves. An in-place node
+// writes into its source's tensor, as in ggml.
 func Reference(ctx context.Context, g *plan.Graph) error {
-	for _, n := range g.Nodes {
+	_, err := chainedReference(ctx, g, nil)
+	return err
+}
+
+// chainedReference is Reference, and returns each graph output as it was
+// right after the node that produced it, or after node at[output] when
+// given (a later in-place node may overwrite an output's memory).
+func chainedReference(ctx context.Context, g *plan.Graph, at map[int]int) (map[int]*ops.Tensor, error) {
+	byNode := map[int][]int{} // node index -> outputs to capture after it
+	out := map[int]*ops.Tensor{}
+	snap := func(o int) {
+		t := *g.Values[o].T
+		t.Buf = slices.Clone(t.Buf)
+		out[o] = &t
+	}
+	for _, o := range g.Outputs {
+		if ni, ok := at[o]; ok {
+			byNode[ni] = append(byNode[ni], o)
+			continue
+		}
+		v := o
+		for g.Values[v].Node >= 0 && g.Nodes[g.Values[v].Node].Info.View {
+			v = g.Nodes[g.Values[v].Node].Src[0]
+		}
+		if ni := g.Values[v].Node; ni >= 0 {
+			byNode[ni] = append(byNode[ni], o)
+		} else {
+			snap(o) // a view of a leaf
+		}
+	}
+	for i, n := range g.Nodes {
 		if err := ctx.Err(); err != nil {
-			return err
+			return nil, err
 		}
 		if n.Info.View {
 			continue
 		}
 		if err := runNode(n, g.Values[n.Out].T, srcTensors(g, n)); err != nil {
-			return fmt.Errorf("node %s: %w", n.Name, err)
+			return nil, fmt.Errorf("node %s: %w", n.Name, err)
+		}
+		for _, o := range byNode[i] {
+			snap(o)
 		}
 	}
-	return nil
+	return out, nil
 }
 
 func srcTensors(g *plan.Graph, n plan.Node) []*ops.Tensor {
@@ -607,7 +647,7 @@ func (r *runner) compare() error {
 			if res.Got, err = r.onDevice(o, final); err != nil {
 				return err
 			}
-			res.Want = val.T
+			res.Want = r.chained[o]
 		}
 		if r.opts.MaxNMSE > 0 {
 			limit = r.opts.MaxNMSE
@@ -622,7 +662,8 @@ func (r *runner) compare() error {
 		if !res.DriftJudged {
 			dlimit = math.MaxFloat64
 		}
-		res.Drift = ops.Compare(got, val.T.ToF32(), dlimit)
+		res.Chained = r.chained[o]
+		res.Drift = ops.Compare(got, res.Chained.ToF32(), dlimit)
 		if !res.DriftJudged {
 			res.Drift.MaxNMSE = 0
 		} else if !res.Drift.OK() {

@@ -338,6 +338,18 @@ func (j *judge) gotTensor(r *runner, o int) (*ops.Tensor, error) {
 	return header(g, o, buf), nil
 }
 
+// chainedAt gives, per output produced by a step, the node after which
+// its chained reference is taken: the last node of the step whose result
+// the output is read as (ref).
+func (j *judge) chainedAt() map[int]int {
+	at := map[int]int{}
+	for o, si := range j.ref {
+		nodes := j.p.Steps[si].Nodes
+		at[o] = nodes[len(nodes)-1]
+	}
+	return at
+}
+
 // want is the reference output o is judged against.
 func (j *judge) want(o int) *ops.Tensor {
 	return header(j.p.Graph, o, j.local[j.ref[o]])
