@@ -76,13 +76,20 @@ func testcase(name string) string {
 // passes.
 func TestSysemuRMSNormInPlace(t *testing.T) {
 	const str = "RMS_NORM(type=f32,ne=[64,5,4,3],v=0,eps=0.000001,inplace="
-	code, doc, errOut := runSysemu(t, str+"0)")
-	if code != 0 || len(doc.Results) != 1 || doc.Results[0].Status != "PASS" {
-		t.Errorf("inplace=0: exit %d %+v (%s), want PASS", code, doc.Results, errOut)
+	for _, uber := range [][]string{nil, {"--uberkernel"}} {
+		code, doc, errOut := runSysemu(t, append([]string{str + "0)"}, uber...)...)
+		if code != 0 || len(doc.Results) != 1 || doc.Results[0].Status != "PASS" {
+			t.Errorf("inplace=0 %v: exit %d %+v (%s), want PASS", uber, code, doc.Results, errOut)
+		}
+		code, doc, errOut = runSysemu(t, append([]string{str + "1)"}, uber...)...)
+		if code != 1 || len(doc.Results) != 1 || doc.Results[0].Status != "FAIL" || doc.Results[0].NMSE < 1e-3 {
+			t.Errorf("inplace=1 %v: exit %d %+v (%s), want FAIL like ggml-et", uber, code, doc.Results, errOut)
+		}
 	}
-	code, doc, errOut = runSysemu(t, str+"1)")
-	if code != 1 || len(doc.Results) != 1 || doc.Results[0].Status != "FAIL" || doc.Results[0].NMSE < 1e-3 {
-		t.Errorf("inplace=1: exit %d %+v (%s), want FAIL like ggml-et", code, doc.Results, errOut)
+	// SCALE in place passes on ggml-et (test-backend-ops: OK) and on et.
+	code, doc, errOut := runSysemu(t, "SCALE(type=f32,ne=[10,10,10,10],scale=2.000000,bias=1.000000,inplace=1)")
+	if code != 0 || len(doc.Results) != 1 || doc.Results[0].Status != "PASS" {
+		t.Errorf("SCALE inplace=1: exit %d %+v (%s), want PASS", code, doc.Results, errOut)
 	}
 }
 

@@ -253,7 +253,8 @@ func Run(ctx context.Context, dev driver.Device, p *plan.Plan, opts Options) (*R
 
 // Reference evaluates every node of g on the host, into the graph's own
 // tensors: the reference math chained from the leaves. An in-place node
-// writes into its source's tensor, as in ggml.
+// writes into its source's tensor, as in ggml; a leaf it overwrote has its
+// data back when Reference returns.
 func Reference(ctx context.Context, g *plan.Graph) error {
 	_, err := chainedReference(ctx, g, nil)
 	return err
@@ -285,6 +286,19 @@ func chainedReference(ctx context.Context, g *plan.Graph, at map[int]int) (map[i
 			snap(o) // a view of a leaf
 		}
 	}
+	// Leaves that in-place nodes overwrite get their data back at the end,
+	// so the graph can run again.
+	leaves := map[int][]byte{}
+	for _, n := range g.Nodes {
+		if b := g.Values[n.Out].Base; !n.Info.View && g.Values[b].Node < 0 && leaves[b] == nil {
+			leaves[b] = slices.Clone(g.Values[b].T.Buf)
+		}
+	}
+	defer func() {
+		for b, buf := range leaves {
+			copy(g.Values[b].T.Buf, buf)
+		}
+	}()
 	for i, n := range g.Nodes {
 		if err := ctx.Err(); err != nil {
 			return nil, err

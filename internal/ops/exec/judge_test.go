@@ -32,6 +32,16 @@ type spyDevice struct {
 	perturb  string
 	factor   float32
 	pending  []abi.TensorDesc
+	// writes holds the bytes last written at each address (uploads).
+	writes map[driver.DevPtr][]byte
+}
+
+func (d *spyDevice) Write(ctx context.Context, dst driver.DevPtr, src []byte) error {
+	if d.writes == nil {
+		d.writes = map[driver.DevPtr][]byte{}
+	}
+	d.writes[dst] = append([]byte(nil), src...)
+	return d.Device.Write(ctx, dst, src)
 }
 
 func newSpy(t *testing.T, perturb string, factor float32) *spyDevice {
@@ -287,7 +297,7 @@ func TestInPlaceChain(t *testing.T) {
 		}
 		// c = x*a where x and a are b's memory: (3x+w)^2.
 		c := output(t, res, "c").Got.ToF32()
-		w := g.g.Values[1].T // x's host tensor holds b now
+		w := g.g.Values[1].T
 		want := make([]float32, len(c))
 		for i := range want {
 			xi := float32((i*37+1*11)%29)/14 - 1
@@ -296,6 +306,51 @@ func TestInPlaceChain(t *testing.T) {
 		}
 		if cmp := ops.Compare(c, want, 1e-10); !cmp.OK() {
 			t.Errorf("uberkernel=%v: c = %v..., want (3x+w)^2 = %v... (%s)", uber, c[:3], want[:3], cmp)
+		}
+	}
+}
+
+// set_rows and set launch with dst in their first source's buffer: the
+// dst address is where that source was uploaded.
+func TestSetRowsAndSetAliasTheirSource(t *testing.T) {
+	dev := newSpy(t, "", 1)
+	g := newGraph(t).leaf("d", ops.F32, 64, 6).leaf("s", ops.F32, 64, 2).leaf("big", ops.F32, 64, 8).leaf("sub", ops.F32, 64, 2)
+	if _, err := g.g.AddLeaf("idx", ops.FromInts(ops.I64, []int64{2}, []int64{4, 1})); err != nil {
+		t.Fatal(err)
+	}
+	g.node("rows", ops.OpSetRows, []string{"d", "s", "idx"}, nil, false).
+		node("patched", ops.OpSet, []string{"big", "sub"}, map[string]any{"offset": 512, "inplace": true}, false)
+	uploaded := map[string][]byte{} // the leaves' bytes
+	for _, name := range []string{"d", "big"} {
+		i, _ := g.g.Lookup(name)
+		uploaded[name] = append([]byte(nil), g.g.Values[i].T.Buf...)
+	}
+	leafBytes := func(name string) []byte { return uploaded[name] }
+	res := g.run(dev, false, Options{}, "rows", "patched")
+	for _, o := range res.Outputs {
+		if o.Status != StatusPass {
+			t.Errorf("%s: %s %s", o.Output, o.Status, o.Compare)
+		}
+	}
+	want := map[string]string{"set_rows_f32": "d", "set_f32": "big"}
+	for _, l := range dev.launches {
+		src, ok := want[l.kernel]
+		if !ok {
+			continue
+		}
+		delete(want, l.kernel)
+		dst, _ := l.v.Tensor("dst")
+		up := dev.writes[driver.DevPtr(dst.Data)]
+		if len(up) < len(leafBytes(src)) || string(up[:len(leafBytes(src))]) != string(leafBytes(src)) {
+			t.Errorf("%s: dst.data %#x is not where %s was uploaded", l.kernel, dst.Data, src)
+		}
+	}
+	if len(want) != 0 {
+		t.Errorf("not launched: %v", want)
+	}
+	for name, b := range uploaded {
+		if i, _ := g.g.Lookup(name); string(g.g.Values[i].T.Buf) != string(b) {
+			t.Errorf("leaf %s lost its data after the run", name)
 		}
 	}
 }
