@@ -354,3 +354,20 @@ func TestSetRowsAndSetAliasTheirSource(t *testing.T) {
 		}
 	}
 }
+
+// An in-place node after a slightly wrong in-place node is judged on the
+// memory as the wrong node left it (downloaded just before its launch),
+// not on the upload it overwrote nor on the host's chained reference.
+func TestInPlaceNodeJudgedOnSnapshot(t *testing.T) {
+	g := newGraph(t).leaf("x", ops.F32, 64, 4).
+		node("a", ops.OpScale, []string{"x"}, map[string]any{"scale": 2.0}, true).
+		node("b", ops.OpSqr, []string{"a"}, nil, true)
+	res := g.run(newSpy(t, "scale_f32", 1.001), false, Options{}, "a", "b")
+	a, b := output(t, res, "a"), output(t, res, "b")
+	if a.Status != StatusFail {
+		t.Errorf("a (perturbed): %s %s, want FAIL", a.Status, a.Compare)
+	}
+	if b.Status != StatusPass || b.Compare.NMSE > 1e-12 || b.Drift.NMSE < 1e-6 {
+		t.Errorf("b: %s %s drift %g, want PASS on a's device memory with drift", b.Status, b.Compare, b.Drift.NMSE)
+	}
+}
