@@ -43,14 +43,19 @@ func checkNMSELimit(v float64) error {
 // nmseCell is a result's nmse in the table: a NaN or an infinity that
 // failed the output is shown as such, not as the 0 or MaxFloat64 JSON
 // carries.
-func nmseCell(r runOpResult) string {
-	switch r.Failure {
+func nmseCell(r runOpResult) string { return errorCell(r.Failure, r.NMSE) }
+
+// driftCell is a result's drift in the table, as nmseCell shows the NMSE.
+func driftCell(r runOpResult) string { return errorCell(r.DriftFailure, r.DriftNMSE) }
+
+func errorCell(failure string, nmse float64) string {
+	switch failure {
 	case ops.FailNaN:
 		return "NaN"
 	case ops.FailInfMismatch, ops.FailInfSign:
 		return "inf"
 	}
-	return strconv.FormatFloat(r.NMSE, 'e', 2, 64)
+	return strconv.FormatFloat(nmse, 'e', 2, 64)
 }
 
 // maxAbsCell is a result's max abs error in the table: NaN when the

@@ -459,7 +459,7 @@ func buildGraph(c *graph.Case, withData bool) (*plan.Graph, error) {
 		}
 	}
 	for _, n := range c.Nodes {
-		if _, err := g.AddNode(n.Name, n.Op, n.Src, map[string]any(n.Params), n.Line); err != nil {
+		if _, err := g.AddNodeInPlace(n.Name, n.Op, n.Src, map[string]any(n.Params), n.Line, n.InPlace); err != nil {
 			msg := err.Error()
 			var ne *plan.NodeError
 			if errors.As(err, &ne) {
@@ -495,12 +495,21 @@ type runOpResult struct {
 	NMSE   float64 `json:"nmse"`
 	// Failure is the check that failed (ops.FailNaN "nan", "inf_mismatch",
 	// "nmse"...); nmse is 0 in JSON when it is NaN.
-	Failure   string   `json:"failure,omitempty"`
-	MaxNMSE   float64  `json:"max_nmse"`
-	MaxAbsErr float64  `json:"max_abs_err"`
-	TimeNS    int64    `json:"time_ns"`
-	Detail    string   `json:"detail,omitempty"`
-	Reasons   []string `json:"reasons,omitempty"`
+	Failure   string  `json:"failure,omitempty"`
+	MaxNMSE   float64 `json:"max_nmse"`
+	MaxAbsErr float64 `json:"max_abs_err"`
+	TimeNS    int64   `json:"time_ns"`
+	// DriftNMSE is the NMSE of the output against the reference math
+	// chained from the leaves (the end-to-end error up to this output);
+	// DriftMaxNMSE is the case's graph_nmse tolerance, when it states one
+	// (drift is then part of the verdict).
+	DriftNMSE    float64 `json:"drift_nmse"`
+	DriftMaxNMSE float64 `json:"drift_max_nmse,omitempty"`
+	// DriftFailure is the drift check that failed or could not be
+	// measured ("nan", ...), as Failure is for the NMSE.
+	DriftFailure string   `json:"drift_failure,omitempty"`
+	Detail       string   `json:"detail,omitempty"`
+	Reasons      []string `json:"reasons,omitempty"`
 	// Expected is the file:line of the --expected-failures entry that
 	// lists this output.
 	Expected string `json:"expected_failure,omitempty"`
@@ -526,9 +535,16 @@ type runOpPerf struct {
 func newRunOpResult(c *graph.Case, o exec.OutputResult) runOpResult {
 	r := runOpResult{Case: c.Name, Output: o.Output, Node: o.Node, Op: string(o.Op), Kernel: o.Kernel, Fusion: o.Fusion,
 		Status: o.Status, NMSE: finite(o.Compare.NMSE), MaxNMSE: o.Compare.MaxNMSE, MaxAbsErr: finite(o.Compare.MaxAbsErr),
-		TimeNS: o.TimeNS, Reasons: o.Reasons, Failure: o.Compare.Failure}
-	if !o.Compare.OK() {
+		TimeNS: o.TimeNS, Reasons: o.Reasons, Failure: o.Compare.Failure, DriftNMSE: finite(o.Drift.NMSE),
+		DriftFailure: o.Drift.Failure}
+	if o.DriftJudged {
+		r.DriftMaxNMSE = o.Drift.MaxNMSE
+	}
+	switch {
+	case !o.Compare.OK():
 		r.Detail = o.Compare.String()
+	case o.DriftJudged && !o.Drift.OK():
+		r.Detail = "graph drift: " + o.Drift.String()
 	}
 	return r
 }
@@ -554,7 +570,7 @@ func newRunOpPerf(name string, p exec.PerfResult) runOpPerf {
 }
 
 func runOpDocument(d runOpDoc, st styles) document {
-	t := table{Headers: []string{"case", "node", "op", "kernel", "status", "nmse", "max_abs_err", "time"}, Right: []int{5, 6, 7}}
+	t := table{Headers: []string{"case", "node", "op", "kernel", "status", "nmse", "max_abs_err", "drift", "time"}, Right: []int{5, 6, 7, 8}}
 	pass := 0
 	for _, r := range d.Results {
 		kernel := r.Kernel
@@ -565,12 +581,13 @@ func runOpDocument(d runOpDoc, st styles) document {
 			kernel = "-"
 		}
 		t.Rows = append(t.Rows, []string{r.Case, r.Node, r.Op, kernel, st.Status(r.Status),
-			nmseCell(r), maxAbsCell(r), runTime(r.TimeNS)})
+			nmseCell(r), maxAbsCell(r), driftCell(r), runTime(r.TimeNS)})
 		if !failedStatus(r.Status) {
 			pass++
 		}
 	}
 	t.Notes = append(t.Notes, fmt.Sprintf("%d/%d outputs passed on %s (%s)", pass, len(d.Results), d.Device, d.Backend))
+	t.Notes = append(t.Notes, "nmse: each node on the device's own inputs of it; drift: the output against the reference chained from the inputs")
 	for _, r := range d.Results {
 		if r.Detail != "" {
 			t.Notes = append(t.Notes, fmt.Sprintf("%s/%s: %s", r.Case, r.Node, r.Detail))
@@ -602,7 +619,9 @@ func runOpDocument(d runOpDoc, st styles) document {
 }
 
 // saveOutputs writes each output into dir as float32 .npy: <output>.npy
-// is what the device produced, <output>.ref.npy the reference math.
+// is what the device produced, <output>.ref.npy the reference it was
+// judged against (its node's reference math on the device's inputs), and
+// <output>.graph.npy the reference math chained from the leaves.
 func saveOutputs(dir string, rc runOpCase, outs []exec.OutputResult) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return inputErrorf("--save-outputs %s: %v", dir, errText(err))
@@ -616,7 +635,18 @@ func saveOutputs(dir string, rc runOpCase, outs []exec.OutputResult) error {
 		if err := writeTensorNpy(base+".npy", o.Got); err != nil {
 			return fmt.Errorf("--save-outputs: %w", err)
 		}
-		if err := writeTensorNpy(base+".ref.npy", rc.g.Values[i].T); err != nil {
+		want := o.Want
+		if want == nil {
+			want = rc.g.Values[i].T
+		}
+		if err := writeTensorNpy(base+".ref.npy", want); err != nil {
+			return fmt.Errorf("--save-outputs: %w", err)
+		}
+		chained := o.Chained
+		if chained == nil {
+			chained = rc.g.Values[i].T
+		}
+		if err := writeTensorNpy(base+".graph.npy", chained); err != nil {
 			return fmt.Errorf("--save-outputs: %w", err)
 		}
 	}
@@ -696,7 +726,11 @@ func writeJUnit(path string, d runOpDoc) error {
 			jc.Skipped = &junitSkipped{Message: fmt.Sprintf("expected failure (%s): %s", r.Expected, r.Detail)}
 			s.Skipped++
 		case exec.StatusFallback:
-			jc.Output = "ran on the host (unsupported by ggml-et): " + strings.Join(r.Reasons, "; ")
+			jc.Output = "ran on the host (unsupported by ggml-et): " + strings.Join(r.Reasons, "; ") + "\n"
+		}
+		jc.Output += fmt.Sprintf("nmse %.3g (max %.3g), drift nmse %.3g", r.NMSE, r.MaxNMSE, r.DriftNMSE)
+		if r.DriftMaxNMSE > 0 {
+			jc.Output += fmt.Sprintf(" (max %.3g)", r.DriftMaxNMSE)
 		}
 		s.Tests++
 		s.Cases = append(s.Cases, jc)

@@ -90,6 +90,9 @@ func (cr *caseRun) runCase(ctx context.Context, dev driver.Device, c *graph.Case
 	if rc.c.Tolerance.NMSE != nil {
 		eo.MaxNMSE = *rc.c.Tolerance.NMSE
 	}
+	if rc.c.Tolerance.GraphNMSE != nil {
+		eo.GraphNMSE = *rc.c.Tolerance.GraphNMSE
+	}
 	if cr.opts.NMSE > 0 {
 		eo.MaxNMSE = cr.opts.NMSE
 	}

@@ -114,7 +114,7 @@ func TestRunOpJSONKeys(t *testing.T) {
 	assertKeys(t, "top", doc, "backend", "device", "perf", "results", "schema")
 	res := doc["results"].([]any)
 	fused := res[len(res)-1].(map[string]any)
-	assertKeys(t, "result", fused, "case", "fusion", "kernel", "max_abs_err", "max_nmse", "nmse", "node", "op", "output", "status", "time_ns")
+	assertKeys(t, "result", fused, "case", "drift_nmse", "fusion", "kernel", "max_abs_err", "max_nmse", "nmse", "node", "op", "output", "status", "time_ns")
 	assertKeys(t, "perf", doc["perf"].([]any)[0].(map[string]any), "bytes", "bytes_per_s", "case", "flops", "kernel", "max_ns", "median_ns", "min_ns", "nodes", "runs")
 }
 
@@ -342,5 +342,52 @@ func TestRunOpABIOverride(t *testing.T) {
 	f, _, _ := testFactory(nil)
 	if err := runOpRun(context.Background(), f, opts); exitCode(err) != exitNegative {
 		t.Errorf("device on the built-in manifest: err %v, want a mismatch", err)
+	}
+}
+
+// A case's graph_nmse reaches the verdict (drift_max_nmse in JSON), an
+// in-place node runs aliased on the reference device and passes, and
+// --save-outputs writes the chained reference beside the node's.
+func TestRunOpGraphToleranceAndInPlace(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "c.yaml")
+	if err := os.WriteFile(file, []byte(`name: c
+tensors:
+  x: {type: f32, ne: [64, 4]}
+  g: {type: f32, ne: [64]}
+nodes:
+  - {name: xn, op: rms_norm, src: [x], params: {eps: 1.0e-6}, inplace: true}
+  - {name: xs, op: scale, src: [xn], params: {scale: 2, bias: 0}, inplace: true}
+  - {name: y, op: mul, src: [xs, g]}
+outputs: [xn, y]
+tolerance: {graph_nmse: 1.0e-6}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	saved := filepath.Join(dir, "out")
+	code, out, errOut := runCLI(t, nil, "run-op", "-f", file, "-o", "json", "--save-outputs", saved)
+	if code != 0 {
+		t.Fatalf("exit %d: %s\n%s", code, errOut, out)
+	}
+	var doc runOpDoc
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Results) != 2 {
+		t.Fatalf("results %+v", doc.Results)
+	}
+	for _, r := range doc.Results {
+		if r.Status != "PASS" || r.DriftMaxNMSE != 1e-6 || r.DriftNMSE != 0 {
+			t.Errorf("%s: %s drift %g (max %g)", r.Node, r.Status, r.DriftNMSE, r.DriftMaxNMSE)
+		}
+	}
+	for _, name := range []string{"xn.npy", "xn.ref.npy", "xn.graph.npy", "y.graph.npy"} {
+		if _, err := os.Stat(filepath.Join(saved, name)); err != nil {
+			t.Error(err)
+		}
+	}
+	code, out, errOut = runCLI(t, nil, "run-op", "RMS_NORM(type=f32,ne=[64,5,4,3],v=0,eps=0.000001,inplace=1)")
+	if code != 0 || !strings.Contains(out, "PASS") {
+		t.Errorf("in-place case string on the reference device: exit %d\n%s%s", code, out, errOut)
 	}
 }

@@ -2,6 +2,7 @@ package ref
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/ainekko/et/internal/ops"
@@ -167,13 +168,34 @@ func (r *run) compute(op ops.Op, dst *ops.Tensor, srcs []*ops.Tensor, raw map[st
 	if err != nil {
 		return userError(err.Error())
 	}
-	if err := info.Run(dst, srcs, p); err != nil {
+	if err := runAliased(info, dst, srcs, p); err != nil {
 		return userError(err.Error())
 	}
 	if info.Flops != nil {
 		r.cost.Flops += info.Flops(dst, srcs, p)
 	}
 	return nil
+}
+
+// runAliased runs info into dst. When dst lies in the same allocation as
+// a source (an in-place launch: dst.data == src0.data, as ggml-et passes
+// ggml's *_inplace ops, set and set_rows), it computes into a copy of the
+// allocation and copies it back, so the reference kernel behaves as a
+// correct in-place kernel: every element is computed from the source as
+// it was at launch.
+func runAliased(info *ops.OpInfo, dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) error {
+	for _, s := range srcs {
+		if s != nil && len(s.Buf) > 0 && len(dst.Buf) > 0 && &s.Buf[0] == &dst.Buf[0] {
+			d := *dst
+			d.Buf = slices.Clone(dst.Buf)
+			if err := info.Run(&d, srcs, p); err != nil {
+				return err
+			}
+			copy(dst.Buf, d.Buf)
+			return nil
+		}
+	}
+	return info.Run(dst, srcs, p)
 }
 
 var (

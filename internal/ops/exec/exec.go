@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"time"
@@ -25,6 +26,10 @@ const (
 type Options struct {
 	// MaxNMSE overrides the per-op NMSE limit for every output when > 0.
 	MaxNMSE float64
+	// GraphNMSE, when > 0, bounds the drift of every output (see
+	// OutputResult.Drift): an output whose drift exceeds it fails even
+	// when its node passes. 0 reports drift without judging it.
+	GraphNMSE float64
 	// KernelELF returns the ELF bytes of a kernel for devices that need
 	// them; nil means no ELF (the reference device knows kernels by name).
 	KernelELF func(name string) ([]byte, error)
@@ -56,16 +61,32 @@ type OutputResult struct {
 	Kernel string
 	Fusion string
 	Status string
-	// Compare is the test-backend-ops style comparison.
+	// Compare is the test-backend-ops style comparison of the output with
+	// Want, the verdict.
 	Compare ops.Comparison
+	// Drift compares the output with the reference math chained from the
+	// graph's leaves (the graph's own tensor after the run): the
+	// end-to-end error of the graph up to this output, device error
+	// accumulated through every node before it. Its MaxNMSE is
+	// Options.GraphNMSE, or 0 when drift is only reported.
+	Drift ops.Comparison
+	// DriftJudged is true when the drift took part in the verdict
+	// (Options.GraphNMSE > 0).
+	DriftJudged bool
 	// TimeNS is the time of the step that produced the output (launch to
 	// sync), in nanoseconds.
 	TimeNS int64
 	// Reasons are the unsupported conditions of a fallback.
 	Reasons []string
-	// Got is the output as the device produced it (the graph's own
-	// tensor holds the reference math after the run).
-	Got *ops.Tensor
+	// Got is the output as the device produced it; Want the reference it
+	// was judged against: the reference math of its node on the device's
+	// own inputs of that node, as test-backend-ops judges each node (the
+	// graph's own tensor holds the chained reference after the run).
+	Got  *ops.Tensor
+	Want *ops.Tensor
+	// Chained is the output's reference math chained from the leaves,
+	// as the node that produced it left it (Drift compares with it).
+	Chained *ops.Tensor
 }
 
 // PerfResult is the timing of one launch segment.
@@ -140,6 +161,12 @@ func (e *KernelFaultError) Error() string {
 }
 
 // MaxNMSEFor is test-backend-ops' default NMSE limit for an op.
+//
+// A fused step is judged at the loosest limit of the ops it computes
+// (StepMaxNMSE): MUL_MAT+ADD at MUL_MAT's 5e-4, as test-backend-ops'
+// matmul-with-bias fusion tests are judged at a matmul tolerance
+// (test_mul_mat_vec_fusion: 5e-3 for a whole fused FFN), and
+// RMS_NORM+MUL at 1e-7 like test_rms_norm_mul_add.
 func MaxNMSEFor(op ops.Op) float64 {
 	switch op {
 	case ops.OpMulMat, ops.OpFlashAttnExt, "mul_mat_id", "conv_2d", "im2col":
@@ -148,6 +175,16 @@ func MaxNMSEFor(op ops.Op) float64 {
 		return ops.SoftMaxMaxNMSE
 	}
 	return ops.DefaultMaxNMSE
+}
+
+// StepMaxNMSE is the NMSE limit of a step: the loosest MaxNMSEFor of its
+// nodes (a fused MUL_MAT+ADD gets MUL_MAT's).
+func StepMaxNMSE(g *plan.Graph, s *plan.Step) float64 {
+	limit := 0.0
+	for _, ni := range s.Nodes {
+		limit = max(limit, MaxNMSEFor(g.Nodes[ni].Op))
+	}
+	return limit
 }
 
 type runner struct {
@@ -160,11 +197,19 @@ type runner struct {
 	kern  map[string]driver.KernelID
 	res   *Result
 	stepT map[int]int64 // step -> ns
+	j     *judge
+	// chained holds each output's reference chained from the leaves.
+	chained map[int]*ops.Tensor
 }
 
-// Run executes p on dev and compares the outputs with the reference math.
-// Device buffers are freed before it returns. A device that reports
-// stream errors yields a *KernelFaultError.
+// Run executes p on dev and judges every output the way test-backend-ops
+// judges a node: the device's output against the reference math of its
+// node applied to the device's own inputs of that node (downloaded around
+// the launches, or the host's copy of what was uploaded). The drift of
+// each output from the reference math chained from the leaves is
+// reported beside it (and judged with Options.GraphNMSE). Device buffers
+// are freed before it returns. A device that reports stream errors
+// yields a *KernelFaultError.
 func Run(ctx context.Context, dev driver.Device, p *plan.Plan, opts Options) (*Result, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
@@ -174,6 +219,7 @@ func Run(ctx context.Context, dev driver.Device, p *plan.Plan, opts Options) (*R
 	}
 	r := &runner{ctx: ctx, dev: dev, p: p, opts: opts, addr: map[int]driver.DevPtr{}, size: map[int]uint64{},
 		kern: map[string]driver.KernelID{}, res: &Result{}, stepT: map[int]int64{}}
+	r.j = newJudge(p)
 	defer r.freeAll()
 	if err := r.alloc(); err != nil {
 		return nil, err
@@ -187,7 +233,11 @@ func Run(ctx context.Context, dev driver.Device, p *plan.Plan, opts Options) (*R
 	if err := r.execute(); err != nil {
 		return nil, err
 	}
-	if err := Reference(ctx, p.Graph); err != nil {
+	err := r.localReferences()
+	if err != nil {
+		return nil, fmt.Errorf("reference math: %w", err)
+	}
+	if r.chained, err = chainedReference(ctx, p.Graph, r.j.chainedAt()); err != nil {
 		return nil, fmt.Errorf("reference math: %w", err)
 	}
 	if err := r.compare(); err != nil {
@@ -202,20 +252,68 @@ func Run(ctx context.Context, dev driver.Device, p *plan.Plan, opts Options) (*R
 }
 
 // Reference evaluates every node of g on the host, into the graph's own
-// tensors (the expected values).
+// tensors: the reference math chained from the leaves. An in-place node
+// writes into its source's tensor, as in ggml; a leaf it overwrote has its
+// data back when Reference returns.
 func Reference(ctx context.Context, g *plan.Graph) error {
+	_, err := chainedReference(ctx, g, nil)
+	return err
+}
+
+// chainedReference is Reference, and returns each graph output as it was
+// right after the node that produced it, or after node at[output] when
+// given (a later in-place node may overwrite an output's memory).
+func chainedReference(ctx context.Context, g *plan.Graph, at map[int]int) (map[int]*ops.Tensor, error) {
+	byNode := map[int][]int{} // node index -> outputs to capture after it
+	out := map[int]*ops.Tensor{}
+	snap := func(o int) {
+		t := *g.Values[o].T
+		t.Buf = slices.Clone(t.Buf)
+		out[o] = &t
+	}
+	for _, o := range g.Outputs {
+		if ni, ok := at[o]; ok {
+			byNode[ni] = append(byNode[ni], o)
+			continue
+		}
+		v := o
+		for g.Values[v].Node >= 0 && g.Nodes[g.Values[v].Node].Info.View {
+			v = g.Nodes[g.Values[v].Node].Src[0]
+		}
+		if ni := g.Values[v].Node; ni >= 0 {
+			byNode[ni] = append(byNode[ni], o)
+		} else {
+			snap(o) // a view of a leaf
+		}
+	}
+	// Leaves that in-place nodes overwrite get their data back at the end,
+	// so the graph can run again.
+	leaves := map[int][]byte{}
 	for _, n := range g.Nodes {
+		if b := g.Values[n.Out].Base; !n.Info.View && g.Values[b].Node < 0 && leaves[b] == nil {
+			leaves[b] = slices.Clone(g.Values[b].T.Buf)
+		}
+	}
+	defer func() {
+		for b, buf := range leaves {
+			copy(g.Values[b].T.Buf, buf)
+		}
+	}()
+	for i, n := range g.Nodes {
 		if err := ctx.Err(); err != nil {
-			return err
+			return nil, err
 		}
 		if n.Info.View {
 			continue
 		}
-		if err := n.Info.Run(g.Values[n.Out].T, srcTensors(g, n), n.Params); err != nil {
-			return fmt.Errorf("node %s: %w", n.Name, err)
+		if err := runNode(n, g.Values[n.Out].T, srcTensors(g, n)); err != nil {
+			return nil, fmt.Errorf("node %s: %w", n.Name, err)
+		}
+		for _, o := range byNode[i] {
+			snap(o)
 		}
 	}
-	return nil
+	return out, nil
 }
 
 func srcTensors(g *plan.Graph, n plan.Node) []*ops.Tensor {
@@ -286,6 +384,9 @@ func (r *runner) upload() error {
 		if err := r.dev.Write(r.ctx, r.addr[b], data); err != nil {
 			return fmt.Errorf("upload %s: %w", v.Name, err)
 		}
+		if r.j.keep[b] {
+			r.j.kept[b] = data
+		}
 	}
 	return nil
 }
@@ -325,30 +426,34 @@ func (r *runner) addrFunc() plan.AddrFunc {
 }
 
 // execute runs the steps in order: segments on the device, fallbacks on
-// the host.
+// the host. Around each it downloads what the judging needs (see judge).
 func (r *runner) execute() error {
 	segOf := map[int][]int{}
-	for _, seg := range r.segments() {
+	for _, seg := range r.p.Segments() {
 		segOf[seg[0]] = seg
 	}
 	for i := 0; i < len(r.p.Steps); i++ {
 		s := &r.p.Steps[i]
 		switch s.Kind {
 		case plan.StepFallback:
+			if err := r.snapshot(r.j.before[i], i, r.j.snapBefore); err != nil {
+				return err
+			}
 			start := r.opts.Now()
 			if err := r.fallback(s); err != nil {
 				return err
 			}
 			r.stepT[i] = r.opts.Now().Sub(start).Nanoseconds()
+			if err := r.snapshot(r.j.after[i], i, r.j.snapAfter); err != nil {
+				return err
+			}
 		case plan.StepLaunch:
 			seg, ok := segOf[i]
 			if !ok {
 				continue // inside a segment already run
 			}
-			for _, si := range seg {
-				if err := r.initDst(&r.p.Steps[si]); err != nil {
-					return err
-				}
+			if err := r.snapshot(r.j.before[i], i, r.j.snapBefore); err != nil {
+				return err
 			}
 			start := r.opts.Now()
 			if err := r.launchSegment(seg, true); err != nil {
@@ -359,39 +464,24 @@ func (r *runner) execute() error {
 				r.stepT[si] = ns
 			}
 			i = seg[len(seg)-1]
+			if err := r.snapshot(r.j.after[i], i, r.j.snapAfter); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
 }
 
-// segments are the plan's launch segments, split before an in-place step
-// (InitDst) whose source is written earlier in the same uberkernel
-// segment: et gives an in-place result its own buffer and copies the
-// source into it before the launch, which needs that source to be final.
-// (On ggml-et the result aliases the source: no copy and no split.)
-func (r *runner) segments() [][]int {
-	g := r.p.Graph
-	var out [][]int
-	for _, seg := range r.p.Segments() {
-		start := 0
-		written := map[int]bool{}
-		for i, si := range seg {
-			s := &r.p.Steps[si]
-			if s.InitDst && i > start {
-				src := g.Values[g.Nodes[s.Nodes[0]].Src[0]].Base
-				if written[src] {
-					out = append(out, seg[start:i])
-					start = i
-					clear(written)
-				}
-			}
-			if o := s.Out(g); o >= 0 {
-				written[g.Values[o].Base] = true
-			}
+// snapshot downloads bases into into[{step, base}].
+func (r *runner) snapshot(bases []int, step int, into map[[2]int][]byte) error {
+	for _, b := range bases {
+		buf, err := r.download(b)
+		if err != nil {
+			return err
 		}
-		out = append(out, seg[start:])
+		into[[2]int{step, b}] = buf
 	}
-	return out
+	return nil
 }
 
 func (r *runner) nodeNames(steps []int) []string {
@@ -510,41 +600,6 @@ func (r *runner) onDevice(v int, cache map[int][]byte) (*ops.Tensor, error) {
 	return &t, nil
 }
 
-// initDst copies the first source of an in-place step (set_rows) into its
-// result's memory before the launch: the kernel writes only the indexed
-// rows, and ggml's result is that source itself.
-func (r *runner) initDst(s *plan.Step) error {
-	if !s.InitDst {
-		return nil
-	}
-	g := r.p.Graph
-	n := g.Nodes[s.Nodes[0]]
-	cache := map[int][]byte{}
-	src, err := r.onDevice(n.Src[0], cache)
-	if err != nil {
-		return err
-	}
-	dst, err := r.onDevice(n.Out, cache)
-	if err != nil {
-		return err
-	}
-	if src.Type != dst.Type || src.Ne != dst.Ne {
-		return fmt.Errorf("%s: in-place result %s %s differs from its source %s %s", n.Name, dst.Type, dst.ShapeString(), src.Type, src.ShapeString())
-	}
-	for i3 := int64(0); i3 < src.Ne[3]; i3++ {
-		for i2 := int64(0); i2 < src.Ne[2]; i2++ {
-			for i1 := int64(0); i1 < src.Ne[1]; i1++ {
-				copy(dst.RowBytes(i1, i2, i3), src.RowBytes(i1, i2, i3))
-			}
-		}
-	}
-	b := g.Values[n.Out].Base
-	if err := r.dev.Write(r.ctx, r.addr[b], cache[b]); err != nil {
-		return fmt.Errorf("initialize %s: %w", n.Name, err)
-	}
-	return nil
-}
-
 // fallback computes an unsupported node on the host from device data and
 // writes the result back, like ggml's CPU fallback.
 func (r *runner) fallback(s *plan.Step) error {
@@ -564,7 +619,7 @@ func (r *runner) fallback(s *plan.Step) error {
 		if err != nil {
 			return err
 		}
-		if err := n.Info.Run(dst, srcs, n.Params); err != nil {
+		if err := runNode(n, dst, srcs); err != nil {
 			return fmt.Errorf("fallback %s: %w", n.Name, err)
 		}
 		b := g.Values[n.Out].Base
@@ -575,44 +630,19 @@ func (r *runner) fallback(s *plan.Step) error {
 	return nil
 }
 
-// producer finds the step that computed value v (-1 for a leaf or a view
-// of a leaf).
-func (r *runner) producer(v int) int {
-	g := r.p.Graph
-	for {
-		val := &g.Values[v]
-		if val.Node < 0 {
-			return -1
-		}
-		n := g.Nodes[val.Node]
-		if !n.Info.View {
-			break
-		}
-		v = n.Src[0]
-	}
-	for i := range r.p.Steps {
-		if r.p.Steps[i].Out(g) == v {
-			return i
-		}
-	}
-	return -1
-}
-
 func (r *runner) compare() error {
 	g := r.p.Graph
+	final := map[int][]byte{}
 	for _, o := range g.Outputs {
 		val := &g.Values[o]
-		got, err := r.onDevice(o, map[int][]byte{})
-		if err != nil {
-			return err
-		}
-		res := OutputResult{Output: val.Name, Node: val.Name, Status: StatusPass, Got: got}
-		op := ops.Op("")
+		res := OutputResult{Output: val.Name, Node: val.Name, Status: StatusPass}
 		if val.Node >= 0 {
-			op = g.Nodes[val.Node].Op
+			res.Op = g.Nodes[val.Node].Op
 		}
-		res.Op = op
-		if si := r.producer(o); si >= 0 {
+		limit := MaxNMSEFor(res.Op)
+		si := producerOf(r.p, o)
+		var err error
+		if si >= 0 {
 			s := &r.p.Steps[si]
 			last := g.Nodes[s.Nodes[len(s.Nodes)-1]]
 			res.Node, res.Op, res.Kernel, res.Fusion = last.Name, last.Op, s.Kernel, s.Fusion
@@ -621,14 +651,36 @@ func (r *runner) compare() error {
 				res.Status = StatusFallback
 				res.Reasons = s.Verdict.Reasons
 			}
-			op = last.Op
+			limit = StepMaxNMSE(g, s)
+			if res.Got, err = r.j.gotTensor(r, o); err != nil {
+				return err
+			}
+			res.Want = r.j.want(o)
+		} else {
+			// A view of a leaf: nothing computed it.
+			if res.Got, err = r.onDevice(o, final); err != nil {
+				return err
+			}
+			res.Want = r.chained[o]
 		}
-		limit := MaxNMSEFor(op)
 		if r.opts.MaxNMSE > 0 {
 			limit = r.opts.MaxNMSE
 		}
-		res.Compare = ops.Compare(got.ToF32(), val.T.ToF32(), limit)
+		got := res.Got.ToF32()
+		res.Compare = ops.Compare(got, res.Want.ToF32(), limit)
 		if !res.Compare.OK() {
+			res.Status = StatusFail
+		}
+		dlimit := r.opts.GraphNMSE
+		res.DriftJudged = dlimit > 0
+		if !res.DriftJudged {
+			dlimit = math.MaxFloat64
+		}
+		res.Chained = r.chained[o]
+		res.Drift = ops.Compare(got, res.Chained.ToF32(), dlimit)
+		if !res.DriftJudged {
+			res.Drift.MaxNMSE = 0
+		} else if !res.Drift.OK() {
 			res.Status = StatusFail
 		}
 		r.res.Outputs = append(r.res.Outputs, res)
@@ -639,7 +691,7 @@ func (r *runner) compare() error {
 // perf times each segment: warm-up, then timed runs of launch + sync.
 func (r *runner) perf() error {
 	g := r.p.Graph
-	for _, seg := range r.segments() {
+	for _, seg := range r.p.Segments() {
 		pr := PerfResult{Nodes: r.nodeNames(seg)}
 		pr.Kernel = r.p.Steps[seg[0]].Kernel
 		if r.p.Uberkernel && r.p.Steps[seg[0]].Batchable {

@@ -53,14 +53,21 @@ type Node struct {
 	Params ops.Params
 	Type   ops.Type
 	Ne     [ops.MaxDims]int64
-	Line   int
+	// InPlace makes the result a view of the first source (ggml's
+	// *_inplace ops, test-backend-ops inplace=1): the op writes into its
+	// source's memory, and ggml-et launches with dst.data == src0.data.
+	InPlace bool
+	Line    int
 }
 
 // Tolerance overrides the per-op comparison thresholds; nil fields keep
-// the default.
+// the default. GraphNMSE, when set, bounds the end-to-end drift of every
+// output (the device's value against the reference math chained from the
+// leaves); without it drift is reported, not judged.
 type Tolerance struct {
-	NMSE   *float64
-	MaxAbs *float64
+	NMSE      *float64
+	MaxAbs    *float64
+	GraphNMSE *float64
 }
 
 // Leaf returns the leaf spec of that name, or nil.
@@ -226,6 +233,11 @@ func validate(c *Case, rawParams []map[string]any, paramLines []map[string]int) 
 			return errorf(c.File, n.Line, "node %s: %v", n.Name, err)
 		}
 		res.Name = n.Name
+		if n.InPlace {
+			if err := checkInPlace(info, srcs, res); err != nil {
+				return errorf(c.File, n.Line, "node %s: inplace: %v", n.Name, err)
+			}
+		}
 		n.Type, n.Ne = res.Type, res.Ne
 		shapes[n.Name] = res
 		seen[n.Name] = n.Line
@@ -245,6 +257,21 @@ func validate(c *Case, rawParams []map[string]any, paramLines []map[string]int) 
 			return errorf(c.File, c.outputsLine, "output %q is listed twice", o)
 		}
 		outs[o] = true
+	}
+	return nil
+}
+
+// checkInPlace checks that a node can write its result into its first
+// source: a non-view op whose result has that source's type and shape.
+func checkInPlace(info *ops.OpInfo, srcs []*ops.Tensor, res *ops.Tensor) error {
+	if info.View {
+		return fmt.Errorf("%s is a view op; it writes nothing", info.Name)
+	}
+	if len(srcs) == 0 {
+		return fmt.Errorf("%s has no source to write into", info.Name)
+	}
+	if a := srcs[0]; a.Type != res.Type || a.Ne != res.Ne {
+		return fmt.Errorf("the result %s %s differs from the first source %s %s", res.Type, res.ShapeString(), a.Type, a.ShapeString())
 	}
 	return nil
 }

@@ -33,8 +33,9 @@ import (
 // inplace, mask, ...) default to off. test-backend-ops always prints every
 // key, so strings copied from its output are unaffected.
 //
-// Keys that change only where ggml writes the result (inplace) are
-// accepted and ignored: et compares values. Keys et cannot express in a
+// inplace=1 makes the op's result a view of its first source (ggml's
+// *_inplace op): the node is InPlace, and et launches it with the same
+// aliasing ggml-et does (dst.data == src0.data). Keys et cannot express in a
 // case file (o > 1, src_overlap, perm1, ...) are accepted only at their
 // default value, otherwise they are an error.
 
@@ -181,6 +182,8 @@ type csBuilder struct {
 	c    *Case
 	raw  []map[string]any
 	err  error
+	// inplace (the inplace key) makes the op nodes that follow InPlace.
+	inplace bool
 }
 
 // parseVars splits "k=v,k=[a,b],flag" at top-level commas. A bare word
@@ -384,7 +387,7 @@ func (b *csBuilder) leaf(name string, t ops.Type, ne []int64, init string) strin
 }
 
 func (b *csBuilder) node(name string, op ops.Op, params map[string]any, src ...string) string {
-	b.c.Nodes = append(b.c.Nodes, Node{Name: name, Op: op, Src: src})
+	b.c.Nodes = append(b.c.Nodes, Node{Name: name, Op: op, Src: src, InPlace: b.inplace && op != ops.OpView})
 	b.raw = append(b.raw, params)
 	return name
 }
@@ -514,7 +517,7 @@ func buildNorm(b *csBuilder, op ops.Op) {
 	ne := b.shape("ne", 64, 5, 4, 3)
 	v := b.bool("v")
 	eps := b.float("eps", 1e-6)
-	b.bool("inplace")
+	b.inplace = b.bool("inplace")
 	if b.err != nil {
 		return
 	}
@@ -535,7 +538,7 @@ func buildScale(b *csBuilder) {
 	ne := b.shape("ne", 10, 10, 10, 10)
 	scale := b.float("scale", 2)
 	bias := b.float("bias", 0)
-	b.bool("inplace")
+	b.inplace = b.bool("inplace")
 	if b.err != nil {
 		return
 	}
@@ -556,7 +559,7 @@ func buildSoftMax(b *csBuilder) {
 	nr := b.shape("nr23", 1, 1)
 	scale := b.float("scale", 1)
 	maxBias := b.float("max_bias", 0)
-	b.bool("inplace")
+	b.inplace = b.bool("inplace")
 	if b.err != nil {
 		return
 	}
@@ -594,7 +597,7 @@ func buildRope(b *csBuilder) {
 	af := b.float("af", 0)
 	ff := b.bool("ff")
 	v := b.bool("v")
-	b.bool("inplace")
+	b.inplace = b.bool("inplace")
 	if b.err != nil {
 		return
 	}
@@ -635,7 +638,7 @@ func buildUnary(b *csBuilder, op string) {
 	t := b.typ("type", ops.F32)
 	ne := b.shape("ne_a", 128, 2, 2, 2)
 	v := b.bool("v")
-	b.bool("inplace")
+	b.inplace = b.bool("inplace")
 	if b.err != nil {
 		return
 	}

@@ -30,6 +30,9 @@ func summary(c *Case) string {
 		if len(ps) > 0 {
 			p = "{" + strings.Join(ps, ",") + "}"
 		}
+		if n.InPlace {
+			p += "!inplace"
+		}
 		parts = append(parts, fmt.Sprintf("%s=%s(%s)%s%v", n.Name, n.Op, strings.Join(n.Src, ","), p, n.Ne))
 	}
 	return strings.Join(parts, " ")
@@ -58,7 +61,11 @@ func TestParseCaseString(t *testing.T) {
 		{"RMS_NORM(type=f32,ne=[64,5,4,3],v=0,eps=0.000001,inplace=0)",
 			"a:f32[64 5 4 3] | out=rms_norm(a){eps=1e-06}[64 5 4 3]"},
 		{"RMS_NORM(type=f32,ne=[64,5,4,3],v=1,eps=0.000010,inplace=1)",
-			"a:f32[64 5 4 3] | a_view=view(a){nb=[256 1280 5120],ne=[32 2 2 1],offset=0}[32 2 2 1] out=rms_norm(a_view){eps=1e-05}[32 2 2 1]"},
+			"a:f32[64 5 4 3] | a_view=view(a){nb=[256 1280 5120],ne=[32 2 2 1],offset=0}[32 2 2 1] out=rms_norm(a_view){eps=1e-05}!inplace[32 2 2 1]"},
+		{"RMS_NORM(type=f32,ne=[64,5,4,3],v=0,eps=0.000001,inplace=1)",
+			"a:f32[64 5 4 3] | out=rms_norm(a){eps=1e-06}!inplace[64 5 4 3]"},
+		{"SCALE(type=f32,ne=[16,2,1,1],scale=2.000000,bias=0.000000,inplace=1)",
+			"a:f32[16 2 1 1] | out=scale(a){bias=0,scale=2}!inplace[16 2 1 1]"},
 		{"NORM(type=f32,ne=[64,5,4,3],v=0,eps=0.000001)", "a:f32[64 5 4 3] | out=norm(a){eps=1e-06}[64 5 4 3]"},
 		{"SCALE(type=f32,ne=[10,10,10,10],scale=2.000000,bias=0.500000,inplace=0)",
 			"a:f32[10 10 10 10] | out=scale(a){bias=0.5,scale=2}[10 10 10 10]"},

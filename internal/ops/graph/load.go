@@ -419,7 +419,7 @@ func (l *loader) nodes(n *yaml.Node) ([]Node, []map[string]any, []map[string]int
 				}
 			}
 		}
-		fs, err := l.mapping(e, what, "name", "op", "src", "params")
+		fs, err := l.mapping(e, what, "name", "op", "src", "params", "inplace")
 		if err != nil {
 			return nil, nil, nil, err
 		}
@@ -462,6 +462,13 @@ func (l *loader) nodes(n *yaml.Node) ([]Node, []map[string]any, []map[string]int
 					}
 				default:
 					return nil, nil, nil, l.errf(f.val, "%s: src: want a list of tensor or node names, got %s", what, describe(f.val))
+				}
+			case "inplace":
+				if f.val.Kind != yaml.ScalarNode || f.val.ShortTag() != "!!bool" {
+					return nil, nil, nil, l.errf(f.val, "%s: inplace: want true or false, got %s", what, describe(f.val))
+				}
+				if err := f.val.Decode(&nd.InPlace); err != nil {
+					return nil, nil, nil, l.errf(f.val, "%s: inplace: bad boolean %s", what, f.val.Value)
 				}
 			case "params":
 				pfs, err := l.mapping(f.val, what+": params")
@@ -562,7 +569,7 @@ func ParseSeed(text string) (uint64, error) {
 }
 
 func (l *loader) tolerance(n *yaml.Node) (Tolerance, error) {
-	fs, err := l.mapping(n, "tolerance", "nmse", "max_abs")
+	fs, err := l.mapping(n, "tolerance", "nmse", "max_abs", "graph_nmse")
 	if err != nil {
 		return Tolerance{}, err
 	}
@@ -580,6 +587,8 @@ func (l *loader) tolerance(n *yaml.Node) (Tolerance, error) {
 			t.NMSE = &v
 		case "max_abs":
 			t.MaxAbs = &v
+		case "graph_nmse":
+			t.GraphNMSE = &v
 		}
 	}
 	return t, nil

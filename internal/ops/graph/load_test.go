@@ -129,6 +129,21 @@ nodes:
   - {name: z, op: rms_norm, src: [y], params: {eps: 1.0e-5}}
 `
 
+func TestLoadInPlaceAndGraphTolerance(t *testing.T) {
+	y := strings.Replace(base, "params: {eps: 1.0e-5}}", "params: {eps: 1.0e-5}, inplace: true}", 1) +
+		"tolerance: {graph_nmse: 1.0e-4}\n"
+	c, err := LoadBytes("case.yaml", []byte(y), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Nodes[0].InPlace || !c.Nodes[1].InPlace {
+		t.Errorf("in place: y %v z %v, want only z", c.Nodes[0].InPlace, c.Nodes[1].InPlace)
+	}
+	if c.Tolerance.GraphNMSE == nil || *c.Tolerance.GraphNMSE != 1e-4 || c.Tolerance.NMSE != nil {
+		t.Errorf("tolerance %+v", c.Tolerance)
+	}
+}
+
 func TestLoadErrors(t *testing.T) {
 	tests := []struct {
 		name string
@@ -166,7 +181,7 @@ func TestLoadErrors(t *testing.T) {
 		{"perm too small", strings.Replace(base, "ne: [64, 2]}", "ne: [64, 2], init: perm(8)}", 1), `case.yaml:3: tensor x: bad init perm(8): a row holds 64 distinct values, more than n = 8`},
 		{"bad tensor name", strings.Replace(base, "  x: {", "  x/y: {", 1), `case.yaml:3: tensors: name "x/y": only letters`},
 		{"nodes not a list", "name: t\nnodes: {a: 1}\n", "case.yaml:2: nodes: want a list, got a mapping"},
-		{"unknown node key", strings.Replace(base, "src: [w, x]}", "src: [w, x], parms: {}}", 1), `case.yaml:6: node y: unknown field "parms" (want name, op, src, params)`},
+		{"unknown node key", strings.Replace(base, "src: [w, x]}", "src: [w, x], parms: {}}", 1), `case.yaml:6: node y: unknown field "parms" (want name, op, src, params, inplace)`},
 		{"unknown op", strings.Replace(base, "op: mul_mat", "op: matmul", 1), `case.yaml:6: node y: unknown op "matmul"`},
 		{"op not a string", strings.Replace(base, "op: mul_mat", "op: [mul_mat]", 1), "case.yaml:6: node y: op: want a string, got a list"},
 		{"missing op", strings.Replace(base, "op: mul_mat, ", "", 1), "case.yaml:6: node y: missing required field op"},
@@ -190,9 +205,13 @@ func TestLoadErrors(t *testing.T) {
 		{"output leaf", base + "outputs: [x]\n", `case.yaml:8: output "x" is a leaf tensor, not a node`},
 		{"output twice", base + "outputs: [y, y]\n", `case.yaml:8: output "y" is listed twice`},
 		{"outputs empty", base + "outputs: []\n", "case.yaml:8: outputs: empty list"},
-		{"tolerance key", base + "tolerance: {nmse: 1.0e-3, max: 1}\n", `case.yaml:8: tolerance: unknown field "max" (want nmse, max_abs)`},
+		{"tolerance key", base + "tolerance: {nmse: 1.0e-3, max: 1}\n", `case.yaml:8: tolerance: unknown field "max" (want nmse, max_abs, graph_nmse)`},
 		{"tolerance negative", base + "tolerance: {max_abs: -1}\n", "case.yaml:8: tolerance: max_abs: want a finite number >= 0, got -1"},
 		{"tolerance nan", base + "tolerance: {nmse: .nan}\n", "case.yaml:8: tolerance: nmse: want a finite number"},
+		{"inplace not a bool", strings.Replace(base, "params: {eps: 1.0e-5}}", "params: {eps: 1.0e-5}, inplace: 1}", 1), "case.yaml:7: node z: inplace: want true or false, got the integer 1"},
+		{"inplace shape", strings.Replace(base, "src: [w, x]}", "src: [w, x], inplace: true}", 1), "case.yaml:6: node y: inplace: the result f32 [16, 2, 1, 1] differs from the first source q8_0 [64, 16, 1, 1]"},
+		{"inplace view", base + "  - {name: v, op: reshape, src: [z], params: {ne: [32]}, inplace: true}\n", "case.yaml:8: node v: inplace: reshape is a view op"},
+		{"graph_nmse negative", base + "tolerance: {graph_nmse: -1}\n", "case.yaml:8: tolerance: graph_nmse: want a finite number >= 0, got -1"},
 		{"tolerance not a number", base + "tolerance: {nmse: low}\n", `case.yaml:8: tolerance: nmse: want a finite number, got the string "low"`},
 		{"alias", base + "description: &d x\nfoo2: *d\n", "case.yaml:9: YAML aliases (*d) are not supported"},
 		{"two documents", base + "---\nname: u\n", "case.yaml:8: a case file holds one YAML document"},

@@ -98,7 +98,6 @@ func (p *Plan) nodeStep(i int, v Verdict) (Step, error) {
 	} else {
 		s.Tensors = fields
 	}
-	s.InitDst = r.inPlace
 	if r.scalars != nil {
 		var b binder
 		if err := r.scalars(x, &b); err != nil {

@@ -214,14 +214,21 @@ func TestNoopAndViewSteps(t *testing.T) {
 	}
 }
 
-func TestSetRowsInitDst(t *testing.T) {
+// set_rows writes into its first source, as ggml's result is
+// ggml_view_tensor(a): the dst field's value is a view of d's memory.
+func TestSetRowsInPlace(t *testing.T) {
 	b := newGB(t).leaf("d", ops.F32, 32, 8).leaf("s", ops.F32, 32, 3).leaf("i", ops.I64, 3).
 		node("y", "set_rows", []string{"d", "s", "i"}, nil)
 	p := b.build(false)
 	s := p.Steps[0]
 	want := map[string]int{"src0": b.value("s"), "src1": b.value("i"), "dst": b.value("y")}
-	if !s.InitDst || !reflect.DeepEqual(s.Tensors, want) || !s.Batchable {
-		t.Errorf("step %+v, want tensors %v and InitDst", s, want)
+	if !reflect.DeepEqual(s.Tensors, want) || !s.Batchable {
+		t.Errorf("step %+v, want tensors %v", s, want)
+	}
+	g := p.Graph
+	y := &g.Values[b.value("y")]
+	if y.Base != b.value("d") || y.T.Offs != 0 || !g.Nodes[0].InPlace {
+		t.Errorf("y base %d offs %d in place %v, want a view of d (%d)", y.Base, y.T.Offs, g.Nodes[0].InPlace, b.value("d"))
 	}
 }
 

@@ -32,6 +32,10 @@ type Node struct {
 	Src    []int // value indices, in the op's source order
 	Params ops.Params
 	Out    int // value index of the result
+	// InPlace: the result is a view of the first source (ggml's *_inplace
+	// ops, set_rows, set with inplace): the op writes into that source's
+	// memory, and the launch has dst.data == src0.data, as on ggml-et.
+	InPlace bool
 	// Line is the line of the node in its case file (0 when unknown),
 	// for error messages.
 	Line int
@@ -76,6 +80,16 @@ func (g *Graph) AddLeaf(name string, t *ops.Tensor) (int, error) {
 // its host tensor (or builds the view). Errors are input errors naming
 // the node.
 func (g *Graph) AddNode(name string, op ops.Op, src []string, raw map[string]any, line int) (int, error) {
+	return g.AddNodeInPlace(name, op, src, raw, line, false)
+}
+
+// AddNodeInPlace is AddNode with the result written into the first
+// source when inplace is set (ggml's *_inplace ops): the result is a view
+// of src0 with src0's layout, and its memory is src0's. The result must
+// have src0's type and shape. set_rows, and set with its inplace param,
+// are in place whatever inplace says, as in ggml (their result is
+// ggml_view_tensor(a)).
+func (g *Graph) AddNodeInPlace(name string, op ops.Op, src []string, raw map[string]any, line int, inplace bool) (int, error) {
 	info, ok := ops.Lookup(string(op))
 	if !ok {
 		return 0, &NodeError{Node: name, Line: line, Err: &ops.UnknownOpError{Name: string(op)}}
@@ -111,7 +125,23 @@ func (g *Graph) AddNode(name string, op ops.Op, src []string, raw map[string]any
 		if err != nil {
 			return 0, nerr(err)
 		}
-		t = ops.New(typ, ne[:]...)
+		if info.Name == ops.OpSetRows || (info.Name == ops.OpSet && p.Bool("inplace")) {
+			inplace = true
+		}
+		if inplace && len(srcs) == 0 {
+			return 0, nerr(fmt.Errorf("in place: %s has no source to write into", info.Name))
+		}
+		if inplace {
+			a := srcs[0]
+			if a.Type != typ || a.Ne != ne {
+				return 0, nerr(fmt.Errorf("in place: the result %s %v differs from the first source %s %s", typ, ne, a.Type, a.ShapeString()))
+			}
+			v := *a
+			t, base = &v, g.Values[n.Src[0]].Base
+			n.InPlace = true
+		} else {
+			t = ops.New(typ, ne[:]...)
+		}
 	}
 	t.Name = name
 	n.Out = len(g.Values)

@@ -83,11 +83,6 @@ type Step struct {
 	// Batchable is true when the kernel can be batched into the
 	// uberkernel (manifest uberkernel ids).
 	Batchable bool
-	// InitDst is true when the kernel updates its result in place: before
-	// the launch the result's memory must hold the node's first source
-	// (set_rows writes only the indexed rows; ggml's result is a view of
-	// that source).
-	InitDst bool
 	// Note says why a StepNoop launches nothing.
 	Note string
 	// FusionMissed lists, as "<fusion>: <reason>", why a fusion whose op

@@ -24,8 +24,6 @@ type opRule struct {
 	scalars func(x *nodeCtx, b *binder) error
 	// noop, when set, says why a supported node launches nothing.
 	noop func(x *nodeCtx) (string, bool)
-	// inPlace: the kernel updates its result in place (see Step.InitDst).
-	inPlace bool
 	// dst is the result's tensor field ("" = "dst").
 	dst string
 	// pointers: the kernel takes raw device pointers, not tensor copies
@@ -69,10 +67,9 @@ var rules = map[ops.Op]opRule{
 	ops.OpUnary: {check: checkUnary, kernel: fixed("unary_f32"), fields: []string{"src0"},
 		scalars: scalarsUnary},
 	ops.OpGetRows: {check: checkGetRows, kernel: fixed("get_rows_f32"), fields: []string{"src0", "src1"}},
-	ops.OpSetRows: {check: checkSetRows, kernel: fixed("set_rows_f32"), fields: []string{"", "src0", "src1"},
-		inPlace: true},
-	ops.OpCpy:  {check: checkCpy, kernel: kernelCpy, fields: []string{"src0"}, noop: noopEmpty},
-	ops.OpCont: {check: checkCont, kernel: kernelCont, fields: []string{"src0"}},
+	ops.OpSetRows: {check: checkSetRows, kernel: fixed("set_rows_f32"), fields: []string{"", "src0", "src1"}},
+	ops.OpCpy:     {check: checkCpy, kernel: kernelCpy, fields: []string{"src0"}, noop: noopEmpty},
+	ops.OpCont:    {check: checkCont, kernel: kernelCont, fields: []string{"src0"}},
 	ops.OpFlashAttnExt: {check: checkFlashAttn, kernel: kernelFlashAttn, fields: []string{"q", "k", "v", "mask"},
 		scalars: scalarsFlashAttn},
 }

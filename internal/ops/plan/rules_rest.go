@@ -23,7 +23,7 @@ var restRules = map[ops.Op]opRule{
 	"tri": {check: checkTri, kernel: fixed("tri_f32"), fields: []string{"src0"}, scalars: scalarsTri},
 	// SET runs in place: the params carry only src1 and dst (dst is ggml's
 	// src0), so the result's memory must hold a before the launch.
-	"set":      {check: checkSet, kernel: fixed("set_f32"), fields: []string{"", "src1"}, scalars: scalarsSet, inPlace: true},
+	"set":      {check: checkSet, kernel: fixed("set_f32"), fields: []string{"", "src1"}, scalars: scalarsSet},
 	"im2col":   {check: checkIm2col, kernel: fixed("im2col"), fields: []string{"src0", "src1"}, scalars: scalarsIm2col},
 	"conv_2d":  {check: checkConv2D, kernel: fixed("conv_2d_f32_me"), fields: []string{"src0", "src1"}, scalars: scalarsConv2D},
 	"ssm_conv": {check: checkSSMConv, kernel: fixed("ssm_conv_f32"), fields: []string{"src0", "src1"}},

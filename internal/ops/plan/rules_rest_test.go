@@ -23,12 +23,11 @@ type restCase struct {
 	nReason int      // when > 0, the exact number of reasons
 	// For a launch: the scalars (ints and floats by field name), the
 	// leading dst op_params, the tensor fields, the pointer fields (field
-	// -> source index, -1 = the result) and InitDst.
+	// -> source index, -1 = the result).
 	scalars  map[string]float64
 	opParams []int32
 	tensors  []string
 	pointers map[string]int
-	initDst  bool
 }
 
 func restAddr(base int) uint64 { return 0x10000 * uint64(base+1) }
@@ -63,9 +62,6 @@ func (tc restCase) run(t *testing.T, m *abi.Manifest) {
 	}
 	if _, want := m.UberkernelID(tc.kernel); s.Batchable != want {
 		t.Errorf("batchable %v, want %v", s.Batchable, want)
-	}
-	if s.InitDst != tc.initDst {
-		t.Errorf("InitDst %v, want %v", s.InitDst, tc.initDst)
 	}
 	out := len(tc.srcs) // rawGraph: leaves 0..n-1, then the result
 	if tc.tensors != nil {
@@ -203,11 +199,11 @@ func TestRulesSet(t *testing.T) {
 	a, b := f32t(64, 4), f32t(16, 2)
 	runRest(t, []restCase{
 		{name: "in place", op: "set", params: set("nb1", int64(256), "offset", int64(64)), dst: f32t(64, 4), srcs: []*ops.Tensor{a, b},
-			kernel: "set_f32", initDst: true, tensors: []string{"src1", "dst"},
+			kernel: "set_f32", tensors: []string{"src1", "dst"},
 			scalars:  map[string]float64{"nb1": 256, "nb2": 1024, "nb3": 1024, "offset": 64},
 			opParams: []int32{256, 1024, 1024, 64, 1}},
 		{name: "strides 0 are a's", op: "set", params: set(), dst: f32t(64, 4), srcs: []*ops.Tensor{a, b},
-			kernel: "set_f32", initDst: true, scalars: map[string]float64{"nb1": 256, "nb2": 1024, "nb3": 1024, "offset": 0}},
+			kernel: "set_f32", scalars: map[string]float64{"nb1": 256, "nb2": 1024, "nb3": 1024, "offset": 0}},
 		{name: "not in place", op: "set", params: set("inplace", false), dst: f32t(64, 4), srcs: []*ops.Tensor{a, b},
 			reasons: []string{"set is not in place (inplace = false"}, nReason: 1},
 		{name: "src1.ne0 8", op: "set", params: set(), dst: f32t(64, 4), srcs: []*ops.Tensor{a, f32t(8, 2)},
@@ -222,7 +218,7 @@ func TestRulesSet(t *testing.T) {
 		{name: "view past the end", op: "set", params: set("offset", int64(960)), dst: f32t(64, 4), srcs: []*ops.Tensor{a, b},
 			reasons: []string{"set view does not fit in dst (last element at byte 1276, dst has 1024 bytes)"}, nReason: 1},
 		{name: "view last element at the end", op: "set", params: set("offset", int64(704)), dst: f32t(64, 4), srcs: []*ops.Tensor{a, b},
-			kernel: "set_f32", initDst: true},
+			kernel: "set_f32"},
 		{name: "dst shape", op: "set", params: set(), dst: f32t(64, 5), srcs: []*ops.Tensor{a, b},
 			reasons: []string{"dst and src0 differ in shape (dst.ne = [64, 5, 1, 1], src0.ne = [64, 4, 1, 1])"}, nReason: 1},
 		{name: "i32", op: "set", params: set(), dst: ops.New(ops.I32, 64, 4), srcs: []*ops.Tensor{ops.New(ops.I32, 64, 4), ops.New(ops.I32, 16, 2)},
