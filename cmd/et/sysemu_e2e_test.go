@@ -236,7 +236,14 @@ func TestSysemuRunKernelFaults(t *testing.T) {
 				Status string
 				Faults []struct {
 					Code     string
-					Contexts []struct{ Detail string }
+					Contexts []struct {
+						Detail     string
+						Cause, EPC uint64
+						TVal       uint64 `json:"tval"`
+						Unfilled   string
+						UserError  int64 `json:"user_error"`
+						Kind       string
+					}
 				}
 				Dumps []struct{ Name string }
 			}
@@ -251,12 +258,90 @@ func TestSysemuRunKernelFaults(t *testing.T) {
 			if !found {
 				t.Errorf("no hart context says %q:\n%s", want, r.out)
 			}
+			// A register the runtime left unfilled (the 0xCD fill, or
+			// mcause/mepc/mtval of a kernel execution error) is marked so,
+			// never shown as data.
+			const fill = 0xcdcdcdcdcdcdcdcd
+			for _, f := range doc.Faults {
+				for _, c := range f.Contexts {
+					if c.Cause == fill || c.EPC == fill || c.TVal == fill {
+						t.Fatalf("a context carries the unfilled pattern as data: %+v", c)
+					}
+				}
+			}
 			// The device stays usable: the buffer is read back after the
 			// fault.
 			if len(doc.Dumps) != 1 || len(readU32s(t, dump)) != 1024 {
 				t.Errorf("dump after the fault: %+v", doc.Dumps)
 			}
 		})
+	}
+}
+
+// TestSysemuRunDirs checks what a sysemu run leaves in the temporary
+// directory: nothing after a clean run or a plain NMSE failure (the
+// device worked), the logs after a kernel fault.
+func TestSysemuRunDirs(t *testing.T) {
+	s := needStack(t)
+	leftovers := func(dir string) []string {
+		m, _ := filepath.Glob(filepath.Join(dir, "et-sysemu-*"))
+		return m
+	}
+	norm, _ := filepath.Abs("../../testcases/norm.yaml")
+	r := s.et(t, 10*time.Minute, "run-op", "-f", norm, "--backend", "sysemu", "--timeout", "5m")
+	if r.code != 1 || !strings.Contains(r.out, "FAIL") {
+		t.Fatalf("norm.yaml: exit %d, want 1 (norm_f32's known defect)\n%s%s", r.code, r.out, r.errOut)
+	}
+	if left := leftovers(r.dir); len(left) > 0 || strings.Contains(r.errOut, "logs kept") {
+		t.Errorf("an NMSE failure kept the run directory %v\n%s", left, r.errOut)
+	}
+	r = s.et(t, 3*time.Minute, "run-kernel", filepath.Join(s.upstreamKernels(), "exception.elf"), "--backend", "sysemu", "--timeout", "2m")
+	if r.code != 1 || len(leftovers(r.dir)) != 1 || !strings.Contains(r.errOut, "logs kept in") {
+		t.Errorf("a kernel fault: exit %d, run directories %v (want the one kept)\n%s", r.code, leftovers(r.dir), r.errOut)
+	}
+}
+
+// TestSysemuInterrupt sends SIGINT to et while a kernel hangs on the
+// emulator: et says it was interrupted, exits 130 and leaves no worker.
+func TestSysemuInterrupt(t *testing.T) {
+	s := needStack(t)
+	dir := t.TempDir()
+	runDir := filepath.Join(dir, "run")
+	cmd := exec.Command(s.bin, "run-kernel", filepath.Join(s.upstreamKernels(), "hang.elf"), "--backend", "sysemu", "--run-dir", runDir, "-v")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "ET_TOOLCHAIN="+s.prefix, "GGML_ET_KERNELS_PATH="+s.kernels, "NO_COLOR=1")
+	var errOut bytes.Buffer
+	cmd.Stderr = &errOut
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Wait until the kernel is launched: the worker has been up a while
+	// and the emulator booted (the UART logs exist) — then interrupt.
+	deadline := time.Now().Add(2 * time.Minute)
+	for time.Now().Before(deadline) {
+		if strings.Contains(errOut.String(), "ready in") {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	time.Sleep(2 * time.Second)
+	cmd.Process.Signal(os.Interrupt)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("et did not end within 30 s of SIGINT\n%s", errOut.String())
+	}
+	if code := cmd.ProcessState.ExitCode(); code != 130 {
+		t.Errorf("exit %d, want 130\n%s", code, errOut.String())
+	}
+	if !strings.Contains(errOut.String(), "interrupted") || strings.Contains(errOut.String(), "context canceled") {
+		t.Errorf("stderr does not say interrupted:\n%s", errOut.String())
+	}
+	if left := workersIn(runDir); len(left) > 0 {
+		t.Errorf("processes left running in the run directory: %v", left)
 	}
 }
 
@@ -288,6 +373,11 @@ func TestSysemuTestcases(t *testing.T) {
 				bad = append(bad, fmt.Sprintf("%s: kernel fault in %s", f.Case, f.Step))
 			}
 			sort.Strings(bad)
+			// Good kernels draw no warning (every ggml-et kernel has a
+			// zero-sized .riscv.attributes segment the loader skips).
+			if strings.Contains(r.errOut, "warning: kernel") {
+				t.Errorf("run-op warns about good kernels:\n%s", r.errOut)
+			}
 			if r.code != 0 || len(bad) > 0 {
 				t.Errorf("exit %d; unexpected results (a new failure, or a fixed defect to remove from %s):\n  %s\nstderr:\n%s",
 					r.code, expectedFailures, strings.Join(bad, "\n  "), r.errOut)
