@@ -393,32 +393,100 @@ type kernelELFError struct{ msg string }
 func (e *kernelELFError) Error() string { return e.msg }
 func (e *kernelELFError) InputError()   {}
 
-// streamErrorRows are the table rows of stream errors: one per hart
-// context (at most maxContexts per error; the rest are counted in a note),
-// or one row for an error without contexts.
-func streamErrorRows(prefix []string, errs []driver.StreamError, maxContexts int) (rows [][]string, notes []string) {
+// streamErrorRows are the table rows of stream errors: one per group of
+// hart contexts that say the same thing (detail, registers, user error),
+// with how many harts and which, at most maxGroups per error (the rest are
+// counted in a note); one row for an error without contexts. A kernel
+// error carries a context per hart (2080 on sysemu), so the table stays
+// short; -o json has every context. Registers the device left unfilled
+// for that kind of context show as "-".
+func streamErrorRows(prefix []string, errs []driver.StreamError, maxGroups int) (rows [][]string, notes []string) {
 	for _, e := range errs {
 		if len(e.Contexts) == 0 {
-			rows = append(rows, append(slices.Clone(prefix), e.Code, "-", "-", "-", "-", devicesOr(e.Message, "-")))
+			rows = append(rows, append(slices.Clone(prefix), e.Code, "-", "-", "-", "-", "-", devicesOr(e.Message, "-")))
 			continue
 		}
-		for i, c := range e.Contexts {
-			if i == maxContexts {
-				notes = append(notes, fmt.Sprintf("%s: %d more hart context(s) in -o json (%s)", e.Code, len(e.Contexts)-maxContexts, e.Message))
+		type group struct {
+			cells []string
+			harts []uint32
+		}
+		var groups []*group
+		index := map[string]*group{}
+		for _, c := range e.Contexts {
+			cells := []string{"-", "-", "-", devicesOr(c.Detail, "-")}
+			if c.Filled("cause") {
+				cells[0] = fmt.Sprintf("%d", c.Cause)
+			}
+			if c.Filled("epc") {
+				cells[1] = fmt.Sprintf("0x%x", c.EPC)
+			}
+			if c.Filled("tval") {
+				cells[2] = fmt.Sprintf("0x%x", c.TVal)
+			}
+			key := strings.Join(cells, "\x00") + fmt.Sprintf("\x00%d %t", c.UserError, c.HasUserError)
+			g := index[key]
+			if g == nil {
+				g = &group{cells: cells}
+				index[key] = g
+				groups = append(groups, g)
+			}
+			g.harts = append(g.harts, c.Hart)
+		}
+		for i, g := range groups {
+			if i == maxGroups {
+				n := 0
+				for _, g := range groups[i:] {
+					n += len(g.harts)
+				}
+				notes = append(notes, fmt.Sprintf("%s: %d more group(s) of %d hart context(s) in -o json", e.Code, len(groups)-maxGroups, n))
 				break
 			}
-			rows = append(rows, append(slices.Clone(prefix), e.Code, fmt.Sprint(c.Hart),
-				fmt.Sprintf("%d", c.Cause), fmt.Sprintf("0x%x", c.EPC), fmt.Sprintf("0x%x", c.TVal), devicesOr(c.Detail, "-")))
+			rows = append(rows, append(append(slices.Clone(prefix), e.Code, fmt.Sprint(len(g.harts)), hartList(g.harts)), g.cells...))
 		}
-		if e.Message != "" && len(e.Contexts) <= maxContexts {
+		if e.Message != "" {
 			notes = append(notes, fmt.Sprintf("%s: %s", e.Code, e.Message))
 		}
 	}
 	return rows, notes
 }
 
+// hartList names a set of harts compactly: "0-2047", "0-62 step 2",
+// "3, 7, 9-12", or the first and last runs around "...".
+func hartList(harts []uint32) string {
+	hs := slices.Clone(harts)
+	slices.Sort(hs)
+	hs = slices.Compact(hs)
+	if len(hs) > 2 {
+		step := hs[1] - hs[0]
+		regular := step > 1
+		for i := 2; i < len(hs) && regular; i++ {
+			regular = hs[i]-hs[i-1] == step
+		}
+		if regular {
+			return fmt.Sprintf("%d-%d step %d", hs[0], hs[len(hs)-1], step)
+		}
+	}
+	var runs []string
+	for i := 0; i < len(hs); {
+		j := i
+		for j+1 < len(hs) && hs[j+1] == hs[j]+1 {
+			j++
+		}
+		if j == i {
+			runs = append(runs, fmt.Sprint(hs[i]))
+		} else {
+			runs = append(runs, fmt.Sprintf("%d-%d", hs[i], hs[j]))
+		}
+		i = j + 1
+	}
+	if len(runs) > 6 {
+		runs = append(append(runs[:3:3], "..."), runs[len(runs)-2:]...)
+	}
+	return strings.Join(runs, ", ")
+}
+
 // streamErrorHeaders go with streamErrorRows.
-var streamErrorHeaders = []string{"code", "hart", "cause", "epc", "tval", "detail"}
+var streamErrorHeaders = []string{"code", "harts", "which", "cause", "epc", "tval", "detail"}
 
 // isWorkerFailure reports a timeout or death of the worker: the error
 // carries the log tails and must reach the user as it is.
@@ -511,12 +579,13 @@ type runOpFault struct {
 	Errors []driver.StreamError `json:"errors"`
 }
 
-// maxFaultContexts bounds the hart contexts shown per stream error in
-// tables (a kernel error can carry one per hart, 2080); JSON has all.
+// maxFaultContexts bounds the groups of hart contexts shown per stream
+// error in tables (a kernel error can carry one per hart, 2080); JSON has
+// all.
 const maxFaultContexts = 8
 
 func runOpFaultTable(faults []runOpFault) table {
-	t := table{Title: "Kernel faults", Headers: append([]string{"case", "step"}, streamErrorHeaders...), Right: []int{3, 4}}
+	t := table{Title: "Kernel faults", Headers: append([]string{"case", "step"}, streamErrorHeaders...), Right: []int{3, 5}}
 	for _, fl := range faults {
 		rows, notes := streamErrorRows([]string{fl.Case, fl.Step}, fl.Errors, maxFaultContexts)
 		t.Rows = append(t.Rows, rows...)

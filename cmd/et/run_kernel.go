@@ -620,7 +620,7 @@ func runKernelDocument(d runKernelDoc, st styles) document {
 		d.Kernel, d.Device, d.Backend, mask, d.ArgsBytes, st.Status(d.Status), runTime(d.TimeNS)))
 	tables := []table{bt, at}
 	if len(d.Faults) > 0 {
-		ft := table{Title: "Kernel faults", Headers: streamErrorHeaders, Right: []int{1, 2}}
+		ft := table{Title: "Kernel faults", Headers: streamErrorHeaders, Right: []int{1, 3}}
 		ft.Rows, ft.Notes = streamErrorRows(nil, d.Faults, maxFaultContexts)
 		tables = append(tables, ft)
 	}

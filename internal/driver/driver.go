@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Kind names a family of devices.
@@ -117,6 +118,27 @@ type ErrorContext struct {
 	TVal  uint64 `json:"tval"`
 	// Detail is a decoded description of Cause when known.
 	Detail string `json:"detail,omitempty"`
+	// Kind is the context's type (rt::ErrorContext::type_: "U-mode
+	// exception", "kernel execution error", ...), when the device says.
+	Kind string `json:"kind,omitempty"`
+	// UserError is the code a kernel returned (a kernel execution error):
+	// meaningful only when HasUserError is set.
+	UserError    int64 `json:"user_error,omitempty"`
+	HasUserError bool  `json:"-"`
+	// Unfilled lists, comma-separated, the registers the device left
+	// unfilled for this kind of context ("cause,epc,tval"): their fields
+	// above are 0 and are not data.
+	Unfilled string `json:"unfilled,omitempty"`
+}
+
+// Filled reports whether register reg ("cause", "epc", "tval") holds data.
+func (c ErrorContext) Filled(reg string) bool {
+	for u := range strings.SplitSeq(c.Unfilled, ",") {
+		if u == reg {
+			return false
+		}
+	}
+	return true
 }
 
 // StreamError is an error the device reported for a stream.

@@ -123,13 +123,48 @@ type rawStreamError struct {
 	Contexts    []hartContext
 }
 
+// unfilledWord is the runtime's fill pattern of an error context it did
+// not write (0xCD bytes, reference §9).
+const unfilledWord = 0xCDCDCDCDCDCDCDCD
+
+// Context types (rt::ErrorContext::type_) with their own decoding.
+const (
+	ctxUException  = 1
+	ctxKernelError = 4
+	ctxTensorError = 5
+)
+
+// hasUserError reports whether the context carries the kernel's
+// userDefinedError: a kernel (tensor) execution error that filled it.
+func (h hartContext) hasUserError() bool {
+	return (h.Type == ctxKernelError || h.Type == ctxTensorError) && uint64(h.UserError) != unfilledWord
+}
+
+// unfilled lists the registers the runtime leaves unfilled for this type
+// of context: a kernel execution error fills only userDefinedError
+// (reference §9, seen on the real stack with error.elf), and any register
+// still holding the 0xCD pattern (bus_error.elf fills none) was not
+// written.
+func (h hartContext) unfilled() []string {
+	var out []string
+	for _, r := range []struct {
+		name string
+		v    uint64
+	}{{"cause", h.MCause}, {"epc", h.MEPC}, {"tval", h.MTVal}} {
+		if h.Type == ctxKernelError || h.Type == ctxTensorError || r.v == unfilledWord {
+			out = append(out, r.name)
+		}
+	}
+	return out
+}
+
 // detail describes one hart's context.
 func (h hartContext) detail() string {
-	switch h.Type {
-	case 1: // U-mode exception: mcause, mepc and mtval are meaningful
+	switch {
+	case h.Type == ctxUException && h.MCause != unfilledWord:
 		return "U-mode exception: " + CauseName(h.MCause)
-	case 4: // kernel execution error: the kernel returned an error code
-		return fmt.Sprintf("kernel execution error (user error %d)", h.UserError)
+	case h.hasUserError():
+		return fmt.Sprintf("%s (user error %d)", contextTypes[h.Type], h.UserError)
 	}
 	return contextTypes[h.Type]
 }
@@ -154,9 +189,24 @@ func decodeStreamError(r rawStreamError) driver.StreamError {
 		}
 		d := h.detail()
 		counts[d]++
-		out.Contexts = append(out.Contexts, driver.ErrorContext{
+		c := driver.ErrorContext{
 			Hart: uint32(h.HartID), Cause: h.MCause, EPC: h.MEPC, TVal: h.MTVal, Detail: d,
-		})
+			Kind: contextTypes[h.Type], Unfilled: strings.Join(h.unfilled(), ","),
+		}
+		for _, u := range h.unfilled() {
+			switch u {
+			case "cause":
+				c.Cause = 0
+			case "epc":
+				c.EPC = 0
+			case "tval":
+				c.TVal = 0
+			}
+		}
+		if h.hasUserError() {
+			c.UserError, c.HasUserError = h.UserError, true
+		}
+		out.Contexts = append(out.Contexts, c)
 	}
 	var parts []string
 	if len(out.Contexts) > 0 {

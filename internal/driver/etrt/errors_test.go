@@ -135,6 +135,40 @@ func TestDecodeStreamError(t *testing.T) {
 	}
 }
 
+// Each context type is decoded with the registers the runtime fills for
+// it, as seen on the real stack: error.elf (type 4) fills only the user
+// error, bus_error.elf (type 6) nothing, abort.elf (type 3) mcause and mepc,
+// exception.elf (type 1) all three.
+func TestDecodeContextsPerType(t *testing.T) {
+	const cd = 0xCDCDCDCDCDCDCDCD
+	raw := rawStreamError{Code: 0, NumContexts: 5, Contexts: []hartContext{
+		{Type: 4, HartID: 2, MCause: cd, MEPC: cd, MTVal: cd, UserError: -10},
+		{Type: 6, HartID: 3, MCause: cd, MEPC: cd, MTVal: cd, UserError: -3617008641903833651},
+		{Type: 3, HartID: 4, MCause: 8, MEPC: 0x8005b3602e, MTVal: 0, UserError: -3617008641903833651},
+		{Type: 1, HartID: 5, MCause: 7, MEPC: 0x8005b36016, MTVal: 0},
+		{Type: 1, HartID: 6, MCause: cd, MEPC: 0x10, MTVal: cd},
+	}}
+	want := []driver.ErrorContext{
+		{Hart: 2, Detail: "kernel execution error (user error -10)", Kind: "kernel execution error", UserError: -10, HasUserError: true, Unfilled: "cause,epc,tval"},
+		{Hart: 3, Detail: "bus error", Kind: "bus error", Unfilled: "cause,epc,tval"},
+		{Hart: 4, Cause: 8, EPC: 0x8005b3602e, Detail: "self abort", Kind: "self abort"},
+		{Hart: 5, Cause: 7, EPC: 0x8005b36016, Detail: "U-mode exception: store/AMO access fault", Kind: "U-mode exception"},
+		{Hart: 6, EPC: 0x10, Detail: "U-mode exception", Kind: "U-mode exception", Unfilled: "cause,tval"},
+	}
+	got := decodeStreamError(raw)
+	if len(got.Contexts) != len(want) {
+		t.Fatalf("contexts %+v", got.Contexts)
+	}
+	for i, w := range want {
+		if got.Contexts[i] != w {
+			t.Errorf("context %d = %+v, want %+v", i, got.Contexts[i], w)
+		}
+	}
+	if !got.Contexts[3].Filled("tval") || got.Contexts[0].Filled("epc") || got.Contexts[4].Filled("cause") || !got.Contexts[4].Filled("epc") {
+		t.Error("Filled disagrees with Unfilled")
+	}
+}
+
 func TestCauseName(t *testing.T) {
 	for cause, want := range map[uint64]string{
 		2: "illegal instruction", 13: "load page fault", 10: "cause 10", 1<<63 | 7: "interrupt 7",

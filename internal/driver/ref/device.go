@@ -203,7 +203,7 @@ func streamError(kernel string, err error) driver.StreamError {
 		return driver.StreamError{Code: f.code, Message: kernel + ": " + f.msg, Contexts: f.ctx}
 	}
 	return driver.StreamError{Code: CodeUserError, Message: kernel + ": " + err.Error(),
-		Contexts: []driver.ErrorContext{{Detail: "kernel execution error: returned -1"}}}
+		Contexts: []driver.ErrorContext{kernelErrorContext()}}
 }
 
 // Sync returns, and forgets, the stream errors of the launches since the

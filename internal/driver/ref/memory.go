@@ -322,7 +322,8 @@ const (
 )
 
 func accessFault(store bool, addr uint64, msg string) *fault {
-	c := driver.ErrorContext{Cause: causeLoadAccessFault, TVal: addr, Detail: "load access fault"}
+	c := driver.ErrorContext{Cause: causeLoadAccessFault, TVal: addr, Detail: "load access fault",
+		Kind: "U-mode exception", Unfilled: "epc"} // the model has no program counter
 	if store {
 		c.Cause, c.Detail = causeStoreAccessFault, "store access fault"
 	}
@@ -330,5 +331,12 @@ func accessFault(store bool, addr uint64, msg string) *fault {
 }
 
 func userError(msg string) *fault {
-	return &fault{code: CodeUserError, msg: msg, ctx: []driver.ErrorContext{{Detail: "kernel execution error: returned -1"}}}
+	return &fault{code: CodeUserError, msg: msg, ctx: []driver.ErrorContext{kernelErrorContext()}}
+}
+
+// kernelErrorContext is the context of a kernel that returned -1: like
+// the runtime's, it fills only the user error.
+func kernelErrorContext() driver.ErrorContext {
+	return driver.ErrorContext{Detail: "kernel execution error: returned -1", Kind: "kernel execution error",
+		UserError: -1, HasUserError: true, Unfilled: "cause,epc,tval"}
 }
