@@ -126,8 +126,8 @@ func TestShimFaults(t *testing.T) {
 		}
 		e := errs[0]
 		want := []driver.ErrorContext{
-			{Hart: 0, Cause: 5, EPC: 0x8005b39010, TVal: 0xdead0000, Detail: "U-mode exception: load access fault"},
-			{Hart: 1, Cause: 15, EPC: 0x8005b39020, TVal: 0xdead0040, Detail: "U-mode exception: store/AMO page fault"},
+			{Hart: 0, Cause: 5, EPC: 0x8005b39010, TVal: 0xdead0000, Detail: "U-mode exception: load access fault", Kind: "U-mode exception"},
+			{Hart: 1, Cause: 15, EPC: 0x8005b39020, TVal: 0xdead0040, Detail: "U-mode exception: store/AMO page fault", Kind: "U-mode exception"},
 		}
 		if e.Code != "KernelLaunchException" || len(e.Contexts) != 2 || e.Contexts[0] != want[0] || e.Contexts[1] != want[1] {
 			t.Errorf("stream error = %+v", e)

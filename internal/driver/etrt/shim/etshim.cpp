@@ -12,17 +12,17 @@
 // returns; the ELF buffer of et_load_code only until it returns (it waits
 // for the load event).
 //
-// The profiler entry points (et_profiler_start/stop) follow the reference's
-// one-line description of the API (et-driver-and-sysemu.md §5.4:
-// "profiling::IProfilerRecorder* getProfiler() const -> start(std::ostream&,
-// rt::IProfiler::OutputType::Json), stop()") and how ggml-et uses it
-// (et-runtime-trace.md §1.1, §2.4). The exact declarations were not in the
-// reference: the lines marked UNCERTAIN are the ones to check against
-// <ET>/include/runtime/IProfiler.h first if the build fails there.
+// The profiler entry points (et_profiler_start/stop) use the API as declared
+// in et-platform f5e7904's include/runtime/IProfiler.h and IRuntime.h
+// (checked against a real install: rt::IProfiler::OutputType { Json,
+// Binary }, virtual void start(std::ostream&, OutputType), virtual void
+// stop(), and IRuntime::getProfiler() const returning
+// profiling::IProfilerRecorder*, which derives from rt::IProfiler), and
+// follow how ggml-et uses it (et-runtime-trace.md §1.1, §2.4).
 #include "etshim.h"
 
 #include <device-layer/IDeviceLayer.h>
-#include <runtime/IProfiler.h> // UNCERTAIN: IRuntime.h is said to include it already
+#include <runtime/IProfiler.h> // IRuntime.h includes it too
 #include <runtime/IRuntime.h>
 #include <runtime/Types.h>
 #include <sw-sysemu/SysEmuOptions.h>
@@ -112,7 +112,7 @@ std::chrono::seconds seconds(int64_t s) { return std::chrono::seconds(s < 1 ? 1 
 // it returns (et-runtime-trace.md §1.1).
 void stopProfiler(et_ctx* c) {
   std::unique_ptr<std::ofstream> out = std::move(c->profileOut);
-  c->runtime->getProfiler()->stop(); // UNCERTAIN: stop() takes no arguments
+  c->runtime->getProfiler()->stop();
   out->close();
   if (out->fail()) {
     throw std::runtime_error("profiler: writing the trace file failed");
@@ -427,9 +427,7 @@ int et_profiler_start(et_ctx* c, const char* path, char* err, size_t errlen) {
     if (c->profileOut) {
       throw argError{"etshim: the profiler is already running"};
     }
-    // UNCERTAIN: the return type (profiling::IProfilerRecorder*, per the
-    // reference); auto keeps the shim independent of its exact spelling.
-    auto* prof = c->runtime->getProfiler();
+    rt::profiling::IProfilerRecorder* prof = c->runtime->getProfiler();
     if (prof == nullptr) {
       throw std::runtime_error("the runtime has no profiler");
     }
@@ -438,9 +436,6 @@ int et_profiler_start(et_ctx* c, const char* path, char* err, size_t errlen) {
       throw std::runtime_error(std::string("profiler: cannot open ") + path + ": " +
                                std::strerror(errno));
     }
-    // UNCERTAIN: the enum's qualification (rt::IProfiler::OutputType::Json,
-    // as the reference writes it) and that start takes only these two
-    // arguments.
     prof->start(*out, rt::IProfiler::OutputType::Json);
     c->profileOut = std::move(out);
     // As ggml's registry init does after start (et-runtime-trace.md §2.4):

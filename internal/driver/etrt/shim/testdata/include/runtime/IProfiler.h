@@ -1,8 +1,6 @@
-// API stub (see Types.h): the runtime profiler as etshim.cpp uses it.
-// UNCERTAIN: the reference (et-driver-and-sysemu.md §5.4) gives only
-// "profiling::IProfilerRecorder* getProfiler() const -> start(std::ostream&,
-// rt::IProfiler::OutputType::Json), stop()"; the class layout below is a
-// guess that makes those spellings valid, not the real header.
+// API stub (see Types.h): the runtime profiler as etshim.cpp uses it, with
+// the declarations of et-platform f5e7904's include/runtime/IProfiler.h
+// (checked against a real install; the rest of that header is left out).
 #pragma once
 #include <ostream>
 
@@ -11,12 +9,10 @@ class IProfiler {
 public:
   enum class OutputType { Json, Binary };
   virtual ~IProfiler();
-};
-namespace profiling {
-class IProfilerRecorder : public IProfiler {
-public:
-  virtual void start(std::ostream& out, IProfiler::OutputType type) = 0;
+  virtual void start(std::ostream& outputStream, OutputType outputType) = 0;
   virtual void stop() = 0;
 };
+namespace profiling {
+class IProfilerRecorder : public IProfiler {};
 } // namespace profiling
 } // namespace rt
