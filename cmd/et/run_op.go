@@ -76,6 +76,9 @@ Three ways to name the work:
 Unsupported nodes run on the reference math, like ggml's CPU fallback, and
 are reported as FALLBACK with the failed conditions (see --explain).
 
+With --expected-failures FILE, listed outputs that fail are XFAIL (they do
+not fail the run) and listed outputs that pass are XPASS (they do).
+
 Exit status: 0 all outputs pass, 1 any mismatch or kernel fault, 2 bad case
 or flags (the good cases of -f DIR still run), 3 backend unavailable,
 4 timeout, 5 I/O or internal error.`,
@@ -86,7 +89,9 @@ or flags (the good cases of -f DIR still run), 3 backend unavailable,
   $ et run-op -f testcases/ -o json > results.json
   $ et run-op -f testcases/ --junit results.xml --save-outputs out/
   $ et run-op -f testcases/norm.yaml --profile prof/ && et profile report prof/et_runtime_trace.json
-  $ et run-op -f testcases/norm.yaml --backend sysemu --kernels ~/ggml-et/kernels --timeout 10m`,
+  $ et run-op -f testcases/norm.yaml --backend sysemu --kernels ~/ggml-et/kernels --timeout 10m
+  $ et run-op -f testcases/ --backend sysemu --jobs 2 --expected-failures testcases/expected-failures/sysemu.yaml
+  $ et run-op -f testcases/unary.yaml --backend sysemu --shire-mask 0x1`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			op, err := opArgs(args, opts.Files, opts.Srcs, opts.Params, "et run-op")
 			if err != nil {
