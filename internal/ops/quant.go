@@ -41,10 +41,16 @@ func QuantizeRow(t Type, src []float32, dst []byte) {
 			binary.LittleEndian.PutUint64(dst[8*i:], uint64(int64(v)))
 		}
 	case Q8_0:
+		if quantQ8_0Vec(src, dst) {
+			return
+		}
 		for b := 0; b < len(src)/QK8_0; b++ {
 			quantizeBlockQ8_0(src[b*QK8_0:(b+1)*QK8_0], dst[b*34:(b+1)*34])
 		}
 	case Q4_0:
+		if quantQ4_0Vec(src, dst) {
+			return
+		}
 		for b := 0; b < len(src)/QK4_0; b++ {
 			quantizeBlockQ4_0(src[b*QK4_0:(b+1)*QK4_0], dst[b*18:(b+1)*18])
 		}

@@ -174,6 +174,10 @@ func fillNormal(mean, std float64, s uint64, i int64, dst []float32) {
 		k = 1
 	}
 	z := s + uint64(i+int64(k))*splitmixGamma
+	if v := fillNormalVec(mean, std, z, dst[k:]); v > 0 {
+		k += v
+		z += uint64(v) * splitmixGamma
+	}
 	for ; k+1 < len(dst); k += 2 {
 		u1 := 1 - unit(splitmix(z+splitmixGamma))
 		u2 := unit(splitmix(z + splitmixGamma2))

@@ -115,3 +115,19 @@ func TestMaterializeContextCanceled(t *testing.T) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
 }
+
+// TestFillNormalMatchesGenerator: a long run of normal values (through the
+// vector kernel where the build has one) equals the sequential
+// generator's.
+func TestFillNormalMatchesGenerator(t *testing.T) {
+	in, _ := ParseInit("normal(-0.25, 1.5)")
+	const n = 1 << 18
+	g := newGenerator(in, 11, "v", n)
+	got := make([]float32, n)
+	fillF32(in, newRNG(11, "v").s, 0, got)
+	for i := range got {
+		if w := float32(g.next()); math.Float32bits(got[i]) != math.Float32bits(w) {
+			t.Fatalf("value %d = %v, sequential generator %v (vector kernel: %v)", i, got[i], w, vecNormal)
+		}
+	}
+}

@@ -1,0 +1,9 @@
+//go:build !(goexperiment.simd && amd64)
+
+package ops
+
+// vecQuant is false: this build has no vector quantizers.
+const vecQuant = false
+
+func quantQ8_0Vec(src []float32, dst []byte) bool { return false }
+func quantQ4_0Vec(src []float32, dst []byte) bool { return false }
