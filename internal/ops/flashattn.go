@@ -121,6 +121,9 @@ func refFlashAttn(dst *Tensor, srcs []*Tensor, p Params) error {
 			clear(acc)
 			S, M := float32(0), negInf
 			for ic := int64(0); ic < nkv; ic++ {
+				if ic&15 == 15 {
+					clearUpper()
+				}
 				mv := float32(0)
 				if mask != nil {
 					mv = sl * mrow[ic]

@@ -107,6 +107,9 @@ func refSoftMax(dst *Tensor, srcs []*Tensor, p Params) error {
 			}
 			var sum float64
 			for i, v := range w {
+				if i&511 == 511 {
+					clearUpper()
+				}
 				e := expf32(v - m)
 				w[i] = e
 				sum += float64(e)

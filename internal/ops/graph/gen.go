@@ -212,6 +212,7 @@ func fillLeaf(ctx context.Context, x *ops.Tensor, in Init, s uint64) error {
 				default:
 				}
 			}
+			clearUpper()
 			fillF32(in, s, int64(r)*ne0, row)
 			ops.QuantizeRow(x.Type, row, x.Buf[r*rowBytes:(r+1)*rowBytes])
 		}

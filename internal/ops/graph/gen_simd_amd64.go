@@ -114,3 +114,14 @@ func fillNormalVec(mean, std float64, z uint64, dst []float32) int {
 	archsimd.ClearAVXUpperBits()
 	return n
 }
+
+var hasAVX = archsimd.X86.AVX()
+
+// clearUpper executes VZEROUPPER between rows: see ops' clearUpper (the
+// runtime's asyncPreempt leaves the upper halves dirty in simd builds,
+// which slows the scalar float code that follows).
+func clearUpper() {
+	if hasAVX {
+		archsimd.ClearAVXUpperBits()
+	}
+}
