@@ -94,3 +94,46 @@ func BenchmarkLlama(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkGGMLPerfShapes runs ops at shapes that `test-backend-ops perf
+// -b CPU` has in its perf list (which has no RMS_NORM, GET_ROWS or
+// FLASH_ATTN_EXT cases), for a like-for-like comparison.
+func BenchmarkGGMLPerfShapes(b *testing.B) {
+	pos := make([]int64, 512)
+	for i := range pos {
+		pos[i] = int64(i)
+	}
+	cases := []struct {
+		name   string
+		op     string
+		srcs   []*Tensor
+		params map[string]any
+	}{
+		// SOFT_MAX(type=f32,ne=[1024,1024,10,1],mask=0,sinks=0,m_prec=f32,nr23=[1,1],scale=1.000000,max_bias=0.000000,inplace=0)
+		{"SOFT_MAX/ne=[1024,1024,10,1]", "soft_max", []*Tensor{FromF32(F32, []int64{1024, 1024, 10}, randVals(1, 1024*1024*10, -4, 4))}, map[string]any{"scale": 1}},
+		// ROPE(type=f32,ne_a=[128,32,512,1],n_dims=128,mode=0,...,ff=0,v=0)
+		{"ROPE/ne_a=[128,32,512,1],mode=0", "rope", []*Tensor{FromF32(F32, []int64{128, 32, 512}, randVals(2, 128*32*512, -1, 1)), FromInts(I32, []int64{512}, pos)}, map[string]any{"n_dims": 128, "mode": "normal", "freq_base": 10000}},
+	}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			info, _ := Lookup(c.op)
+			p, err := info.Normalize(c.params)
+			if err != nil {
+				b.Fatal(err)
+			}
+			dst, err := info.Compute(c.srcs, p)
+			if err != nil {
+				b.Fatal(err)
+			}
+			cpu0 := processCPUNS()
+			for b.Loop() {
+				if err := info.Run(dst, c.srcs, p); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if cpu0 >= 0 {
+				b.ReportMetric(float64(processCPUNS()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
+			}
+		})
+	}
+}
