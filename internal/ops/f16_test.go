@@ -115,3 +115,49 @@ func TestF32ToF16Midpoints(t *testing.T) {
 		}
 	}
 }
+
+// TestRoundF16Fast checks RoundF16 against the conversion round trip on
+// every rounding tie and its neighbours at every exponent, both signs,
+// and on a stride through all 2^32 bit patterns.
+func TestRoundF16Fast(t *testing.T) {
+	check := func(b uint32) {
+		f := math.Float32frombits(b)
+		got, want := RoundF16(f), F16ToF32(F32ToF16(f))
+		if math.Float32bits(got) != math.Float32bits(want) && !(got != got && want != want) {
+			t.Fatalf("RoundF16(%g = %#08x) = %#08x, F16ToF32(F32ToF16) = %#08x", f, b, math.Float32bits(got), math.Float32bits(want))
+		}
+	}
+	for hi := uint32(0); hi < 1<<19; hi++ {
+		for _, lo := range []uint32{0, 1, 0xfff, 0x1000, 0x1001, 0x1fff} {
+			check(hi<<13 | lo)
+		}
+	}
+	// Subnormal halves: ties at odd multiples of 2^-25.
+	for k := 0; k < 2048; k++ {
+		v := float32(k) * 0x1p-25
+		b := math.Float32bits(v)
+		for _, d := range []int32{-1, 0, 1} {
+			check(uint32(int32(b) + d))
+			check(uint32(int32(b)+d) | 0x80000000)
+		}
+	}
+	for b := uint64(0); b < 1<<32; b += 4093 {
+		check(uint32(b))
+	}
+}
+
+func TestRoundF16Slice(t *testing.T) {
+	var x []float32
+	for b := uint64(0); b < 1<<32; b += 65521 {
+		x = append(x, math.Float32frombits(uint32(b)))
+	}
+	x = append(x, 65504, 65519.996, 65520, -65520, 0x1p-14, 0x1.ffcp-15, 0x1p-25, -0x3p-25, float32(math.Copysign(0, -1)))
+	y := append([]float32(nil), x...)
+	roundF16Slice(y)
+	for i, f := range x {
+		want := F16ToF32(F32ToF16(f))
+		if math.Float32bits(y[i]) != math.Float32bits(want) && !(y[i] != y[i] && want != want) {
+			t.Fatalf("roundF16Slice(%g) = %g, want %g", f, y[i], want)
+		}
+	}
+}

@@ -121,6 +121,9 @@ func refFlashAttn(dst *Tensor, srcs []*Tensor, p Params) error {
 			clear(acc)
 			S, M := float32(0), negInf
 			for ic := int64(0); ic < nkv; ic++ {
+				if ic&15 == 15 {
+					clearUpper()
+				}
 				mv := float32(0)
 				if mask != nil {
 					mv = sl * mrow[ic]
@@ -145,9 +148,9 @@ func refFlashAttn(dst *Tensor, srcs []*Tensor, p Params) error {
 					ms = expf32(mOld - M)
 					for i := range acc {
 						acc[i] *= ms
-						if f16V {
-							acc[i] = RoundF16(acc[i])
-						}
+					}
+					if f16V {
+						roundF16Slice(acc)
 					}
 				} else {
 					vs = expf32(s - M)
@@ -155,9 +158,9 @@ func refFlashAttn(dst *Tensor, srcs []*Tensor, p Params) error {
 				v.Row(ic, iv2, iv3, vr)
 				for i, x := range vr {
 					acc[i] += float32(x * vs)
-					if f16V {
-						acc[i] = RoundF16(acc[i])
-					}
+				}
+				if f16V {
+					roundF16Slice(acc)
 				}
 				S = float32(S*ms) + vs
 			}

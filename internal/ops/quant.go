@@ -4,7 +4,20 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"unsafe"
 )
+
+// hostLE reports whether this machine is little-endian, the byte order of
+// ggml tensors: then f32 rows are copied as bytes.
+var hostLE = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
+
+// f32Mem is the memory of v as bytes.
+func f32Mem(v []float32) []byte {
+	if len(v) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(&v[0])), 4*len(v))
+}
 
 // This file holds ggml's block formats and reference quantizers, bit-exact
 // with ggml's quantize_row_*_ref (reference/ggml-et-backend.md §8.2). All
@@ -25,6 +38,10 @@ const (
 func QuantizeRow(t Type, src []float32, dst []byte) {
 	switch t {
 	case F32:
+		if hostLE {
+			copy(dst[:4*len(src)], f32Mem(src))
+			return
+		}
 		for i, v := range src {
 			binary.LittleEndian.PutUint32(dst[4*i:], math.Float32bits(v))
 		}
@@ -41,10 +58,16 @@ func QuantizeRow(t Type, src []float32, dst []byte) {
 			binary.LittleEndian.PutUint64(dst[8*i:], uint64(int64(v)))
 		}
 	case Q8_0:
+		if quantQ8_0Vec(src, dst) {
+			return
+		}
 		for b := 0; b < len(src)/QK8_0; b++ {
 			quantizeBlockQ8_0(src[b*QK8_0:(b+1)*QK8_0], dst[b*34:(b+1)*34])
 		}
 	case Q4_0:
+		if quantQ4_0Vec(src, dst) {
+			return
+		}
 		for b := 0; b < len(src)/QK4_0; b++ {
 			quantizeBlockQ4_0(src[b*QK4_0:(b+1)*QK4_0], dst[b*18:(b+1)*18])
 		}
@@ -62,6 +85,10 @@ func QuantizeRow(t Type, src []float32, dst []byte) {
 func DequantizeRow(t Type, src []byte, dst []float32) {
 	switch t {
 	case F32:
+		if hostLE {
+			copy(f32Mem(dst), src[:4*len(dst)])
+			return
+		}
 		for i := range dst {
 			dst[i] = math.Float32frombits(binary.LittleEndian.Uint32(src[4*i:]))
 		}

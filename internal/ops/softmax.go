@@ -106,10 +106,19 @@ func refSoftMax(dst *Tensor, srcs []*Tensor, p Params) error {
 				m = max(m, sink)
 			}
 			var sum float64
-			for i, v := range w {
-				e := expf32(v - m)
-				w[i] = e
-				sum += float64(e)
+			if expShiftRow(w, m) {
+				for _, e := range w {
+					sum += float64(e)
+				}
+			} else {
+				for i, v := range w {
+					if i&511 == 511 {
+						clearUpper()
+					}
+					e := expf32(v - m)
+					w[i] = e
+					sum += float64(e)
+				}
 			}
 			if sinks != nil {
 				sum += float64(expf32(sink - m))

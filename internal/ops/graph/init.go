@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"context"
 	"encoding/binary"
 	"fmt"
 	"math"
@@ -187,20 +188,20 @@ func (g *generator) next() float64 {
 		if len(a) > 1 {
 			step = a[1]
 		}
-		return a[0] + float64(i)*step
+		return a[0] + float64(float64(i)*step)
 	case "uniform":
-		return a[0] + (a[1]-a[0])*g.r.float()
+		return a[0] + float64((a[1]-a[0])*g.r.float())
 	case "normal":
 		// Box-Muller, both values of each pair used in turn.
 		if g.has {
 			g.has = false
-			return a[0] + a[1]*g.spare
+			return a[0] + float64(a[1]*g.spare)
 		}
 		u1 := 1 - g.r.float() // (0, 1]
 		u2 := g.r.float()
-		rad := math.Sqrt(-2 * math.Log(u1))
-		g.spare, g.has = rad*math.Sin(2*math.Pi*u2), true
-		return a[0] + a[1]*rad*math.Cos(2*math.Pi*u2)
+		rad, c, s := boxMuller(u1, u2)
+		g.spare, g.has = float64(rad*s), true
+		return normalCos(a[0], a[1], rad, c)
 	case "randint":
 		lo, hi := int64(a[0]), int64(a[1])
 		return float64(lo + int64(g.r.next()%uint64(hi-lo)))
@@ -220,12 +221,23 @@ func (g *generator) next() float64 {
 // Materialize builds the leaf tensors of a case, keyed by name. Data are
 // deterministic given the case seed and each tensor's name; quantized
 // types are quantized from float32 with ggml's reference quantizers;
-// .npy paths are relative to c.Dir.
+// .npy paths are relative to c.Dir. It is MaterializeContext without a
+// deadline.
 func Materialize(c *Case) (map[string]*ops.Tensor, error) {
+	return MaterializeContext(context.Background(), c)
+}
+
+// MaterializeContext is Materialize that stops, returning ctx.Err(), when
+// ctx is done. Large leaves are generated and quantized on
+// ops.Workers() goroutines; the data do not depend on how many.
+func MaterializeContext(ctx context.Context, c *Case) (map[string]*ops.Tensor, error) {
 	out := make(map[string]*ops.Tensor, len(c.Tensors))
 	for i := range c.Tensors {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		s := &c.Tensors[i]
-		x, err := materializeOne(c, s)
+		x, err := materializeOne(ctx, c, s)
 		if err != nil {
 			return nil, err
 		}
@@ -235,7 +247,7 @@ func Materialize(c *Case) (map[string]*ops.Tensor, error) {
 	return out, nil
 }
 
-func materializeOne(c *Case, s *TensorSpec) (*ops.Tensor, error) {
+func materializeOne(ctx context.Context, c *Case, s *TensorSpec) (*ops.Tensor, error) {
 	in := s.Init
 	if in.Func == "" {
 		in = defaultInit(s.Type)
@@ -244,6 +256,12 @@ func materializeOne(c *Case, s *TensorSpec) (*ops.Tensor, error) {
 		return loadNpyLeaf(c, s)
 	}
 	x := ops.New(s.Type, s.Ne...)
+	if !isInt(s.Type) && randomAccess(in) {
+		if err := fillLeaf(ctx, x, in, newRNG(c.Seed, s.Name).s); err != nil {
+			return nil, err
+		}
+		return x, nil
+	}
 	g := newGenerator(in, c.Seed, s.Name, x.Ne[0])
 	if isInt(s.Type) {
 		for i3 := int64(0); i3 < x.Ne[3]; i3++ {

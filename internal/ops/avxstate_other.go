@@ -1,0 +1,8 @@
+//go:build !(goexperiment.simd && amd64)
+
+package ops
+
+// clearUpper does nothing: without GOEXPERIMENT=simd the runtime saves
+// and restores only the SSE registers on preemption, so the upper halves
+// of the vector registers stay clean.
+func clearUpper() {}

@@ -1,0 +1,127 @@
+//go:build goexperiment.simd && amd64
+
+package graph
+
+import (
+	"math"
+	"simd/archsimd"
+	"unsafe"
+)
+
+// The AVX-512 form of fillNormal's main loop (GOEXPERIMENT=simd builds on
+// CPUs with AVX-512; checked once at start-up): eight Box-Muller pairs per
+// pass, the same IEEE operations in the same order as the scalar kernels
+// (draws, unit, logUnit, sincos2Pi, normalCos and normalSin, each
+// operation exactly rounded, no FMA), so the values are bit-identical to
+// the scalar path (TestFillNormalVecMatchesScalar).
+
+var vecNormal = archsimd.X86.AVX512()
+
+// fillNormalVec writes the first len(dst) &^ 15 values of dst, which
+// starts on a pair boundary whose rng state (before its first draw) is z,
+// and returns how many it wrote: 0 without AVX-512.
+func fillNormalVec(mean, std float64, z uint64, dst []float32) int {
+	n := len(dst) &^ 15
+	if !vecNormal || n == 0 {
+		return 0
+	}
+	const g = splitmixGamma
+	var off [8]uint64
+	for p := range off {
+		off[p] = uint64(2*p+1) * uint64(g)
+	}
+	perm := [16]uint32{0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15}
+	b64 := archsimd.BroadcastUint64x8
+	f64 := archsimd.BroadcastFloat64x8
+	z1 := b64(z).Add(archsimd.LoadUint64x8(&off))
+	gv := b64(g)
+	step := b64((16 * g) & (1<<64 - 1))
+	permv := archsimd.LoadUint32x16(&perm)
+	var (
+		m1, m2           = b64(0xbf58476d1ce4e5b9), b64(0x94d049bb133111eb)
+		p53              = f64(0x1p-53)
+		one, two, half   = f64(1), f64(2), f64(0.5)
+		mant, halfExp    = b64(1<<52 - 1), b64(0x3fe0000000000000)
+		thr              = b64(math.Float64bits(math.Sqrt2 / 2))
+		c1022            = f64(1022)
+		ln2Hi, ln2Lo     = f64(6.93147180369123816490e-01), f64(1.90821492927058770002e-10)
+		l1, l2, l3, l4   = f64(6.666666666666735130e-01), f64(3.999999999940941908e-01), f64(2.857142874366239149e-01), f64(2.222219843214978396e-01)
+		l5, l6, l7       = f64(1.818357216161805012e-01), f64(1.531383769920937332e-01), f64(1.479819860511658591e-01)
+		minus2           = f64(-2)
+		twoPi, fourOvPi  = f64(2 * math.Pi), f64(4 / math.Pi)
+		pi4A, pi4B, pi4C = f64(7.85398125648498535156e-1), f64(3.77489470793079817668e-8), f64(2.69515142907905952645e-15)
+		s0, s1, s2, s3   = f64(1.58962301576546568060e-10), f64(-2.50507477628578072866e-8), f64(2.75573136213857245213e-6), f64(-1.98412698295895385996e-4)
+		s4, s5           = f64(8.33333333332211858878e-3), f64(-1.66666666666666307295e-1)
+		c0, c1, c2, c3   = f64(-1.13585365213876817300e-11), f64(2.08757008419747316778e-9), f64(-2.75573141792967388112e-7), f64(2.48015872888517045348e-5)
+		c4, c5           = f64(-1.38888888888730564116e-3), f64(4.16666666666665929218e-2)
+		one64, three     = b64(1), b64(3)
+		zero             archsimd.Uint64x8
+		meanv, stdv      = f64(mean), f64(std)
+	)
+	// Shift counts as vectors: ShiftAllRight/Left with a count compiles to
+	// a legacy-SSE MOVQ of the count, which stalls on the dirty upper
+	// halves of the vector registers.
+	sh11, sh27, sh30, sh31, sh52, sh63 := b64(11), b64(27), b64(30), b64(31), b64(52), b64(63)
+	mix := func(z archsimd.Uint64x8) archsimd.Uint64x8 {
+		z = z.Xor(z.ShiftRight(sh30)).Mul(m1)
+		z = z.Xor(z.ShiftRight(sh27)).Mul(m2)
+		return z.Xor(z.ShiftRight(sh31))
+	}
+	for k := 0; k < n; k += 16 {
+		u1 := one.Sub(mix(z1).ShiftRight(sh11).ConvertToFloat64().Mul(p53))
+		u2 := mix(z1.Add(gv)).ShiftRight(sh11).ConvertToFloat64().Mul(p53)
+		z1 = z1.Add(step)
+
+		// logUnit(u1)
+		b := u1.AsUint64x8()
+		fb := b.And(mant).Or(halfExp)
+		lt := fb.Sub(thr).ShiftRight(sh63)
+		f1 := fb.Add(lt.ShiftLeft(sh52)).AsFloat64x8()
+		kf := b.ShiftRight(sh52).Sub(lt).ConvertToFloat64().Sub(c1022)
+		f := f1.Sub(one)
+		s := f.Div(two.Add(f))
+		ss := s.Mul(s)
+		s4q := ss.Mul(ss)
+		t1 := ss.Mul(l1.Add(s4q.Mul(l3.Add(s4q.Mul(l5.Add(s4q.Mul(l7)))))))
+		t2 := s4q.Mul(l2.Add(s4q.Mul(l4.Add(s4q.Mul(l6)))))
+		r := t1.Add(t2)
+		hfsq := half.Mul(f).Mul(f)
+		lg := kf.Mul(ln2Hi).Sub(hfsq.Sub(s.Mul(hfsq.Add(r)).Add(kf.Mul(ln2Lo))).Sub(f))
+		rad := minus2.Mul(lg).Sqrt()
+
+		// sincos2Pi(u2)
+		x := twoPi.Mul(u2)
+		j := x.Mul(fourOvPi).ConvertToUint64()
+		j = j.Add(j.And(one64))
+		y := j.ConvertToFloat64()
+		zr := x.Sub(y.Mul(pi4A)).Sub(y.Mul(pi4B)).Sub(y.Mul(pi4C))
+		zz := zr.Mul(zr)
+		pc := one.Sub(half.Mul(zz)).Add(zz.Mul(zz).Mul(c0.Mul(zz).Add(c1).Mul(zz).Add(c2).Mul(zz).Add(c3).Mul(zz).Add(c4).Mul(zz).Add(c5)))
+		ps := zr.Add(zr.Mul(zz).Mul(s0.Mul(zz).Add(s1).Mul(zz).Add(s2).Mul(zz).Add(s3).Mul(zz).Add(s4).Mul(zz).Add(s5)))
+		q := j.ShiftRight(one64).And(three)
+		swap := zero.Sub(q.And(one64))
+		cb, sb := pc.AsUint64x8(), ps.AsUint64x8()
+		qh := q.ShiftRight(one64)
+		cosv := cb.AndNot(swap).Or(sb.And(swap)).Xor(qh.Xor(q).And(one64).ShiftLeft(sh63)).AsFloat64x8()
+		sinv := sb.AndNot(swap).Or(cb.And(swap)).Xor(qh.ShiftLeft(sh63)).AsFloat64x8()
+
+		vc := meanv.Add(stdv.Mul(rad).Mul(cosv)).ConvertToFloat32()
+		vs := meanv.Add(stdv.Mul(rad.Mul(sinv))).ConvertToFloat32()
+		var out archsimd.Float32x16
+		out = out.SetLo(vc).SetHi(vs).Permute(permv)
+		out.Store((*[16]float32)(unsafe.Pointer(&dst[k])))
+	}
+	archsimd.ClearAVXUpperBits()
+	return n
+}
+
+var hasAVX = archsimd.X86.AVX()
+
+// clearUpper executes VZEROUPPER between rows: see ops' clearUpper (the
+// runtime's asyncPreempt leaves the upper halves dirty in simd builds,
+// which slows the scalar float code that follows).
+func clearUpper() {
+	if hasAVX {
+		archsimd.ClearAVXUpperBits()
+	}
+}

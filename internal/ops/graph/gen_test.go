@@ -1,0 +1,133 @@
+package graph
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"math"
+	"runtime"
+	"testing"
+
+	"github.com/ainekko/et/internal/ops"
+)
+
+// TestBoxMullerMatchesMath: the Box-Muller kernel is Go's math.Log, Sqrt,
+// Cos and Sin on the arguments the generator gives them (exactly on
+// amd64, whose math.Log is the assembly the kernel follows; within an
+// ulp elsewhere, where math may fuse multiply-adds).
+func TestBoxMullerMatchesMath(t *testing.T) {
+	exact := runtime.GOARCH == "amd64"
+	check := func(u1, u2 float64) {
+		t.Helper()
+		rad, c, s := boxMuller(u1, u2)
+		wr := math.Sqrt(-2 * math.Log(u1))
+		wc, ws := math.Cos(2*math.Pi*u2), math.Sin(2*math.Pi*u2)
+		if exact {
+			if math.Float64bits(rad) != math.Float64bits(wr) || math.Float64bits(c) != math.Float64bits(wc) || math.Float64bits(s) != math.Float64bits(ws) {
+				t.Fatalf("boxMuller(%v, %v) = %v %v %v, math gives %v %v %v", u1, u2, rad, c, s, wr, wc, ws)
+			}
+			return
+		}
+		for _, p := range [][2]float64{{rad, wr}, {c, wc}, {s, ws}} {
+			if math.Abs(p[0]-p[1]) > 4e-16*math.Max(1, math.Abs(p[1])) {
+				t.Fatalf("boxMuller(%v, %v) = %v %v %v, math gives %v %v %v", u1, u2, rad, c, s, wr, wc, ws)
+			}
+		}
+	}
+	// Edges: u1 = 1 and its smallest value, u2 = 0, just below 1, and
+	// around every octant boundary.
+	for _, u1 := range []float64{1, 0x1p-53, 0.5, math.Sqrt2 / 2, 1 - 0x1p-53, 0.25} {
+		for o := 0; o <= 8; o++ {
+			b := float64(o) / 8
+			for _, d := range []float64{-3, -2, -1, 0, 1, 2, 3} {
+				u2 := b + d*0x1p-53
+				if u2 >= 0 && u2 < 1 {
+					check(u1, u2)
+				}
+			}
+		}
+	}
+	r := newRNG(1, "boxmuller")
+	for range 1 << 20 {
+		check(1-r.float(), r.float())
+	}
+}
+
+// TestFillMatchesGenerator: any range of a leaf's values, filled on its
+// own, is the same slice of the one sequential stream.
+func TestFillMatchesGenerator(t *testing.T) {
+	for _, init := range []string{"uniform(-1, 1)", "uniform(0.5, 1.5)", "normal(0, 1)", "normal(3, 0.02)", "randint(-5, 9)", "arange(2, 0.5)", "zeros", "ones"} {
+		in, err := ParseInit(init)
+		if err != nil {
+			t.Fatal(err)
+		}
+		const n = 1000
+		g := newGenerator(in, 9, "t", n)
+		want := make([]float32, n)
+		for i := range want {
+			want[i] = float32(g.next())
+		}
+		s := newRNG(9, "t").s
+		for _, r := range [][2]int{{0, n}, {0, 1}, {1, 2}, {1, 4}, {3, 10}, {7, 8}, {500, 999}, {999, 1000}, {2, 2}} {
+			got := make([]float32, r[1]-r[0])
+			fillF32(in, s, int64(r[0]), got)
+			for k := range got {
+				if math.Float32bits(got[k]) != math.Float32bits(want[r[0]+k]) {
+					t.Fatalf("%s: value %d of range %v = %v, sequential stream has %v", init, r[0]+k, r, got[k], want[r[0]+k])
+				}
+			}
+		}
+	}
+}
+
+// TestMaterializeWorkers: the bytes of a leaf large enough to be split
+// over goroutines do not depend on GOMAXPROCS, and equal the sequential
+// generator's values quantized row by row.
+func TestMaterializeWorkers(t *testing.T) {
+	for _, typ := range []ops.Type{ops.F32, ops.F16, ops.Q8_0, ops.Q4_0} {
+		ne := []int64{96, 1500}
+		old := runtime.GOMAXPROCS(1)
+		one := materializeOneLeaf(t, 5, "w", typ, ne, "normal(0, 0.5)")
+		runtime.GOMAXPROCS(4)
+		four := materializeOneLeaf(t, 5, "w", typ, ne, "normal(0, 0.5)")
+		runtime.GOMAXPROCS(old)
+		if !bytes.Equal(one.Buf, four.Buf) {
+			t.Errorf("%s: 1 and 4 workers gave different bytes", typ)
+		}
+		in, _ := ParseInit("normal(0, 0.5)")
+		g := newGenerator(in, 5, "w", ne[0])
+		vals := make([]float32, ne[0]*ne[1])
+		for i := range vals {
+			vals[i] = float32(g.next())
+		}
+		if want := ops.FromF32(typ, ne, vals); !bytes.Equal(one.Buf, want.Buf) {
+			t.Errorf("%s: parallel fill differs from the sequential stream", typ)
+		}
+	}
+}
+
+func TestMaterializeContextCanceled(t *testing.T) {
+	in, _ := ParseInit("normal(0, 1)")
+	c := &Case{Tensors: []TensorSpec{{Name: "w", Type: ops.Q8_0, Ne: []int64{4096, 64}, Init: in}}}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := MaterializeContext(ctx, c); !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+}
+
+// TestFillNormalMatchesGenerator: a long run of normal values (through the
+// vector kernel where the build has one) equals the sequential
+// generator's.
+func TestFillNormalMatchesGenerator(t *testing.T) {
+	in, _ := ParseInit("normal(-0.25, 1.5)")
+	const n = 1 << 18
+	g := newGenerator(in, 11, "v", n)
+	got := make([]float32, n)
+	fillF32(in, newRNG(11, "v").s, 0, got)
+	for i := range got {
+		if w := float32(g.next()); math.Float32bits(got[i]) != math.Float32bits(w) {
+			t.Fatalf("value %d = %v, sequential generator %v (vector kernel: %v)", i, got[i], w, vecNormal)
+		}
+	}
+}

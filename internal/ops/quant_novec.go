@@ -1,0 +1,12 @@
+//go:build !(goexperiment.simd && amd64)
+
+package ops
+
+// vecQuant is false: this build has no vector quantizers.
+const vecQuant = false
+
+func quantQ8_0Vec(src []float32, dst []byte) bool { return false }
+func quantQ4_0Vec(src []float32, dst []byte) bool { return false }
+
+// expShiftRow does nothing in this build: the caller runs the scalar loop.
+func expShiftRow(w []float32, m float32) bool { return false }
