@@ -239,3 +239,20 @@ func TestRunOpNaNOutputs(t *testing.T) {
 		}
 	}
 }
+
+// A trace without a frequency shows kernel cycles, not 0 ns and 0.0%.
+func TestProfileReportNoFrequency(t *testing.T) {
+	b, err := os.ReadFile("testdata/profile/et_runtime_trace.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "et_runtime_trace.json")
+	os.WriteFile(p, []byte(strings.Replace(string(b), `"frequency": 1000`, `"frequency": 0`, 1)), 0o644)
+	code, out, errOut := runCLI(t, nil, "profile", "report", p, "--kernel-map", "testdata/profile/kernel_id.json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, "1.73M cyc  100.0%") || !strings.Contains(out, "give --freq-mhz") || !strings.Contains(errOut, "--freq-mhz") {
+		t.Errorf("stdout:\n%s\nstderr: %s", out, errOut)
+	}
+}
