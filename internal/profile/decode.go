@@ -85,7 +85,11 @@ type decoder struct {
 // Stats and warned about once. Malformed JSON that is not truncation is a
 // *SyntaxError. An error returned by fn stops decoding and is returned.
 func Decode(r io.Reader, opts Options, fn func(Event) error) (st Stats, err error) {
-	d := &decoder{s: newScanner(r, bufSize), opts: opts, threads: map[string]uint64{}, event: -1}
+	size := bufSize
+	if l, ok := r.(interface{ Len() int }); ok && l.Len()+512 < size {
+		size = l.Len() + 512 // a small trace in memory needs no 256 KiB buffer
+	}
+	d := &decoder{s: newScanner(r, size), opts: opts, threads: map[string]uint64{}, event: -1}
 	defer func() {
 		st = d.stats
 		st.Bytes = d.s.offset()
