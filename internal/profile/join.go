@@ -119,7 +119,7 @@ type threadInfo struct {
 //
 // Memory is bounded: at most one pending group per event id.
 type Joiner struct {
-	opts  JoinOptions
+	opts JoinOptions
 	// slots by event id, in pages of 256 allocated on first use: a
 	// flat [65536]*slot costs 512 KiB per Joiner, which dominates small
 	// traces (and fuzzing).
