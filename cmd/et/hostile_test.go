@@ -256,3 +256,19 @@ func TestProfileReportNoFrequency(t *testing.T) {
 		t.Errorf("stdout:\n%s\nstderr: %s", out, errOut)
 	}
 }
+
+// Bytes from sysfs never reach the terminal raw: an ESC in the driver
+// version would start an escape sequence.
+func TestDevicesSanitizeSysfs(t *testing.T) {
+	sys, dev := devicesFixture(t, "two-devices")
+	os.WriteFile(filepath.Join(sys, "module/et_soc1/version"), []byte("0.20.0\x1b]0;pwned\x07\x1b[2J\n"), 0o644)
+	for _, format := range []string{"table", "csv", "markdown", "json"} {
+		code, out, errOut := runCLI(t, nil, "devices", "--kind", "pcie", "--sysfs-root", sys, "--dev-root", dev, "-o", format, "-v")
+		if strings.ContainsAny(out+errOut, "\x1b\x07") {
+			t.Errorf("-o %s: exit %d, raw control bytes in output:\n%q\n%q", format, code, out, errOut)
+		}
+		if format == "table" && !strings.Contains(out, `\x1b`) {
+			t.Errorf("-o table: escaped version not shown:\n%s", out)
+		}
+	}
+}
