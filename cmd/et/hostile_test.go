@@ -272,3 +272,47 @@ func TestDevicesSanitizeSysfs(t *testing.T) {
 		}
 	}
 }
+
+// Every `$ et ...` line of the docs is valid for a POSIX shell: a '(' or
+// ')' outside quotes (a case string, an init expression) is a syntax error
+// there, so the example would not run as written.
+func TestDocExamplesShellQuoting(t *testing.T) {
+	files, _ := filepath.Glob("../../docs/*.md")
+	files = append(files, "../../README.md")
+	n := 0
+	for _, p := range files {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(string(b), "\n") {
+			line = strings.TrimSpace(line)
+			if !strings.HasPrefix(line, "$ et ") {
+				continue
+			}
+			n++
+			if c, _, _ := strings.Cut(line, " #"); c != "" {
+				line = c // a trailing comment
+			}
+			var bare strings.Builder
+			quote := rune(0)
+			for _, r := range line {
+				switch {
+				case quote != 0 && r == quote:
+					quote = 0
+				case quote != 0:
+				case r == '\'' || r == '"':
+					quote = r
+				default:
+					bare.WriteRune(r)
+				}
+			}
+			if strings.ContainsAny(bare.String(), "()") {
+				t.Errorf("%s:%d: unquoted ( or ) in %q", p, i+1, line)
+			}
+		}
+	}
+	if n < 20 {
+		t.Errorf("only %d example lines found", n)
+	}
+}
