@@ -32,9 +32,44 @@ func FuzzServe(f *testing.F) {
 	f.Add([]byte{})
 	f.Add([]byte{0xff, 0xff, 0xff, 0xff})
 	f.Fuzz(func(t *testing.T, data []byte) {
+		if !gobLengthsFit(data) {
+			// A message length past the input makes gob allocate it
+			// first (up to 1 GiB): seconds per input, which starves the
+			// fuzzer. The worker's parent never sends such lengths.
+			return
+		}
 		open := func(ctx context.Context, req OpenRequest) (driver.Device, error) {
 			return &fakeDevice{faults: map[string]bool{}, next: fakeBase, mem: map[uint64][]byte{}}, nil
 		}
 		Serve(context.Background(), bytes.NewReader(data), io.Discard, open)
 	})
+}
+
+// gobLengthsFit tells whether every message length prefix of a gob
+// stream (an unsigned gob integer: one byte below 0x80, else the negated
+// count of big-endian bytes that follow) fits in what remains of data.
+func gobLengthsFit(data []byte) bool {
+	for len(data) > 0 {
+		n, rest, ok := gobUint(data)
+		if !ok || n > uint64(len(rest)) {
+			return n <= 1<<16 && ok // short lengths are cheap to try
+		}
+		data = rest[n:]
+	}
+	return true
+}
+
+func gobUint(b []byte) (uint64, []byte, bool) {
+	if b[0] < 0x80 {
+		return uint64(b[0]), b[1:], true
+	}
+	k := -int(int8(b[0]))
+	if k > 8 || len(b) < 1+k {
+		return 0, nil, false
+	}
+	var n uint64
+	for _, c := range b[1 : 1+k] {
+		n = n<<8 | uint64(c)
+	}
+	return n, b[1+k:], true
 }

@@ -26,7 +26,7 @@ var fuzzKernels = []string{
 func FuzzLaunch(f *testing.F) {
 	m := abi.Default()
 	base := driver.FakeProps().DRAMBase
-	const bufSize = 4096
+	const bufSize = fuzzBufSize
 	// Seeds: valid params for a few kernels over the first two buffers.
 	desc := func(i int, typ ops.Type, ne ...int64) abi.TensorDesc {
 		x := ops.New(typ, ne...)
@@ -74,35 +74,44 @@ func FuzzLaunch(f *testing.F) {
 		Ints:   map[string]int64{"S_v": 8, "H": 1, "H_q": 1, "H_k": 1, "n_tokens": 1, "n_seqs": 1, "n_seqs_q": 1, "n_seqs_k": 1, "K": 1},
 		Floats: map[string]float32{"scale": 0.35355339}})
 
-	f.Fuzz(func(t *testing.T, which uint8, args []byte) {
-		kernel := fuzzKernels[int(which)%len(fuzzKernels)]
-		d := New(Options{MaxHostBytes: 1 << 20})
-		ctx := context.Background()
-		for i := 0; i < 4; i++ {
-			p, err := d.Malloc(bufSize, 64)
-			if err != nil || uint64(p) != base+uint64(i)*bufSize {
-				t.Fatalf("malloc %d = %#x, %v", i, p, err)
-			}
-			// Some non-trivial content: small floats, and the args
-			// themselves in the last buffer (an uberkernel blob).
-			buf := make([]byte, bufSize)
-			for j := 0; j+4 <= bufSize; j += 4 {
-				binary.LittleEndian.PutUint32(buf[j:], 0x3f800000+uint32(j))
-			}
-			if i == 3 {
-				copy(buf, args)
-			}
-			d.Write(ctx, p, buf)
+	f.Fuzz(launchOnce)
+}
+
+// fuzzBufSize is the size of each of FuzzLaunch's four buffers.
+const fuzzBufSize = 4096
+
+// launchOnce is FuzzLaunch's body: kernel which on a fresh device whose
+// four buffers hold small floats (the last one args too).
+func launchOnce(t *testing.T, which uint8, args []byte) {
+	const bufSize = fuzzBufSize
+	base := driver.FakeProps().DRAMBase
+	kernel := fuzzKernels[int(which)%len(fuzzKernels)]
+	d := New(Options{MaxHostBytes: 1 << 20})
+	ctx := context.Background()
+	for i := 0; i < 4; i++ {
+		p, err := d.Malloc(bufSize, 64)
+		if err != nil || uint64(p) != base+uint64(i)*bufSize {
+			t.Fatalf("malloc %d = %#x, %v", i, p, err)
 		}
-		id, err := d.LoadKernel(ctx, kernel, nil)
-		if err != nil {
-			t.Fatal(err)
+		// Some non-trivial content: small floats, and the args
+		// themselves in the last buffer (an uberkernel blob).
+		buf := make([]byte, bufSize)
+		for j := 0; j+4 <= bufSize; j += 4 {
+			binary.LittleEndian.PutUint32(buf[j:], 0x3f800000+uint32(j))
 		}
-		if err := d.Launch(ctx, id, args, driver.LaunchOptions{}); err != nil {
-			t.Fatalf("launch %s: %v", kernel, err)
+		if i == 3 {
+			copy(buf, args)
 		}
-		if _, err := d.Sync(ctx); err != nil {
-			t.Fatal(err)
-		}
-	})
+		d.Write(ctx, p, buf)
+	}
+	id, err := d.LoadKernel(ctx, kernel, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Launch(ctx, id, args, driver.LaunchOptions{}); err != nil {
+		t.Fatalf("launch %s: %v", kernel, err)
+	}
+	if _, err := d.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
 }
