@@ -27,6 +27,16 @@ func FuzzLaunch(f *testing.F) {
 	m := abi.Default()
 	base := driver.FakeProps().DRAMBase
 	const bufSize = fuzzBufSize
+	// bases are valid params of the seeded kernels (zeros of the layout's
+	// size for the others). An input patches them at an offset, so that
+	// inputs stay small: whole params blobs (hundreds of bytes) as seeds
+	// keep the fuzzer's minimiser busy for minutes on every new input.
+	bases := make([][]byte, len(fuzzKernels))
+	for i, k := range fuzzKernels {
+		if l, ok := m.LayoutFor(k); ok {
+			bases[i] = make([]byte, l.Size)
+		}
+	}
 	// Seeds: valid params for a few kernels over the first two buffers.
 	desc := func(i int, typ ops.Type, ne ...int64) abi.TensorDesc {
 		x := ops.New(typ, ne...)
@@ -40,7 +50,8 @@ func FuzzLaunch(f *testing.F) {
 		}
 		for i, k := range fuzzKernels {
 			if k == kernel {
-				f.Add(uint8(i), b)
+				bases[i] = b
+				f.Add(uint8(i), false, uint16(0), []byte{})
 			}
 		}
 	}
@@ -74,7 +85,16 @@ func FuzzLaunch(f *testing.F) {
 		Ints:   map[string]int64{"S_v": 8, "H": 1, "H_q": 1, "H_k": 1, "n_tokens": 1, "n_seqs": 1, "n_seqs_q": 1, "n_seqs_k": 1, "K": 1},
 		Floats: map[string]float32{"scale": 0.35355339}})
 
-	f.Fuzz(launchOnce)
+	f.Add(uint8(0), true, uint16(0), []byte{})
+	f.Add(uint8(3), true, uint16(0), []byte{1, 2, 3, 4})
+	f.Fuzz(func(t *testing.T, which uint8, raw bool, off uint16, patch []byte) {
+		args := patch
+		if b := bases[int(which)%len(fuzzKernels)]; !raw && len(b) > 0 {
+			args = append([]byte(nil), b...)
+			copy(args[int(off)%len(args):], patch)
+		}
+		launchOnce(t, which, args)
+	})
 }
 
 // fuzzBufSize is the size of each of FuzzLaunch's four buffers.
