@@ -316,3 +316,25 @@ func TestDocExamplesShellQuoting(t *testing.T) {
 		t.Errorf("only %d example lines found", n)
 	}
 }
+
+// failingDevice fails every read back with an I/O error.
+type failingDevice struct{ driver.Device }
+
+func (d failingDevice) Read(context.Context, driver.DevPtr, []byte) error {
+	return errors.New("dma: input/output error")
+}
+
+// An error that is no verdict (a failed read back, a plan or reference
+// math failure) never exits 1.
+func TestRunOpInternalErrorIsNotAVerdict(t *testing.T) {
+	f, _, _ := testFactory(nil)
+	opts := &runOpOptions{Files: []string{"../../testcases/binary.yaml"}, backendOptions: backendOptions{Backend: "ref"}, PerfRuns: 1,
+		OpenDevice: func(b string, i int, m *abi.Manifest) (driver.Device, error) {
+			d, err := openDevice(b, i, m)
+			return failingDevice{d}, err
+		}}
+	err := runOpRun(context.Background(), f, opts)
+	if exitCode(err) != exitInternal || !strings.Contains(err.Error(), "input/output error") {
+		t.Errorf("exit %d (%v), want 5", exitCode(err), err)
+	}
+}
