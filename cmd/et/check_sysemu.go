@@ -25,9 +25,11 @@ type checkSysemuOptions struct {
 	Cwd string
 	// KernelsDir is the folder of kernel ELFs to check (--kernels, else
 	// $GGML_ET_KERNELS_PATH); "" skips the kernel checks.
-	KernelsDir   string
-	Probe        bool
-	ProbeTimeout time.Duration
+	KernelsDir string
+	// KernelsSource is "--kernels" or "GGML_ET_KERNELS_PATH".
+	KernelsSource string
+	Probe         bool
+	ProbeTimeout  time.Duration
 
 	// Check runs the checks (replaced in tests).
 	Check func(context.Context, sysemu.Options) sysemu.Report
@@ -80,9 +82,9 @@ then waits forever. Exit status 0 when no check failed (warnings allowed),
 			}
 			opts.Prefix = sysemu.ResolvePrefix(prefixFlag, f.Getenv)
 			if fl.Changed("kernels") {
-				opts.KernelsDir = kernelsFlag
+				opts.KernelsDir, opts.KernelsSource = kernelsFlag, "--kernels"
 			} else {
-				opts.KernelsDir = f.Getenv("GGML_ET_KERNELS_PATH")
+				opts.KernelsDir, opts.KernelsSource = f.Getenv("GGML_ET_KERNELS_PATH"), "GGML_ET_KERNELS_PATH"
 			}
 			cwd, err := f.Getwd()
 			if err != nil {
@@ -131,6 +133,7 @@ func checkSysemuRun(ctx context.Context, opts *checkSysemuOptions) error {
 		RunDir:          opts.RunDir,
 		Cwd:             opts.Cwd,
 		KernelsDir:      opts.KernelsDir,
+		KernelsSource:   opts.KernelsSource,
 		ExpectedKernels: kernelmap.KernelNames(),
 		Probe:           opts.Probe,
 		ProbeTimeout:    opts.ProbeTimeout,

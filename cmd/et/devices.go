@@ -258,10 +258,10 @@ func devicesPCIe(ctx context.Context, opts *devicesOptions) ([]devicesDevice, []
 			Name:     devicesPCIeName(d.DeviceID),
 			Status:   string(d.Status),
 			Usable:   d.Usable(),
-			Detail:   d.Detail,
-			BDF:      d.BDF,
+			Detail:   sanitizeText(d.Detail),
+			BDF:      sanitizeText(d.BDF),
 			PCIID:    fmt.Sprintf("%04x:%04x", d.VendorID, d.DeviceID),
-			Driver:   d.Driver,
+			Driver:   sanitizeText(d.Driver),
 			Probe:    d.Probe,
 			Counters: d.Counters,
 		}
@@ -270,7 +270,8 @@ func devicesPCIe(ctx context.Context, opts *devicesOptions) ([]devicesDevice, []
 			dd.Index, dd.Devnum = &n, &n
 		}
 		if d.DriverVersion != "" {
-			dd.DriverVersion = d.DriverVersion
+			// Bytes from sysfs: never sent raw to a terminal.
+			dd.DriverVersion = sanitizeText(d.DriverVersion)
 			ok := d.DriverVersionOK
 			dd.DriverVersionOK = &ok
 		}
@@ -279,6 +280,7 @@ func devicesPCIe(ctx context.Context, opts *devicesOptions) ([]devicesDevice, []
 		}
 		if d.Link != (pcie.Link{}) {
 			l := d.Link
+			l.Speed, l.MaxSpeed = sanitizeText(l.Speed), sanitizeText(l.MaxSpeed)
 			dd.PCIeLink = &l
 		}
 		if d.NUMANode >= 0 {

@@ -239,3 +239,102 @@ func TestRunOpNaNOutputs(t *testing.T) {
 		}
 	}
 }
+
+// A trace without a frequency shows kernel cycles, not 0 ns and 0.0%.
+func TestProfileReportNoFrequency(t *testing.T) {
+	b, err := os.ReadFile("testdata/profile/et_runtime_trace.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "et_runtime_trace.json")
+	os.WriteFile(p, []byte(strings.Replace(string(b), `"frequency": 1000`, `"frequency": 0`, 1)), 0o644)
+	code, out, errOut := runCLI(t, nil, "profile", "report", p, "--kernel-map", "testdata/profile/kernel_id.json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, "1.73M cyc  100.0%") || !strings.Contains(out, "give --freq-mhz") || !strings.Contains(errOut, "--freq-mhz") {
+		t.Errorf("stdout:\n%s\nstderr: %s", out, errOut)
+	}
+}
+
+// Bytes from sysfs never reach the terminal raw: an ESC in the driver
+// version would start an escape sequence.
+func TestDevicesSanitizeSysfs(t *testing.T) {
+	sys, dev := devicesFixture(t, "two-devices")
+	os.WriteFile(filepath.Join(sys, "module/et_soc1/version"), []byte("0.20.0\x1b]0;pwned\x07\x1b[2J\n"), 0o644)
+	for _, format := range []string{"table", "csv", "markdown", "json"} {
+		code, out, errOut := runCLI(t, nil, "devices", "--kind", "pcie", "--sysfs-root", sys, "--dev-root", dev, "-o", format, "-v")
+		if strings.ContainsAny(out+errOut, "\x1b\x07") {
+			t.Errorf("-o %s: exit %d, raw control bytes in output:\n%q\n%q", format, code, out, errOut)
+		}
+		if format == "table" && !strings.Contains(out, `\x1b`) {
+			t.Errorf("-o table: escaped version not shown:\n%s", out)
+		}
+	}
+}
+
+// Every `$ et ...` line of the docs is valid for a POSIX shell: a '(' or
+// ')' outside quotes (a case string, an init expression) is a syntax error
+// there, so the example would not run as written.
+func TestDocExamplesShellQuoting(t *testing.T) {
+	files, _ := filepath.Glob("../../docs/*.md")
+	files = append(files, "../../README.md")
+	n := 0
+	for _, p := range files {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(string(b), "\n") {
+			line = strings.TrimSpace(line)
+			if !strings.HasPrefix(line, "$ et ") {
+				continue
+			}
+			n++
+			if c, _, _ := strings.Cut(line, " #"); c != "" {
+				line = c // a trailing comment
+			}
+			var bare strings.Builder
+			quote := rune(0)
+			for _, r := range line {
+				switch {
+				case quote != 0 && r == quote:
+					quote = 0
+				case quote != 0:
+				case r == '\'' || r == '"':
+					quote = r
+				default:
+					bare.WriteRune(r)
+				}
+			}
+			if strings.ContainsAny(bare.String(), "()") {
+				t.Errorf("%s:%d: unquoted ( or ) in %q", p, i+1, line)
+			}
+		}
+	}
+	if n < 20 {
+		t.Errorf("only %d example lines found", n)
+	}
+}
+
+// failingDevice fails every read back with an I/O error.
+type failingDevice struct{ driver.Device }
+
+func (d failingDevice) Read(context.Context, driver.DevPtr, []byte) error {
+	return errors.New("dma: input/output error")
+}
+
+// An error that is no verdict (a failed read back, a plan or reference
+// math failure) never exits 1.
+func TestRunOpInternalErrorIsNotAVerdict(t *testing.T) {
+	f, _, _ := testFactory(nil)
+	opts := &runOpOptions{Files: []string{"../../testcases/binary.yaml"}, backendOptions: backendOptions{Backend: "ref"}, PerfRuns: 1,
+		OpenDevice: func(b string, i int, m *abi.Manifest) (driver.Device, error) {
+			d, err := openDevice(b, i, m)
+			return failingDevice{d}, err
+		}}
+	err := runOpRun(context.Background(), f, opts)
+	if exitCode(err) != exitInternal || !strings.Contains(err.Error(), "input/output error") {
+		t.Errorf("exit %d (%v), want 5", exitCode(err), err)
+	}
+}

@@ -280,16 +280,36 @@ func reportTables(prefix string, r profileReportLabeled, opts *profileReportOpti
 	if want(profile.ViewKernels) {
 		t := table{Title: prefix + "kernels (device exec)", Headers: []string{"kernel", "launches", "total", "%", "mean", "min", "max", "p50", "p95",
 			"wait q+b", "launch api", "submit", "end-to-end"}, Right: []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}}
+		// A device without a frequency has no device times: its kernels
+		// are shown in cycles, not as 0 ns.
+		var noFreq []string
+		for _, d := range s.Devices {
+			if d.FreqMHz == 0 && d.Launches > 0 {
+				noFreq = append(noFreq, strconv.Itoa(d.ID))
+			}
+		}
 		for _, k := range r.Kernels {
 			launches := strconv.Itoa(k.Launches)
 			if k.Incomplete > 0 {
 				launches += fmt.Sprintf(" (%d inc.)", k.Incomplete)
+			}
+			if len(noFreq) > 0 && k.TotalExecNS == 0 && k.TotalExecCycles > 0 {
+				mean := "-"
+				if n := k.Launches - k.Incomplete; n > 0 {
+					mean = diffFmtCycles(float64(k.TotalExecCycles) / float64(n))
+				}
+				t.Rows = append(t.Rows, []string{k.Name, launches, diffFmtCycles(float64(k.TotalExecCycles)), fmtPct(k.ExecPercent), mean,
+					"-", "-", "-", "-", "-", fmtNS(k.MeanLaunchAPINS), fmtNS(k.MeanSubmitDelayNS), fmtNS(k.MeanEndToEndNS)})
+				continue
 			}
 			t.Rows = append(t.Rows, []string{k.Name, launches, fmtNS(k.TotalExecNS), fmtPct(k.ExecPercent), fmtNS(k.MeanExecNS),
 				fmtNS(k.MinExecNS), fmtNS(k.MaxExecNS), fmtNS(k.P50ExecNS), fmtNS(k.P95ExecNS), fmtNS(k.MeanWaitNS),
 				fmtNS(k.MeanLaunchAPINS), fmtNS(k.MeanSubmitDelayNS), fmtNS(k.MeanEndToEndNS)})
 		}
 		t.Notes = append(t.Notes, "Device times at each device's frequency; wait, launch api, submit and end-to-end are means.")
+		if len(noFreq) > 0 {
+			t.Notes = append(t.Notes, fmt.Sprintf("Device %s: no frequency in the trace, so total and mean are device cycles and %% a share of cycles; give --freq-mhz MHZ for times.", strings.Join(noFreq, ", ")))
+		}
 		out = append(out, t)
 	}
 	if want(profile.ViewMemcpy) {

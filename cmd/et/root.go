@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 )
@@ -66,9 +67,21 @@ func (f *factory) render(doc document) error {
 }
 
 // warnf prints a warning on stderr.
+// A warning quoting input (a trace's strings, a kernel map's names) is
+// cut to maxWarnLen bytes, and its control characters are escaped.
 func (f *factory) warnf(format string, args ...any) {
-	fmt.Fprintf(f.IO.ErrOut, "et: warning: "+format+"\n", args...)
+	msg := sanitizeText(fmt.Sprintf(format, args...))
+	if len(msg) > maxWarnLen {
+		cut := maxWarnLen
+		for cut > 0 && !utf8.RuneStart(msg[cut]) {
+			cut--
+		}
+		msg = fmt.Sprintf("%s... (%d more bytes)", msg[:cut], len(msg)-cut)
+	}
+	fmt.Fprintf(f.IO.ErrOut, "et: warning: %s\n", msg)
 }
+
+const maxWarnLen = 2048
 
 // logf prints a -v log line on stderr.
 func (f *factory) logf(format string, args ...any) {

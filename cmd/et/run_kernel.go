@@ -388,15 +388,18 @@ func runKernelRun(ctx context.Context, f *factory, opts *runKernelOptions) (runE
 	doc.ELFBytes = len(elf)
 	inits := make([][]byte, len(opts.Bufs))
 	for i, kb := range opts.Bufs {
-		if inits[i], err = kernelBufInit(kb); err != nil {
+		if inits[i], err = kernelBufInit(ctx, kb); err != nil {
 			return err
 		}
 	}
 	files := map[string][]byte{}
 	for _, a := range opts.Args {
 		if a.File != "" {
-			data, err := os.ReadFile(a.File)
+			data, err := readInput(ctx, a.File, maxTextInput)
 			if err != nil {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
 				return &kernelELFError{fmt.Sprintf("--arg %q: %s: %s", a.Spec, a.File, errText(err))}
 			}
 			files[a.File] = data
@@ -517,7 +520,7 @@ func readKernelELF(path string) ([]byte, []string, error) {
 }
 
 // kernelBufInit builds a buffer's initial bytes.
-func kernelBufInit(kb kernelBuf) ([]byte, error) {
+func kernelBufInit(ctx context.Context, kb kernelBuf) ([]byte, error) {
 	buf := make([]byte, kb.Size)
 	var data []byte
 	switch {
@@ -535,8 +538,11 @@ func kernelBufInit(kb kernelBuf) ([]byte, error) {
 		}
 		data = a.Data
 	default:
-		b, err := os.ReadFile(kb.Init)
+		b, err := readInput(ctx, kb.Init, int64(min(kb.Size, maxTextInput)))
 		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
 			return nil, &kernelELFError{fmt.Sprintf("--buf %s: %s: %s (INIT is zeros, pattern, FILE.npy or FILE)", kb.Name, kb.Init, errText(err))}
 		}
 		data = b

@@ -151,18 +151,18 @@ func TestKernelBufInit(t *testing.T) {
 	dir := t.TempDir()
 	raw := filepath.Join(dir, "a.bin")
 	os.WriteFile(raw, []byte{1, 2, 3}, 0o644)
-	got, err := kernelBufInit(kernelBuf{Name: "a", Size: 8, Init: raw})
+	got, err := kernelBufInit(context.Background(), kernelBuf{Name: "a", Size: 8, Init: raw})
 	if err != nil || !bytes.Equal(got, []byte{1, 2, 3, 0, 0, 0, 0, 0}) {
 		t.Errorf("file init = %v, %v", got, err)
 	}
-	got, _ = kernelBufInit(kernelBuf{Name: "a", Size: 10, Init: "pattern"})
+	got, _ = kernelBufInit(context.Background(), kernelBuf{Name: "a", Size: 10, Init: "pattern"})
 	if !bytes.Equal(got, []byte{0, 0, 0, 0, 1, 0, 0, 0, 0, 0}) {
 		t.Errorf("pattern = %v", got)
 	}
-	if _, err := kernelBufInit(kernelBuf{Name: "a", Size: 2, Init: raw}); exitCode(err) != exitUsage || !strings.Contains(err.Error(), "holds 3 bytes") {
+	if _, err := kernelBufInit(context.Background(), kernelBuf{Name: "a", Size: 2, Init: raw}); exitCode(err) != exitUsage || !strings.Contains(err.Error(), "holds 3 bytes") {
 		t.Errorf("too long: %v", err)
 	}
-	if _, err := kernelBufInit(kernelBuf{Name: "a", Size: 2, Init: filepath.Join(dir, "nope")}); exitCode(err) != exitUsage {
+	if _, err := kernelBufInit(context.Background(), kernelBuf{Name: "a", Size: 2, Init: filepath.Join(dir, "nope")}); exitCode(err) != exitUsage {
 		t.Errorf("missing file: %v", err)
 	}
 }

@@ -1,6 +1,9 @@
 package driver
 
 import (
+	"errors"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,11 +22,37 @@ func (s Sysfs) Path(rel string) string {
 	return filepath.Join(s.Root, filepath.FromSlash(rel))
 }
 
-// ReadString reads an attribute and trims surrounding white space.
+// maxAttr bounds an attribute: sysfs attributes are at most a page.
+const maxAttr = 64 << 10
+
+// ReadString reads an attribute and trims surrounding white space. Only a
+// regular file is read (sysfs attributes are): a FIFO would block the
+// open and a device such as /dev/zero never end, in a fake or hostile
+// tree. Errors are *os.PathError naming the file.
 func (s Sysfs) ReadString(rel string) (string, error) {
-	b, err := os.ReadFile(s.Path(rel))
+	p := s.Path(rel)
+	fi, err := os.Stat(p)
 	if err != nil {
 		return "", err
+	}
+	if !fi.Mode().IsRegular() {
+		what := "not a regular file"
+		if fi.IsDir() {
+			what = "is a directory"
+		}
+		return "", &os.PathError{Op: "read", Path: p, Err: errors.New(what)}
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxAttr+1))
+	if err != nil {
+		return "", err
+	}
+	if len(b) > maxAttr {
+		return "", &os.PathError{Op: "read", Path: p, Err: fmt.Errorf("longer than %d bytes", maxAttr)}
 	}
 	return strings.TrimSpace(string(b)), nil
 }

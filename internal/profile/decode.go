@@ -64,13 +64,15 @@ var extraKinds = map[string]struct {
 
 // decoder holds the state of one Decode call.
 type decoder struct {
-	s       *scanner
-	opts    Options
-	stats   Stats
-	threads map[string]uint64
-	keyBuf  []byte
-	rawBuf  []byte
-	event   int // index of the event being decoded
+	s     *scanner
+	opts  Options
+	stats Stats
+	// badCount: the last timePoint had a count out of range.
+	badCount bool
+	threads  map[string]uint64
+	keyBuf   []byte
+	rawBuf   []byte
+	event    int // index of the event being decoded
 }
 
 // Decode reads a runtime trace (the cereal JSON container of reference §1)
@@ -83,7 +85,11 @@ type decoder struct {
 // Stats and warned about once. Malformed JSON that is not truncation is a
 // *SyntaxError. An error returned by fn stops decoding and is returned.
 func Decode(r io.Reader, opts Options, fn func(Event) error) (st Stats, err error) {
-	d := &decoder{s: newScanner(r, bufSize), opts: opts, threads: map[string]uint64{}, event: -1}
+	size := bufSize
+	if l, ok := r.(interface{ Len() int }); ok && l.Len()+512 < size {
+		size = l.Len() + 512 // a small trace in memory needs no 256 KiB buffer
+	}
+	d := &decoder{s: newScanner(r, size), opts: opts, threads: map[string]uint64{}, event: -1}
 	defer func() {
 		st = d.stats
 		st.Bytes = d.s.offset()
@@ -243,6 +249,8 @@ func (d *decoder) decodeEvent(e *Event) {
 			if t, ok := d.timePoint(); ok {
 				e.TimeNS = t
 				e.Has |= HasTime
+			} else if d.badCount {
+				e.BadTime = true
 			}
 		case "thread_id":
 			e.Thread = d.thread(s.str())
@@ -260,10 +268,14 @@ func (d *decoder) decodeEvent(e *Event) {
 }
 
 // timePoint reads {"time_since_epoch": {"count": N}} from the stream.
+//
+// A count that is there but not an integer in int64's range (1e300, 1.5)
+// sets d.badCount, so that it is reported as such, not as missing.
 func (d *decoder) timePoint() (int64, bool) {
 	s := d.s
 	var t int64
 	found := false
+	d.badCount = false
 	if s.ws() != '{' {
 		s.skip(0)
 		return 0, false
@@ -283,6 +295,8 @@ func (d *decoder) timePoint() (int64, bool) {
 							n := s.num()
 							if v, ok := n.int64(); ok {
 								t, found = v, true
+							} else {
+								d.badCount = true
 							}
 						} else {
 							s.skip(0)

@@ -119,8 +119,12 @@ type threadInfo struct {
 //
 // Memory is bounded: at most one pending group per event id.
 type Joiner struct {
-	opts  JoinOptions
-	slots [65536]*slot
+	opts JoinOptions
+	// slots by event id, in pages of 256 allocated on first use: a
+	// flat [65536]*slot costs 512 KiB per Joiner, which dominates small
+	// traces (and fuzzing).
+	slots [256]*[256]*slot
+	live  int // non-nil slots
 	free  []*slot
 	queue []deferred
 	qhead int
@@ -151,8 +155,27 @@ func NewJoiner(opts JoinOptions) *Joiner {
 	}
 }
 
+func (j *Joiner) slot(id uint16) *slot {
+	if p := j.slots[id>>8]; p != nil {
+		return p[id&255]
+	}
+	return nil
+}
+
+func (j *Joiner) setSlot(id uint16, s *slot) {
+	p := j.slots[id>>8]
+	if p == nil {
+		if s == nil {
+			return
+		}
+		p = new([256]*slot)
+		j.slots[id>>8] = p
+	}
+	p[id&255] = s
+}
+
 func (j *Joiner) get(id uint16) *slot {
-	s := j.slots[id]
+	s := j.slot(id)
 	if s == nil {
 		if n := len(j.free); n > 0 {
 			s = j.free[n-1]
@@ -166,18 +189,20 @@ func (j *Joiner) get(id uint16) *slot {
 		s.apiStream, s.apiDevice, s.kernelID = -1, -1, -1
 		s.cmdStream, s.cmdDevice = -1, -1
 		s.childDevice, s.childStream = -1, -1
-		j.slots[id] = s
+		j.setSlot(id, s)
+		j.live++
 	}
 	return s
 }
 
 // release emits what the slot holds and frees it.
 func (j *Joiner) release(id uint16) {
-	s := j.slots[id]
+	s := j.slot(id)
 	if s == nil {
 		return
 	}
-	j.slots[id] = nil
+	j.setSlot(id, nil)
+	j.live--
 	j.emit(id, s)
 	j.free = append(j.free, s)
 }
@@ -334,7 +359,7 @@ func (j *Joiner) noteAPIID(id uint16) {
 
 func (j *Joiner) api(e *Event) {
 	j.noteAPIID(e.ID)
-	s := j.slots[e.ID]
+	s := j.slot(e.ID)
 	if s != nil && (s.apiClass != "" || (s.hasDisp && !s.deferred)) {
 		j.release(e.ID)
 	}
@@ -360,7 +385,7 @@ func (j *Joiner) api(e *Event) {
 // parent returns the group for parent id p, starting a new generation when
 // the current one is already finished.
 func (j *Joiner) parent(p uint16) *slot {
-	s := j.slots[p]
+	s := j.slot(p)
 	if s != nil && s.hasDisp && s.childRsps >= s.childCmds && s.apiClass != ClassKernelLaunch && !(s.hasCmd && !s.hasRsp) {
 		j.release(p)
 	}
@@ -368,7 +393,7 @@ func (j *Joiner) parent(p uint16) *slot {
 }
 
 func (j *Joiner) command(e *Event) {
-	if s := j.slots[e.ID]; s != nil && (s.hasCmd || (s.hasDisp && s.apiClass == "")) {
+	if s := j.slot(e.ID); s != nil && (s.hasCmd || (s.hasDisp && s.apiClass == "")) {
 		j.release(e.ID)
 	}
 	s := j.get(e.ID)
@@ -422,7 +447,7 @@ func (j *Joiner) link(c, p *slot) {
 }
 
 func (j *Joiner) response(e *Event) {
-	if s := j.slots[e.ID]; s != nil && s.hasRsp {
+	if s := j.slot(e.ID); s != nil && s.hasRsp {
 		j.release(e.ID)
 	}
 	s := j.get(e.ID)
@@ -434,7 +459,7 @@ func (j *Joiner) response(e *Event) {
 	if s.hasCmd && s.cmdParent != e.ID {
 		j.link(s, j.parent(s.cmdParent))
 		// The parent may now be complete.
-		if p := j.slots[s.cmdParent]; p != nil {
+		if p := j.slot(s.cmdParent); p != nil {
 			j.try(s.cmdParent, p)
 		}
 	}
@@ -442,7 +467,7 @@ func (j *Joiner) response(e *Event) {
 }
 
 func (j *Joiner) dispatch(e *Event) {
-	if s := j.slots[e.ID]; s != nil && s.hasDisp {
+	if s := j.slot(e.ID); s != nil && s.hasDisp {
 		j.release(e.ID)
 	}
 	s := j.get(e.ID)
@@ -487,7 +512,7 @@ func (j *Joiner) drain(final bool) {
 			break
 		}
 		j.qhead++
-		if s := j.slots[d.id]; s != nil && s.gen == d.gen {
+		if s := j.slot(d.id); s != nil && s.gen == d.gen {
 			j.release(d.id)
 		}
 	}
@@ -501,8 +526,8 @@ func (j *Joiner) drain(final bool) {
 // missing) and returns the statistics. Call it once, after the last Add.
 func (j *Joiner) Flush() JoinStats {
 	j.drain(true)
-	for id := range j.slots {
-		if j.slots[id] != nil {
+	for id := 0; id < 65536 && j.live > 0; id++ {
+		if j.slot(uint16(id)) != nil {
 			j.release(uint16(id))
 		}
 	}

@@ -83,10 +83,17 @@ func (l *Launch) Complete() bool {
 }
 
 // DispatchCycles is the device time the kernel started (start + wait).
-func (l *Launch) DispatchCycles() uint64 { return l.StartCycles + l.WaitCycles }
+func (l *Launch) DispatchCycles() uint64 {
+	s, _ := addCycles(l.StartCycles, l.WaitCycles)
+	return s
+}
 
 // EndCycles is the device time the kernel finished.
-func (l *Launch) EndCycles() uint64 { return l.StartCycles + l.WaitCycles + l.ExecCycles }
+// Sums saturate at 2^64-1 (the validator warns of such cycles).
+func (l *Launch) EndCycles() uint64 {
+	s, _ := addCycles(l.StartCycles, l.WaitCycles, l.ExecCycles)
+	return s
+}
 
 // ExecNS is the device execution time in ns (0 if the frequency is unknown).
 func (l *Launch) ExecNS() int64 { return CyclesToNS(l.ExecCycles, l.FreqMHz) }

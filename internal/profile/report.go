@@ -4,6 +4,8 @@ import (
 	"container/heap"
 	"io"
 	"sort"
+	"strconv"
+	"strings"
 
 	"github.com/ainekko/et/internal/kernelmap"
 )
@@ -255,13 +257,37 @@ type interval struct {
 }
 
 type devAgg struct {
-	freq      uint32
-	launches  int
-	exec      uint64
+	freq     uint32
+	launches int
+	exec     uint64
+	// first and last bound the launches of the trace being fed (seen
+	// when it has one); spans sums the spans of the traces fed before,
+	// since merged traces each count their own span, not the range
+	// from the earliest first to the latest last (two runs of the same
+	// program cover the same cycles: busy would read 200%).
 	first     uint64
 	last      uint64
 	seen      bool
+	spans     uint64
+	everSeen  bool
 	intervals []interval
+}
+
+// span is the device's busy-time denominator: the spans of every trace.
+func (d *devAgg) span() uint64 {
+	s := d.spans
+	if d.seen && d.last > d.first {
+		s += d.last - d.first
+	}
+	return s
+}
+
+// endTrace closes the span of the trace just fed.
+func (d *devAgg) endTrace() {
+	if d.seen && d.last > d.first {
+		d.spans += d.last - d.first
+	}
+	d.seen = false
 }
 
 type slowHeap []SlowLaunch
@@ -297,6 +323,8 @@ type Aggregator struct {
 	startNS  int64 // of the trace being fed
 	summary  ReportSummary
 	warnings Warnings
+	// known are the devices of the traces fed, whatever opts.Device.
+	known map[int]bool
 }
 
 // NewAggregator returns an empty aggregator.
@@ -359,14 +387,14 @@ func (a *Aggregator) AddLaunch(l *Launch) {
 	}
 	if l.Status&SeenResponse != 0 {
 		ns := l.ExecNS()
-		r.TotalExecCycles += l.ExecCycles
-		r.TotalExecNS += ns
+		r.TotalExecCycles = satAdd(r.TotalExecCycles, l.ExecCycles)
+		r.TotalExecNS = satAddNS(r.TotalExecNS, ns)
 		r.TotalWaitNS += l.WaitNS()
 		k.waitN++
 		k.exec = append(k.exec, ns)
 		d := a.dev(l.Device, l.FreqMHz)
 		d.launches++
-		d.exec += l.ExecCycles
+		d.exec = satAdd(d.exec, l.ExecCycles)
 		st, end := l.DispatchCycles(), l.EndCycles()
 		if !d.seen || st < d.first {
 			d.first = st
@@ -374,7 +402,7 @@ func (a *Aggregator) AddLaunch(l *Launch) {
 		if !d.seen || end > d.last {
 			d.last = end
 		}
-		d.seen = true
+		d.seen, d.everSeen = true, true
 		if a.opts.want(ViewGaps) {
 			d.intervals = append(d.intervals, interval{start: st, end: end, id: l.EventID, name: a.nameID(l.Kernel)})
 		}
@@ -457,6 +485,9 @@ func (a *Aggregator) AddCopy(c *Copy) {
 
 // AddTrace adds the trace-level facts of one decoded and joined trace.
 func (a *Aggregator) AddTrace(st Stats, js JoinStats, devices []Device, w []Warning) {
+	for _, d := range a.devs {
+		d.endTrace()
+	}
 	s := &a.summary
 	s.Events += st.Events
 	s.Bytes += st.Bytes
@@ -472,6 +503,10 @@ func (a *Aggregator) AddTrace(st Stats, js JoinStats, devices []Device, w []Warn
 	s.HostWaitNS += js.HostWaitNS
 	s.Waits += js.Waits
 	for _, d := range devices {
+		if a.known == nil {
+			a.known = map[int]bool{}
+		}
+		a.known[d.ID] = true
 		if a.opts.Device < 0 || d.ID == a.opts.Device {
 			a.dev(d.ID, d.FreqMHz)
 		}
@@ -537,8 +572,10 @@ func (a *Aggregator) Finish() *Report {
 	s := &r.Summary
 	// Kernels.
 	var totalExec int64
+	var totalCycles uint64
 	for _, k := range a.kernels {
 		totalExec += k.row.TotalExecNS
+		totalCycles = satAdd(totalCycles, k.row.TotalExecCycles)
 	}
 	for _, k := range a.kernels {
 		row := k.row
@@ -551,8 +588,12 @@ func (a *Aggregator) Finish() *Report {
 			row.P50ExecNS, row.P95ExecNS = percentileNS(ex, 50), percentileNS(ex, 95)
 		}
 		row.MeanWaitNS = meanNS(row.TotalWaitNS, k.waitN)
-		if totalExec > 0 {
+		switch {
+		case totalExec > 0:
 			row.ExecPercent = float64(row.TotalExecNS) * 100 / float64(totalExec)
+		case totalCycles > 0:
+			// No frequency: the share of device cycles.
+			row.ExecPercent = float64(row.TotalExecCycles) * 100 / float64(totalCycles)
 		}
 		api := sortedNS(k.api)
 		row.MeanLaunchAPINS, row.P95LaunchAPINS = meanNS(sumNS(api), len(api)), percentileNS(api, 95)
@@ -602,6 +643,18 @@ func (a *Aggregator) Finish() *Report {
 		}
 	}
 	// Devices.
+	if a.opts.Device >= 0 && !a.known[a.opts.Device] {
+		var have []string
+		for id := range a.known {
+			have = append(have, strconv.Itoa(id))
+		}
+		sort.Strings(have)
+		list := "none"
+		if len(have) > 0 {
+			list = strings.Join(have, ", ")
+		}
+		a.warnings.Add("no-such-device", -1, -1, "--device %d: the trace has no device %d (its devices: %s); nothing is selected", a.opts.Device, a.opts.Device, list)
+	}
 	ids := make([]int, 0, len(a.devs))
 	for id := range a.devs {
 		ids = append(ids, id)
@@ -610,12 +663,15 @@ func (a *Aggregator) Finish() *Report {
 	for _, id := range ids {
 		d := a.devs[id]
 		ds := DeviceSummary{ID: id, FreqMHz: d.freq, Launches: d.launches, BusyPercent: -1, ExecCycles: d.exec}
-		if d.seen && d.last > d.first {
-			ds.SpanCycles = d.last - d.first
+		if d.freq == 0 && d.launches > 0 {
+			a.warnings.Add("no_frequency", -1, -1, "device %d: the trace gives no usable frequency: its device times are unknown, so kernel times are shown in cycles; give --freq-mhz MHZ to convert them", id)
+		}
+		if span := d.span(); span > 0 {
+			ds.SpanCycles = span
 			ds.BusyPercent = float64(d.exec) * 100 / float64(ds.SpanCycles)
 		}
 		s.Devices = append(s.Devices, ds)
-		if a.opts.want(ViewGaps) && (d.seen || len(d.intervals) > 0) {
+		if a.opts.want(ViewGaps) && (d.everSeen || len(d.intervals) > 0) {
 			r.Gaps = append(r.Gaps, a.gaps(id, d))
 		}
 	}
@@ -770,4 +826,20 @@ func (a *Aggregator) Feed(in Input, opts ReportOptions) error {
 	js := j.Flush()
 	a.AddTrace(st, js, j.Devices(), w.List())
 	return nil
+}
+
+// satAdd adds without wrapping: a sum of cycle counts saturates at 2^64−1.
+func satAdd(a, b uint64) uint64 {
+	if s := a + b; s >= a {
+		return s
+	}
+	return 1<<64 - 1
+}
+
+// satAddNS adds non-negative durations without wrapping.
+func satAddNS(a, b int64) int64 {
+	if s := a + b; s >= a || b < 0 {
+		return s
+	}
+	return 1<<63 - 1
 }

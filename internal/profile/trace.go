@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode/utf8"
 )
 
 // Event types (the "type" member).
@@ -160,6 +161,9 @@ type Event struct {
 
 	// Has flags the optional members below that were present.
 	Has Field
+	// BadTime: the time stamp's count is there but is not an integer in
+	// int64's range (TimeNS is then unset and HasTime clear).
+	BadTime bool
 
 	ID       uint16 // "event": API, command or sync event id (wraps at 65536)
 	ParentID uint16 // "parent_id": API event a command or CMA copy belongs to
@@ -308,12 +312,33 @@ func (w *Warnings) Add(kind string, event int, offset int64, format string, args
 	if w.index == nil {
 		w.index = map[string]int{}
 	}
+	kind = clip(kind, maxWarningKind)
 	if i, ok := w.index[kind]; ok {
 		w.list[i].Count++
 		return
 	}
 	w.index[kind] = len(w.list)
-	w.list = append(w.list, Warning{Kind: kind, Event: event, Offset: offset, Message: fmt.Sprintf(format, args...), Count: 1})
+	w.list = append(w.list, Warning{Kind: kind, Event: event, Offset: offset, Message: clip(fmt.Sprintf(format, args...), maxWarning), Count: 1})
+}
+
+// Warnings quote the trace (class names, keys): a hostile trace's 50 MB
+// string is cut, not echoed whole.
+const (
+	maxWarning     = 1024
+	maxWarningKind = 128
+)
+
+// clip cuts s to at most n bytes (at a rune boundary), saying how much
+// was cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s... (%d more bytes)", s[:cut], len(s)-cut)
 }
 
 // List returns the warnings in the order their kinds first occurred.

@@ -64,8 +64,19 @@ func (v *Validator) Check(e *Event) {
 	if e.Key != e.Index {
 		w.Add("key-sequence", e.Index, e.Offset, "%s: event %d: stored under key %s, want value%d (keys must run value0, value1, ...)", v.file, e.Index, keyName(e.Key), e.Index)
 	}
-	if e.Type == "" || e.Class == "" || e.Has&HasTime == 0 || e.Has&HasThread == 0 {
+	if e.BadTime {
+		w.Add("bad-time", e.Index, e.Offset, "%s: event %d: timeStamp count is not an integer nanosecond count in range (-2^63, 2^63); the event has no time", v.file, e.Index)
+	}
+	if e.Type == "" || e.Class == "" || (e.Has&HasTime == 0 && !e.BadTime) || e.Has&HasThread == 0 {
 		w.Add("missing-member", e.Index, e.Offset, "%s: event %d: missing one of type, class, timeStamp, thread_id", v.file, e.Index)
+	}
+	if e.Has&HasDuration != 0 && e.DurationNS < 0 {
+		w.Add("negative-duration", e.Index, e.Offset, "%s: event %d: negative duration %d ns; the event's host time is unreliable", v.file, e.Index, e.DurationNS)
+	}
+	if e.Class == ClassResponseReceived && e.Has&(HasDevStart|HasDevWait|HasDevExec) == HasDevStart|HasDevWait|HasDevExec {
+		if _, over := addCycles(e.DevStartCycles, e.DevWaitCycles, e.DevExecCycles); over {
+			w.Add("cycle-overflow", e.Index, e.Offset, "%s: event %d: device cycles overflow: start %d + wait %d + exec %d is past 2^64-1; sums saturate", v.file, e.Index, e.DevStartCycles, e.DevWaitCycles, e.DevExecCycles)
+		}
 	}
 	if e.Index == 0 && e.Class != ClassStartProfiling && e.Class != ClassSyncTime {
 		w.Add("no-start", 0, e.Offset, "%s: event 0 is %s, not StartProfiling; times are relative to the first event", v.file, e.Class)
@@ -115,4 +126,16 @@ func keyName(k int) string {
 		return "(not valueN)"
 	}
 	return "value" + itoa(k)
+}
+
+// addCycles adds cycle counts, saturating at 2^64-1; over tells whether
+// it did.
+func addCycles(xs ...uint64) (sum uint64, over bool) {
+	for _, x := range xs {
+		if sum+x < sum {
+			return 1<<64 - 1, true
+		}
+		sum += x
+	}
+	return sum, false
 }

@@ -49,6 +49,9 @@ type Options struct {
 	// KernelsDir is a folder of compute-kernel ELFs; "" skips the kernel
 	// checks.
 	KernelsDir string
+	// KernelsSource says where KernelsDir came from, for the kernels row's
+	// label ("--kernels", "GGML_ET_KERNELS_PATH"); "" shows none.
+	KernelsSource string
 	// ExpectedKernels are the kernel names ggml-et uses (the kernelmap
 	// catalog). With KernelsDir set, the names the folder lacks are
 	// listed; nil skips that list.
@@ -143,7 +146,7 @@ func Check(ctx context.Context, opts Options) Report {
 		"sysemu.log, the only place FATAL emulator errors are written, is lost"))
 	rs = append(rs, checkDevFiles(prefix)...)
 	if opts.KernelsDir != "" {
-		rs = append(rs, checkKernels(abs(opts.KernelsDir), opts.ExpectedKernels)...)
+		rs = append(rs, checkKernels(abs(opts.KernelsDir), opts.KernelsSource, opts.ExpectedKernels)...)
 	}
 	return Report{Prefix: opts.Prefix, Results: rs}
 }
@@ -412,7 +415,7 @@ func checkDevFiles(prefix string) []Result {
 
 // checkKernels checks every *.elf in dir as a compute kernel, then lists
 // the expected names the folder lacks.
-func checkKernels(dir string, expected []string) []Result {
+func checkKernels(dir, source string, expected []string) []Result {
 	head := Result{ID: "kernels", Path: dir}
 	fi, err := os.Stat(dir)
 	if err == nil && !fi.IsDir() {
@@ -451,7 +454,10 @@ func checkKernels(dir string, expected []string) []Result {
 		}
 		rs = append(rs, r)
 	}
-	head.Status, head.Detail = StatusOK, fmt.Sprintf("%d kernel ELFs (GGML_ET_KERNELS_PATH)", len(rs))
+	head.Status, head.Detail = StatusOK, fmt.Sprintf("%d kernel ELFs", len(rs))
+	if source != "" {
+		head.Detail += " (" + source + ")"
+	}
 	if len(rs) == 0 {
 		head.Status, head.Detail = StatusWarn, "no *.elf files -> ggml-et uses its embedded kernels for everything"
 	}

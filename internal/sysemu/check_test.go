@@ -198,6 +198,7 @@ func TestCheckKernels(t *testing.T) {
 	sysemutest.WriteFile(t, filepath.Join(dir, "softmax_f32.elf"), bss.Bytes(), 0o644)
 	sysemutest.WriteFile(t, filepath.Join(dir, "README.md"), []byte("not a kernel"), 0o644)
 	opts.KernelsDir = "kernels" // relative to Cwd
+	opts.KernelsSource = "--kernels"
 	opts.ExpectedKernels = []string{"el_map_f32", "rope_f32", "softmax_f32", "unary_f32", "clamp_f32"}
 
 	r := Check(context.Background(), opts)
@@ -212,7 +213,7 @@ func TestCheckKernels(t *testing.T) {
 		status Status
 		detail string
 	}{
-		{"kernels", StatusOK, "4 kernel ELFs (GGML_ET_KERNELS_PATH)"},
+		{"kernels", StatusOK, "4 kernel ELFs (--kernels)"},
 		{"kernel.el_map_f32", StatusFail, "segment 1: memsz 8 < filesz 128 -> the runtime's loadCode fails CHECK(memSize >= fileSize)"},
 		{"kernel.my_new_kernel", StatusOK, "; not a kernel name ggml-et uses"},
 		{"kernel.rope_f32", StatusOK, "RV64 EXEC lp64f (e_flags 0x2), entry 0x8005801000, 2 PT_LOAD"},

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -142,9 +143,18 @@ func Scan(ctx context.Context, opts Options) (Result, error) {
 			return res, err
 		}
 		dir := bus + "/" + bdf
-		vendor, ok1 := readHex(opts.Sysfs, dir+"/vendor")
-		device, ok2 := readHex(opts.Sysfs, dir+"/device")
-		if !ok1 || !ok2 || vendor != VendorID || (device != DeviceIDSoC1 && device != DeviceIDTest) {
+		vendor, verr := readHex(opts.Sysfs, dir+"/vendor")
+		device, derr := readHex(opts.Sysfs, dir+"/device")
+		if verr != nil || derr != nil {
+			// Not knowing whose card it is must not hide it silently:
+			// every PCI device has both attributes.
+			odd := func(err error) bool { return err != nil && !errors.Is(err, fs.ErrNotExist) }
+			if odd(verr) || odd(derr) || (verr == nil && vendor == VendorID) {
+				res.Warnings = append(res.Warnings, fmt.Sprintf("%s: cannot tell whether it is an ET card: %v", bdf, oneLineErr(errors.Join(verr, derr))))
+			}
+			continue
+		}
+		if vendor != VendorID || (device != DeviceIDSoC1 && device != DeviceIDTest) {
 			continue
 		}
 		d, warns := readDevice(opts, dir, bdf, uint16(vendor), uint16(device))
@@ -159,13 +169,31 @@ func Scan(ctx context.Context, opts Options) (Result, error) {
 	return res, nil
 }
 
-func readHex(s driver.Sysfs, rel string) (uint64, bool) {
+// readHex reads a 16-bit hex attribute (vendor, device). Errors name the
+// attribute.
+func readHex(s driver.Sysfs, rel string) (uint64, error) {
 	v, err := s.ReadString(rel)
 	if err != nil {
-		return 0, false
+		return 0, err
 	}
 	n, err := strconv.ParseUint(strings.TrimPrefix(v, "0x"), 16, 16)
-	return n, err == nil
+	if err != nil {
+		return 0, fmt.Errorf("%s: %q is not a 16-bit hex number", s.Path(rel), clipAttr(v))
+	}
+	return n, nil
+}
+
+// oneLineErr is err's message on one line.
+func oneLineErr(err error) string {
+	return strings.ReplaceAll(err.Error(), "\n", "; ")
+}
+
+// clipAttr shortens an attribute's text for a message.
+func clipAttr(v string) string {
+	if len(v) > 40 {
+		return v[:40] + "..."
+	}
+	return v
 }
 
 func readInt(s driver.Sysfs, rel string) (int, bool) {
@@ -217,8 +245,16 @@ func readDevice(opts Options, dir, bdf string, vendor, device uint16) (Device, [
 		d.DriverVersionOK = true
 	}
 
-	if n, ok := readInt(s, dir+"/devnum"); ok && n >= 0 {
-		d.Devnum = n
+	devnumText, devnumErr := s.ReadString(dir + "/devnum")
+	badDevnum := ""
+	if devnumErr == nil {
+		if n, err := strconv.Atoi(devnumText); err == nil && n >= 0 {
+			d.Devnum = n
+		} else {
+			badDevnum = fmt.Sprintf("the ET driver is bound but its devnum attribute reads %q, not a device number", clipAttr(devnumText))
+		}
+	} else if !errors.Is(devnumErr, fs.ErrNotExist) {
+		badDevnum = fmt.Sprintf("the ET driver is bound but its devnum attribute cannot be read: %v", devnumErr)
 	}
 	for _, g := range CounterGroups {
 		cs, err := readCounters(s, dir, g)
@@ -241,6 +277,8 @@ func readDevice(opts Options, dir, bdf string, vendor, device uint16) (Device, [
 	switch {
 	case ver != "" && !d.DriverVersionOK:
 		d.Status, d.Detail = StatusOldDriver, verProblem
+	case d.Devnum < 0 && badDevnum != "":
+		d.Status, d.Detail = StatusNoDevnum, badDevnum
 	case d.Devnum < 0:
 		d.Status = StatusNoDevnum
 		d.Detail = "the ET driver is bound but there is no devnum attribute (driver too old, or its init failed)"
@@ -315,12 +353,24 @@ func runtimeWarnings(devRoot string, devs []Device) []string {
 		}
 	}
 	var nums []int
+	byNum := map[int][]string{}
 	for _, d := range devs {
 		if d.Devnum >= 0 {
 			nums = append(nums, d.Devnum)
+			byNum[d.Devnum] = append(byNum[d.Devnum], d.BDF)
 		}
 	}
 	sort.Ints(nums)
+	dup := false
+	for _, n := range slices.Compact(slices.Clone(nums)) {
+		if b := byNum[n]; len(b) > 1 {
+			dup = true
+			warns = append(warns, fmt.Sprintf("devnum %d is claimed by %d cards (%s): /dev/et%d_* can be only one of them; the driver state is inconsistent (reload it)", n, len(b), strings.Join(b, ", "), n))
+		}
+	}
+	if dup {
+		return warns
+	}
 	for i, n := range nums {
 		if n != i {
 			warns = append(warns, fmt.Sprintf("devnums are not contiguous from 0 (%s): the runtime opens /dev/et0.. in order and fails at the gap", joinInts(nums)))

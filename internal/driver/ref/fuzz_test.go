@@ -26,7 +26,17 @@ var fuzzKernels = []string{
 func FuzzLaunch(f *testing.F) {
 	m := abi.Default()
 	base := driver.FakeProps().DRAMBase
-	const bufSize = 4096
+	const bufSize = fuzzBufSize
+	// bases are valid params of the seeded kernels (zeros of the layout's
+	// size for the others). An input patches them at an offset, so that
+	// inputs stay small: whole params blobs (hundreds of bytes) as seeds
+	// keep the fuzzer's minimiser busy for minutes on every new input.
+	bases := make([][]byte, len(fuzzKernels))
+	for i, k := range fuzzKernels {
+		if l, ok := m.LayoutFor(k); ok {
+			bases[i] = make([]byte, l.Size)
+		}
+	}
 	// Seeds: valid params for a few kernels over the first two buffers.
 	desc := func(i int, typ ops.Type, ne ...int64) abi.TensorDesc {
 		x := ops.New(typ, ne...)
@@ -40,7 +50,8 @@ func FuzzLaunch(f *testing.F) {
 		}
 		for i, k := range fuzzKernels {
 			if k == kernel {
-				f.Add(uint8(i), b)
+				bases[i] = b
+				f.Add(uint8(i), false, uint16(0), []byte{})
 			}
 		}
 	}
@@ -74,35 +85,53 @@ func FuzzLaunch(f *testing.F) {
 		Ints:   map[string]int64{"S_v": 8, "H": 1, "H_q": 1, "H_k": 1, "n_tokens": 1, "n_seqs": 1, "n_seqs_q": 1, "n_seqs_k": 1, "K": 1},
 		Floats: map[string]float32{"scale": 0.35355339}})
 
-	f.Fuzz(func(t *testing.T, which uint8, args []byte) {
-		kernel := fuzzKernels[int(which)%len(fuzzKernels)]
-		d := New(Options{MaxHostBytes: 1 << 20})
-		ctx := context.Background()
-		for i := 0; i < 4; i++ {
-			p, err := d.Malloc(bufSize, 64)
-			if err != nil || uint64(p) != base+uint64(i)*bufSize {
-				t.Fatalf("malloc %d = %#x, %v", i, p, err)
-			}
-			// Some non-trivial content: small floats, and the args
-			// themselves in the last buffer (an uberkernel blob).
-			buf := make([]byte, bufSize)
-			for j := 0; j+4 <= bufSize; j += 4 {
-				binary.LittleEndian.PutUint32(buf[j:], 0x3f800000+uint32(j))
-			}
-			if i == 3 {
-				copy(buf, args)
-			}
-			d.Write(ctx, p, buf)
+	f.Add(uint8(0), true, uint16(0), []byte{})
+	f.Add(uint8(3), true, uint16(0), []byte{1, 2, 3, 4})
+	f.Fuzz(func(t *testing.T, which uint8, raw bool, off uint16, patch []byte) {
+		args := patch
+		if b := bases[int(which)%len(fuzzKernels)]; !raw && len(b) > 0 {
+			args = append([]byte(nil), b...)
+			copy(args[int(off)%len(args):], patch)
 		}
-		id, err := d.LoadKernel(ctx, kernel, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := d.Launch(ctx, id, args, driver.LaunchOptions{}); err != nil {
-			t.Fatalf("launch %s: %v", kernel, err)
-		}
-		if _, err := d.Sync(ctx); err != nil {
-			t.Fatal(err)
-		}
+		launchOnce(t, which, args)
 	})
+}
+
+// fuzzBufSize is the size of each of FuzzLaunch's four buffers.
+const fuzzBufSize = 4096
+
+// launchOnce is FuzzLaunch's body: kernel which on a fresh device whose
+// four buffers hold small floats (the last one args too).
+func launchOnce(t *testing.T, which uint8, args []byte) {
+	const bufSize = fuzzBufSize
+	base := driver.FakeProps().DRAMBase
+	kernel := fuzzKernels[int(which)%len(fuzzKernels)]
+	d := New(Options{MaxHostBytes: 1 << 20})
+	ctx := context.Background()
+	for i := 0; i < 4; i++ {
+		p, err := d.Malloc(bufSize, 64)
+		if err != nil || uint64(p) != base+uint64(i)*bufSize {
+			t.Fatalf("malloc %d = %#x, %v", i, p, err)
+		}
+		// Some non-trivial content: small floats, and the args
+		// themselves in the last buffer (an uberkernel blob).
+		buf := make([]byte, bufSize)
+		for j := 0; j+4 <= bufSize; j += 4 {
+			binary.LittleEndian.PutUint32(buf[j:], 0x3f800000+uint32(j))
+		}
+		if i == 3 {
+			copy(buf, args)
+		}
+		d.Write(ctx, p, buf)
+	}
+	id, err := d.LoadKernel(ctx, kernel, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Launch(ctx, id, args, driver.LaunchOptions{}); err != nil {
+		t.Fatalf("launch %s: %v", kernel, err)
+	}
+	if _, err := d.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
 }

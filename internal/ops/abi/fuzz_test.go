@@ -48,6 +48,11 @@ func FuzzDecodeTensor(f *testing.F) {
 
 // FuzzDecodeParams: any bytes, decoded as any layout, never panic; short
 // buffers are errors; decode∘encode is idempotent from the first encode on.
+//
+// Unless short is set, the bytes are repeated to the layout's size, so that
+// seeds stay small (whole encodings, up to KiBs for every layout, starve the
+// fuzzer: each new input it finds is minimised, at a cost growing with its
+// size). TestDecodeParamsBigInputs runs the whole encodings.
 func FuzzDecodeParams(f *testing.F) {
 	layouts := Layouts()
 	for i, l := range layouts {
@@ -55,12 +60,36 @@ func FuzzDecodeParams(f *testing.F) {
 		if err != nil {
 			f.Fatal(err)
 		}
-		f.Add(uint8(i), b)
-		f.Add(uint8(i), b[:len(b)/2])
+		f.Add(uint8(i), false, b[:min(len(b), 32)])
 	}
-	f.Add(uint8(0), []byte{})
-	f.Fuzz(func(t *testing.T, which uint8, b []byte) {
+	f.Add(uint8(0), true, []byte{})
+	f.Add(uint8(1), true, []byte{1, 2, 3})
+	f.Fuzz(func(t *testing.T, which uint8, short bool, b []byte) {
 		l := layouts[int(which)%len(layouts)]
+		if !short && len(b) > 0 && len(b) < l.Size {
+			full := make([]byte, l.Size)
+			for i := range full {
+				full[i] = b[i%len(b)]
+			}
+			b = full
+		}
+		checkDecodeParams(t, l, b)
+	})
+}
+
+func TestDecodeParamsBigInputs(t *testing.T) {
+	for _, l := range Layouts() {
+		b, err := l.Encode(fullValues(l))
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkDecodeParams(t, l, b)
+		checkDecodeParams(t, l, b[:len(b)/2])
+	}
+}
+
+func checkDecodeParams(t *testing.T, l *Layout, b []byte) {
+	{
 		v, err := l.Decode(b)
 		if len(b) < l.Size && err == nil {
 			t.Fatalf("%s: %d-byte buffer decoded without error", l.Name, len(b))
@@ -83,13 +112,15 @@ func FuzzDecodeParams(f *testing.F) {
 		if !bytes.Equal(b1, b2) {
 			t.Fatalf("%s: encode/decode is not idempotent", l.Name)
 		}
-	})
+	}
 }
 
 // FuzzParseManifest: arbitrary manifest text never panics, and errors carry
 // the file name.
+// Seeds are small: the built-in manifest (KiBs) is checked by
+// TestParseManifestBigInputs instead, as big seeds starve the fuzzer.
 func FuzzParseManifest(f *testing.F) {
-	f.Add(DefaultYAML())
+	f.Add(DefaultYAML()[:min(300, len(DefaultYAML()))])
 	seeds, _ := filepath.Glob(filepath.Join("testdata", "*.yaml"))
 	for _, s := range seeds {
 		b, err := os.ReadFile(s)
@@ -100,16 +131,22 @@ func FuzzParseManifest(f *testing.F) {
 	}
 	f.Add([]byte("ops: {ADD: 2}\n"))
 	f.Add([]byte("- [\n"))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		m, err := Parse("fuzz.yaml", b)
-		if err != nil {
-			if !bytes.HasPrefix([]byte(err.Error()), []byte("fuzz.yaml")) {
-				t.Fatalf("error without file name: %v", err)
-			}
-			return
+	f.Fuzz(checkParseManifest)
+}
+
+func TestParseManifestBigInputs(t *testing.T) {
+	checkParseManifest(t, DefaultYAML())
+}
+
+func checkParseManifest(t *testing.T, b []byte) {
+	m, err := Parse("fuzz.yaml", b)
+	if err != nil {
+		if !bytes.HasPrefix([]byte(err.Error()), []byte("fuzz.yaml")) {
+			t.Fatalf("error without file name: %v", err)
 		}
-		if _, ok := m.TypeValue(ops.F32); !ok {
-			t.Fatal("a manifest that loaded has no f32")
-		}
-	})
+		return
+	}
+	if _, ok := m.TypeValue(ops.F32); !ok {
+		t.Fatal("a manifest that loaded has no f32")
+	}
 }
