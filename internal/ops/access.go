@@ -105,6 +105,7 @@ func (x *Tensor) SetInt(i0, i1, i2, i3 int64, v int64) {
 // Row converts row (i1, i2, i3) — Ne[0] elements — to float32 into
 // dst[:Ne[0]], dequantizing quantized types. dst must hold Ne[0] values.
 func (x *Tensor) Row(i1, i2, i3 int64, dst []float32) {
+	clearUpper() // every row-based op reads rows: see clearUpper
 	n := x.Ne[0]
 	dst = dst[:n]
 	off := x.RowOffset(i1, i2, i3)
@@ -123,6 +124,7 @@ func (x *Tensor) Row(i1, i2, i3 int64, dst []float32) {
 // SetRow stores src[:Ne[0]] as row (i1, i2, i3), converting or quantizing
 // (with ggml's reference quantizers) to the tensor's type.
 func (x *Tensor) SetRow(i1, i2, i3 int64, src []float32) {
+	clearUpper()
 	n := x.Ne[0]
 	src = src[:n]
 	off := x.RowOffset(i1, i2, i3)

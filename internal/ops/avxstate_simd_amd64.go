@@ -15,10 +15,10 @@ var hasAVX = archsimd.X86.AVX()
 // runs an order of magnitude slower (soft_max, 95% in math.Exp, was 40x
 // slower than in the default build) until some vector kernel happens to
 // execute VZEROUPPER. (GODEBUG=asyncpreemptoff=1 avoids it too, but is
-// not a //go:debug setting a program can fix.) The row loops of the
-// reference math call clearUpper every 2K elements of work or so, and
-// the exp loops of soft_max and flash_attn_ext more often, so a
-// preemption costs at most that much slow work.
+// not a //go:debug setting a program can fix.) Tensor.Row and SetRow,
+// which every row-based op calls per row, call clearUpper, and the exp
+// loops of soft_max and flash_attn_ext more often, so a preemption costs
+// at most about a row of slow work.
 func clearUpper() {
 	if hasAVX {
 		archsimd.ClearAVXUpperBits()

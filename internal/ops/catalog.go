@@ -643,18 +643,7 @@ func refParallel(n, cost int64, fn func(lo, hi int64)) {
 	if cost > 0 && cost < minWork {
 		grain = minWork / cost
 	}
-	// Each chunk runs in pieces of about 2K elements of work, with a
-	// VZEROUPPER before each (see clearUpper).
-	piece := int64(1)
-	if cost > 0 && cost < 1<<11 {
-		piece = (1 << 11) / cost
-	}
-	ParallelFor(int(n), int(grain), func(lo, hi int) {
-		for p := int64(lo); p < int64(hi); p += piece {
-			clearUpper()
-			fn(p, min(int64(hi), p+piece))
-		}
-	})
+	ParallelFor(int(n), int(grain), func(lo, hi int) { fn(int64(lo), int64(hi)) })
 }
 
 // isFloatType reports whether t holds real numbers (f32, f16 or a
