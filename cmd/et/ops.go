@@ -323,7 +323,7 @@ func opsExplainRun(ctx context.Context, f *factory, opts *opsExplainOptions) err
 	}
 	var planned []runOpCase
 	for _, c := range cases {
-		g, err := buildGraph(c, false)
+		g, err := buildGraph(context.Background(), c, false)
 		if err != nil {
 			return err
 		}

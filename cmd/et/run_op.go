@@ -441,14 +441,14 @@ func errText(err error) string {
 // With withData false (planning only: --explain, et ops explain) the
 // leaves are zero tensors of the right type and shape: no data is
 // generated or read, and nothing is checked against host memory.
-func buildGraph(c *graph.Case, withData bool) (*plan.Graph, error) {
+func buildGraph(ctx context.Context, c *graph.Case, withData bool) (*plan.Graph, error) {
 	var leaves map[string]*ops.Tensor
 	if withData {
 		if err := checkCaseMemory(c, memAvailable()); err != nil {
 			return nil, err
 		}
 		var err error
-		if leaves, err = graph.Materialize(c); err != nil {
+		if leaves, err = graph.MaterializeContext(ctx, c); err != nil {
 			return nil, err
 		}
 	} else {

@@ -51,7 +51,7 @@ func planCases(f *factory, cases []*graph.Case, m *abi.Manifest, opts *runOpOpti
 		if opts.SeedSet {
 			c.Seed = opts.Seed
 		}
-		rc, err := planCase(c, m, opts, false)
+		rc, err := planCase(context.Background(), c, m, opts, false)
 		if err != nil {
 			if exitCode(err) == exitUsage {
 				bad.add(f, err)
@@ -64,8 +64,8 @@ func planCases(f *factory, cases []*graph.Case, m *abi.Manifest, opts *runOpOpti
 	return planned, nil
 }
 
-func planCase(c *graph.Case, m *abi.Manifest, opts *runOpOptions, withData bool) (runOpCase, error) {
-	g, err := buildGraph(c, withData)
+func planCase(ctx context.Context, c *graph.Case, m *abi.Manifest, opts *runOpOptions, withData bool) (runOpCase, error) {
+	g, err := buildGraph(ctx, c, withData)
 	if err != nil {
 		return runOpCase{}, err
 	}
@@ -78,8 +78,14 @@ func planCase(c *graph.Case, m *abi.Manifest, opts *runOpOptions, withData bool)
 
 // runCase builds case c with its data, runs it on dev and judges it.
 func (cr *caseRun) runCase(ctx context.Context, dev driver.Device, c *graph.Case, saveDir string, job string) caseOutcome {
-	rc, err := planCase(c, cr.m, cr.opts, true)
+	rc, err := planCase(ctx, c, cr.m, cr.opts, true)
 	if err != nil {
+		if ctx.Err() != nil { // interrupted, or out of time, while generating inputs
+			if cause := context.Cause(ctx); cause != nil && errors.Is(cause, driver.ErrTimeout) {
+				return caseOutcome{err: cause}
+			}
+			return caseOutcome{err: err}
+		}
 		if exitCode(err) == exitUsage {
 			return caseOutcome{bad: err}
 		}
