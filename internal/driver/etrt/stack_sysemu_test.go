@@ -4,9 +4,11 @@ package etrt
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/ainekko/et/internal/driver"
 	"github.com/ainekko/et/internal/sysemu"
@@ -98,5 +100,52 @@ func TestSysemuHartContexts(t *testing.T) {
 	}
 	if errs, err := dev.Sync(ctx); err != nil || len(errs) != 0 {
 		t.Errorf("Sync after the faults = %v, %v", errs, err)
+	}
+}
+
+// --timeout is a device watchdog: it adds up the time spent in device
+// calls, so host work between calls (generating inputs, reference math)
+// never fires it. Here the host waits longer than the whole budget between
+// the boot and the first copy, and the copy still goes through; a hung
+// kernel then uses the rest of the budget and is stopped by it.
+func TestSysemuTimeoutCountsDeviceCalls(t *testing.T) {
+	if os.Getenv("ET_TOOLCHAIN") == "" {
+		t.Skip("ET_TOOLCHAIN is unset")
+	}
+	prefix := requireSysemuInstall(t)
+	const budget = 30 * time.Second // boot takes 2-9 s on these machines
+	o := WorkerOptions{Exe: os.Args[0], Args: []string{"-test.run=^$"}, Env: []string{"ETRT_TEST_WORKER=1"},
+		Backend: "sysemu", Prefix: prefix, RunDir: t.TempDir(), Timeout: budget}
+	ctx := context.Background()
+	start := time.Now()
+	dev, err := OpenWorker(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dev.Close()
+	booted := time.Since(start)
+	time.Sleep(budget + 2*time.Second) // host work: not device time
+	p, err := dev.Malloc(4096, 64)
+	if err != nil {
+		t.Fatalf("malloc after %s of host work (boot took %s): %v", budget, booted, err)
+	}
+	if err := dev.Write(ctx, p, make([]byte, 4096)); err != nil {
+		t.Fatalf("copy after %s of host work (boot took %s): %v", budget, booted, err)
+	}
+	elf, err := os.ReadFile(filepath.Join(prefix.Dir, "lib", "esperanto-fw", "kernels", "hang.elf"))
+	if err != nil {
+		t.Skip(err)
+	}
+	k, err := dev.LoadKernel(ctx, "hang", elf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := dev.Launch(ctx, k, nil, driver.LaunchOptions{Barrier: true}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = dev.Sync(ctx)
+	var te *TimeoutError
+	if !errors.As(err, &te) {
+		t.Fatalf("sync of a hung kernel: %v, want the watchdog's timeout", err)
 	}
 }
