@@ -81,10 +81,7 @@ func (cr *caseRun) runCase(ctx context.Context, dev driver.Device, c *graph.Case
 	rc, err := planCase(ctx, c, cr.m, cr.opts, true)
 	if err != nil {
 		if ctx.Err() != nil { // interrupted, or out of time, while generating inputs
-			if cause := context.Cause(ctx); cause != nil && errors.Is(cause, driver.ErrTimeout) {
-				return caseOutcome{err: cause}
-			}
-			return caseOutcome{err: err}
+			return caseOutcome{err: timeoutCause(ctx, err)}
 		}
 		if exitCode(err) == exitUsage {
 			return caseOutcome{bad: err}
@@ -111,7 +108,7 @@ func (cr *caseRun) runCase(ctx context.Context, dev driver.Device, c *graph.Case
 			return caseOutcome{err: fmt.Errorf("%s: %w", rc.c.Name, err)}
 		}
 		if ctx.Err() != nil {
-			if cause := context.Cause(ctx); cause != nil && errors.Is(cause, driver.ErrTimeout) {
+			if cause := timeoutCause(ctx, nil); cause != nil {
 				return caseOutcome{err: cause}
 			}
 		}
@@ -138,6 +135,15 @@ func (cr *caseRun) runCase(ctx context.Context, dev driver.Device, c *graph.Case
 		out.lateErr = saveOutputs(saveDir, rc, res.Outputs)
 	}
 	return out
+}
+
+// timeoutCause is the --timeout error that ended ctx, or err when ctx
+// ended otherwise (Ctrl-C).
+func timeoutCause(ctx context.Context, err error) error {
+	if cause := context.Cause(ctx); cause != nil && errors.Is(cause, driver.ErrTimeout) {
+		return cause
+	}
+	return err
 }
 
 // runCases runs the cases on the devices, one job per device, each job
