@@ -302,6 +302,8 @@ type opsExplainNode struct {
 	// why the mask asked for was refused (a kernel that needs all shires).
 	ShireMask     uint32 `json:"shire_mask,omitempty"`
 	ShireMaskNote string `json:"shire_mask_note,omitempty"`
+	// InPlace: the node writes into its first source (dst.data == src0.data).
+	InPlace bool `json:"in_place,omitempty"`
 }
 
 type opsExplainFailure struct {
@@ -345,7 +347,7 @@ func explainPlans(planned []runOpCase) opsExplainDoc {
 		for i, r := range p.Explain() {
 			n := opsExplainNode{Case: rc.c.Name, Node: r.Node, Op: r.Op, Action: r.Kind.String(),
 				Supported: r.Supported || r.Kind == plan.StepView, Failures: []opsExplainFailure{},
-				Fusion: r.Fusion, FusedWith: r.FusedWith, FusionMissed: r.FusionMissed, Note: r.Note}
+				Fusion: r.Fusion, FusedWith: r.FusedWith, FusionMissed: r.FusionMissed, Note: r.Note, InPlace: r.InPlace}
 			if r.Step >= 0 && p.Steps[r.Step].Nodes[0] != i {
 				n.Action = "fused"
 			}
@@ -414,6 +416,9 @@ func opsExplainDocument(d opsExplainDoc) document {
 		}
 		if n.ShireMaskNote != "" {
 			t.Notes = append(t.Notes, nodeName(n)+": "+n.ShireMaskNote)
+		}
+		if n.InPlace {
+			t.Notes = append(t.Notes, nodeName(n)+": in place: the result is written into the first source (dst.data == src0.data)")
 		}
 	}
 	tables := []table{t}

@@ -283,3 +283,20 @@ func TestOpsExamples(t *testing.T) {
 		}
 	}
 }
+
+func TestOpsExplainInPlace(t *testing.T) {
+	for inplace, want := range map[string]bool{"0": false, "1": true} {
+		code, out, errOut := runCLI(t, nil, "ops", "explain", "RMS_NORM(type=f32,ne=[64,5,4,3],v=0,eps=0.000001,inplace="+inplace+")", "-o", "json")
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		var d struct {
+			Nodes []struct {
+				InPlace bool `json:"in_place"`
+			}
+		}
+		if err := json.Unmarshal([]byte(out), &d); err != nil || len(d.Nodes) != 1 || d.Nodes[0].InPlace != want {
+			t.Errorf("inplace=%s: in_place %+v (%v), want %v", inplace, d.Nodes, err, want)
+		}
+	}
+}

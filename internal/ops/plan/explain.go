@@ -34,6 +34,10 @@ type NodeExplain struct {
 	// plan's mask was refused for this kernel.
 	ShireMask uint32
 	MaskNote  string
+	// InPlace is true when the node writes its result into its first
+	// source (ggml's *_inplace ops, set_rows, set): the launch has
+	// dst.data == src0.data.
+	InPlace bool
 }
 
 // Explain returns one row per graph node, in node order.
@@ -41,7 +45,7 @@ func (p *Plan) Explain() []NodeExplain {
 	g := p.Graph
 	rows := make([]NodeExplain, len(g.Nodes))
 	for i, n := range g.Nodes {
-		rows[i] = NodeExplain{Node: n.Name, Op: string(n.Op), Step: -1}
+		rows[i] = NodeExplain{Node: n.Name, Op: string(n.Op), Step: -1, InPlace: n.InPlace}
 		if i < len(p.Verdicts) {
 			rows[i].Supported = p.Verdicts[i].Supported
 			rows[i].Reasons = p.Verdicts[i].Reasons
