@@ -29,51 +29,40 @@ const qVecChunk = 64
 // quantQ8_0Vec quantizes len(src)/32 blocks of q8_0 into dst; it returns
 // false (having written nothing) when the CPU lacks AVX-512.
 func quantQ8_0Vec(src []float32, dst []byte) bool {
-	if !vecQuant {
-		return false
-	}
-	nb := len(src) / QK8_0
-	if len(dst) < nb*34 {
-		panic("ops: q8_0 destination too short")
-	}
-	var ds [qVecChunk + 3]float32 // each block stores 4 lanes
-	var bad [qVecChunk]bool
-	for c := 0; c < nb; c += qVecChunk {
-		n := min(qVecChunk, nb-c)
-		q8_0ChunkVec(unsafe.Pointer(&src[c*QK8_0]), unsafe.Pointer(&dst[c*34]), n, &ds, &bad)
-		archsimd.ClearAVXUpperBits()
-		for b := range n {
-			if bad[b] {
-				quantizeBlockQ8_0(src[(c+b)*QK8_0:(c+b+1)*QK8_0], dst[(c+b)*34:(c+b+1)*34])
-				continue
-			}
-			binary.LittleEndian.PutUint16(dst[(c+b)*34:], F32ToF16(ds[b]))
-		}
-	}
-	return true
+	return quantVec(src, dst, 34, q8_0ChunkVec, quantizeBlockQ8_0)
 }
 
 // quantQ4_0Vec is quantQ8_0Vec for q4_0.
 func quantQ4_0Vec(src []float32, dst []byte) bool {
+	return quantVec(src, dst, 18, q4_0ChunkVec, quantizeBlockQ4_0)
+}
+
+// quantVec runs a chunk kernel over src's 32-value blocks (blockBytes
+// each in dst, an f16 scale first), qVecChunk blocks at a time; the
+// blocks the kernel flags (NaN or Inf) go to the scalar quantizer.
+func quantVec(src []float32, dst []byte, blockBytes int,
+	chunk func(src, dst unsafe.Pointer, n int, ds *[qVecChunk + 3]float32, bad *[qVecChunk]bool),
+	scalar func(src []float32, dst []byte)) bool {
 	if !vecQuant {
 		return false
 	}
-	nb := len(src) / QK4_0
-	if len(dst) < nb*18 {
-		panic("ops: q4_0 destination too short")
+	const qk = 32 // QK8_0 == QK4_0
+	nb := len(src) / qk
+	if len(dst) < nb*blockBytes {
+		panic("ops: quantized destination too short")
 	}
 	var ds [qVecChunk + 3]float32 // each block stores 4 lanes
 	var bad [qVecChunk]bool
 	for c := 0; c < nb; c += qVecChunk {
 		n := min(qVecChunk, nb-c)
-		q4_0ChunkVec(unsafe.Pointer(&src[c*QK4_0]), unsafe.Pointer(&dst[c*18]), n, &ds, &bad)
+		chunk(unsafe.Pointer(&src[c*qk]), unsafe.Pointer(&dst[c*blockBytes]), n, &ds, &bad)
 		archsimd.ClearAVXUpperBits()
 		for b := range n {
 			if bad[b] {
-				quantizeBlockQ4_0(src[(c+b)*QK4_0:(c+b+1)*QK4_0], dst[(c+b)*18:(c+b+1)*18])
+				scalar(src[(c+b)*qk:(c+b+1)*qk], dst[(c+b)*blockBytes:(c+b+1)*blockBytes])
 				continue
 			}
-			binary.LittleEndian.PutUint16(dst[(c+b)*18:], F32ToF16(ds[b]))
+			binary.LittleEndian.PutUint16(dst[(c+b)*blockBytes:], F32ToF16(ds[b]))
 		}
 	}
 	return true
