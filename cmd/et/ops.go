@@ -11,6 +11,7 @@ import (
 	"github.com/ainekko/et/internal/ops"
 	"github.com/ainekko/et/internal/ops/abi"
 	"github.com/ainekko/et/internal/ops/plan"
+	"github.com/ainekko/et/internal/runner"
 )
 
 // opsRegenerate is how docs/ops.md is regenerated (it is the markdown
@@ -325,7 +326,7 @@ func opsExplainRun(ctx context.Context, f *factory, opts *opsExplainOptions) err
 	}
 	var planned []runOpCase
 	for _, c := range cases {
-		g, err := buildGraph(context.Background(), c, false)
+		g, err := runner.BuildGraph(context.Background(), c, false)
 		if err != nil {
 			return err
 		}

@@ -16,7 +16,6 @@ import (
 
 	"github.com/ainekko/et/internal/driver"
 	"github.com/ainekko/et/internal/driver/ref"
-	"github.com/ainekko/et/internal/ops"
 	"github.com/ainekko/et/internal/ops/abi"
 	"github.com/ainekko/et/internal/ops/exec"
 	"github.com/ainekko/et/internal/ops/expect"
@@ -436,49 +435,6 @@ func errText(err error) string {
 	return err.Error()
 }
 
-// buildGraph materializes a case's leaves and builds its plan graph.
-//
-// With withData false (planning only: --explain, et ops explain) the
-// leaves are zero tensors of the right type and shape: no data is
-// generated or read, and nothing is checked against host memory.
-func buildGraph(ctx context.Context, c *graph.Case, withData bool) (*plan.Graph, error) {
-	var leaves map[string]*ops.Tensor
-	if withData {
-		if err := checkCaseMemory(c, memAvailable()); err != nil {
-			return nil, err
-		}
-		var err error
-		if leaves, err = graph.MaterializeContext(ctx, c); err != nil {
-			return nil, err
-		}
-	} else {
-		leaves = make(map[string]*ops.Tensor, len(c.Tensors))
-		for _, t := range c.Tensors {
-			leaves[t.Name] = ops.New(t.Type, t.Ne...)
-		}
-	}
-	g := plan.NewGraph()
-	for _, t := range c.Tensors {
-		if _, err := g.AddLeaf(t.Name, leaves[t.Name]); err != nil {
-			return nil, &graph.Error{File: c.File, Line: t.Line, Msg: err.Error()}
-		}
-	}
-	for _, n := range c.Nodes {
-		if _, err := g.AddNodeInPlace(n.Name, n.Op, n.Src, map[string]any(n.Params), n.Line, n.InPlace); err != nil {
-			msg := err.Error()
-			var ne *plan.NodeError
-			if errors.As(err, &ne) {
-				msg = fmt.Sprintf("node %s: %v", ne.Node, ne.Err)
-			}
-			return nil, &graph.Error{File: c.File, Line: n.Line, Msg: msg}
-		}
-	}
-	if err := g.SetOutputs(c.Outputs); err != nil {
-		return nil, &graph.Error{File: c.File, Msg: err.Error()}
-	}
-	return g, nil
-}
-
 type runOpDoc struct {
 	Schema  string        `json:"schema"`
 	Backend string        `json:"backend"`
@@ -745,61 +701,6 @@ func writeJUnit(path string, d runOpDoc) error {
 		return err
 	}
 	return writeFileAtomic(path, append([]byte(xml.Header), append(b, '\n')...))
-}
-
-// caseBytes estimates the host memory a run of c needs: every leaf and
-// every non-view result on the host (the expected values), the same again
-// for the device's memory (the reference device lives in this process),
-// and the f32 staging of quantized leaves.
-func caseBytes(c *graph.Case) uint64 {
-	size := func(t ops.Type, ne []int64) uint64 {
-		n := int64(1)
-		for _, v := range ne[1:] {
-			n *= v
-		}
-		return t.RowSize(ne[0]) * uint64(n)
-	}
-	var total, staging uint64
-	for _, t := range c.Tensors {
-		total += size(t.Type, t.Ne)
-		if t.Type.Quantized() {
-			staging = max(staging, size(ops.F32, t.Ne))
-		}
-	}
-	for _, n := range c.Nodes {
-		if info, ok := ops.Lookup(string(n.Op)); ok && info.View {
-			continue
-		}
-		total += size(n.Type, n.Ne[:])
-	}
-	return 2*total + staging
-}
-
-// checkCaseMemory refuses, before any data is generated, a case that
-// cannot fit in the memory available (avail 0 = unknown: no check).
-func checkCaseMemory(c *graph.Case, avail uint64) error {
-	need := caseBytes(c)
-	if avail > 0 && need > avail {
-		return &graph.Error{File: c.File, Msg: fmt.Sprintf("case needs about %s of host memory (inputs, results and the device copy), %s is available", fmtBytes(need), fmtBytes(avail))}
-	}
-	return nil
-}
-
-// memAvailable is MemAvailable from /proc/meminfo in bytes, or 0.
-func memAvailable() uint64 {
-	b, err := os.ReadFile("/proc/meminfo")
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "MemAvailable:"); ok {
-			var kb uint64
-			if _, err := fmt.Sscanf(strings.TrimSpace(rest), "%d kB", &kb); err == nil {
-				return kb << 10
-			}
-		}
-	}
-	return 0
 }
 
 // opArgs checks the ways run-op and ops explain name their work: -f files,

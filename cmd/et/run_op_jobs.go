@@ -11,7 +11,7 @@ import (
 	"github.com/ainekko/et/internal/ops/abi"
 	"github.com/ainekko/et/internal/ops/exec"
 	"github.com/ainekko/et/internal/ops/graph"
-	"github.com/ainekko/et/internal/ops/plan"
+	"github.com/ainekko/et/internal/runner"
 )
 
 // caseOutcome is what running one case gives: its results, or the
@@ -65,15 +65,11 @@ func planCases(f *factory, cases []*graph.Case, m *abi.Manifest, opts *runOpOpti
 }
 
 func planCase(ctx context.Context, c *graph.Case, m *abi.Manifest, opts *runOpOptions, withData bool) (runOpCase, error) {
-	g, err := buildGraph(ctx, c, withData)
+	pc, err := runner.PlanCase(ctx, c, runner.PlanOptions{Manifest: m, Uberkernel: opts.Uberkernel, ShireMask: opts.ShireMask}, withData)
 	if err != nil {
 		return runOpCase{}, err
 	}
-	p, err := plan.Build(g, m, plan.Options{Uberkernel: opts.Uberkernel, ShireMask: opts.ShireMask})
-	if err != nil {
-		return runOpCase{}, fmt.Errorf("%s: plan: %w", c.File, err)
-	}
-	return runOpCase{c: c, g: g, p: p}, nil
+	return runOpCase{c: c, g: pc.Graph, p: pc.Plan}, nil
 }
 
 // runCase builds case c with its data, runs it on dev and judges it.

@@ -281,26 +281,6 @@ func TestRunOpSaveOutputs(t *testing.T) {
 	}
 }
 
-func TestCheckCaseMemory(t *testing.T) {
-	c, err := graph.ParseCaseString("MUL_MAT(type_a=f32,type_b=f32,m=1024,n=1,k=1024)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	need := caseBytes(c)
-	if need < 2*4*1024*1024 {
-		t.Fatalf("caseBytes = %d, want at least twice the 4 MiB weight", need)
-	}
-	if err := checkCaseMemory(c, need-1); exitCode(err) != exitUsage || !strings.Contains(err.Error(), "host memory") {
-		t.Errorf("too little memory: err %v", err)
-	}
-	if err := checkCaseMemory(c, need); err != nil {
-		t.Errorf("enough memory: %v", err)
-	}
-	if err := checkCaseMemory(c, 0); err != nil {
-		t.Errorf("unknown memory: %v", err)
-	}
-}
-
 // Planning alone (--explain, ops explain) generates and reads no data: a
 // case whose .npy input is missing still explains, and only a run fails.
 func TestExplainNeedsNoData(t *testing.T) {
