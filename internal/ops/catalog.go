@@ -436,6 +436,18 @@ func shapeErr(op Op, format string, args ...any) error {
 	return &ShapeError{Op: op, Msg: fmt.Sprintf(format, args...)}
 }
 
+// NoHostMathError says that et has no reference math for an op, a
+// variant of an op or a type (ggml's CPU has it; et does not yet). A run
+// reports such a case as skipped with the reason, as test-backend-ops
+// reports "not supported"; it is neither a failure nor bad input.
+type NoHostMathError struct {
+	// What names what has no host math: "op OUT_PROD", "type iq2_xxs",
+	// "rope mode 24".
+	What string
+}
+
+func (e *NoHostMathError) Error() string { return "no host math for " + e.What }
+
 // CheckSources checks the number of sources and that none is nil.
 func (info *OpInfo) CheckSources(srcs []*Tensor) error {
 	if len(srcs) < info.MinSrc || len(srcs) > len(info.Srcs) {
@@ -504,6 +516,9 @@ func (info *OpInfo) Run(dst *Tensor, srcs []*Tensor, p Params) error {
 			return shapeErr(info.Name, "source %s needs %d bytes, its buffer has %d", info.Srcs[i], end, len(s.Buf))
 		}
 	}
+	if info.Ref == nil {
+		return &NoHostMathError{What: "op " + strings.ToUpper(string(info.Name))}
+	}
 	return info.Ref(dst, srcs, p)
 }
 
@@ -519,6 +534,9 @@ func (info *OpInfo) Compute(srcs []*Tensor, p Params) (*Tensor, error) {
 	t, ne, err := info.Shape(srcs, p)
 	if err != nil {
 		return nil, err
+	}
+	if info.Ref == nil {
+		return nil, &NoHostMathError{What: "op " + strings.ToUpper(string(info.Name))}
 	}
 	dst := New(t, ne[:]...)
 	if err := info.Ref(dst, srcs, p); err != nil {
