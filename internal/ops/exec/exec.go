@@ -65,8 +65,7 @@ type OutputResult struct {
 	// Want, the verdict.
 	Compare ops.Comparison
 	// Drift compares the output with the reference math chained from the
-	// graph's leaves (the graph's own tensor after the run): the
-	// end-to-end error of the graph up to this output, device error
+	// graph's leaves (Chained): the end-to-end error of the graph up to this output, device error
 	// accumulated through every node before it. Its MaxNMSE is
 	// Options.GraphNMSE, or 0 when drift is only reported.
 	Drift ops.Comparison
@@ -80,8 +79,7 @@ type OutputResult struct {
 	Reasons []string
 	// Got is the output as the device produced it; Want the reference it
 	// was judged against: the reference math of its node on the device's
-	// own inputs of that node, as test-backend-ops judges each node (the
-	// graph's own tensor holds the chained reference after the run).
+	// own inputs of that node, as test-backend-ops judges each node.
 	Got  *ops.Tensor
 	Want *ops.Tensor
 	// Chained is the output's reference math chained from the leaves,
@@ -251,23 +249,44 @@ func Run(ctx context.Context, dev driver.Device, p *plan.Plan, opts Options) (*R
 	return r.res, nil
 }
 
-// Reference evaluates every node of g on the host, into the graph's own
-// tensors: the reference math chained from the leaves. An in-place node
-// writes into its source's tensor, as in ggml; a leaf it overwrote has its
-// data back when Reference returns.
-func Reference(ctx context.Context, g *plan.Graph) error {
-	_, err := chainedReference(ctx, g, nil)
-	return err
+// Reference evaluates every node of g on the host, from the leaves, and
+// returns each graph output by value index. g is not changed: the
+// results live in memory of their own (see chainedReference).
+func Reference(ctx context.Context, g *plan.Graph) (map[int]*ops.Tensor, error) {
+	return chainedReference(ctx, g, nil)
 }
 
-// chainedReference is Reference, and returns each graph output as it was
-// right after the node that produced it, or after node at[output] when
-// given (a later in-place node may overwrite an output's memory).
+// chainedReference runs the reference math of every node of g, chained
+// from the leaves, and returns each graph output as it was right after
+// the node that produced it, or after node at[output] when given (a later
+// in-place node may overwrite an output's memory). It works in memory of
+// its own: node results get fresh buffers and a leaf that an in-place
+// node writes into is copied, so the graph's tensors are never written
+// and a plan runs again with the same results.
 func chainedReference(ctx context.Context, g *plan.Graph, at map[int]int) (map[int]*ops.Tensor, error) {
+	mem := make(map[int][]byte) // base value -> its memory for this evaluation
+	for _, n := range g.Nodes {
+		if n.Info.View {
+			continue
+		}
+		if b := g.Values[n.Out].Base; mem[b] == nil {
+			if g.Values[b].Node < 0 {
+				mem[b] = slices.Clone(g.Values[b].T.Buf) // a leaf written in place
+			} else {
+				mem[b] = make([]byte, len(g.Values[b].T.Buf))
+			}
+		}
+	}
+	tensor := func(v int) *ops.Tensor {
+		if buf, ok := mem[g.Values[v].Base]; ok {
+			return header(g, v, buf)
+		}
+		return g.Values[v].T // a leaf nothing writes: read only
+	}
 	byNode := map[int][]int{} // node index -> outputs to capture after it
 	out := map[int]*ops.Tensor{}
 	snap := func(o int) {
-		t := *g.Values[o].T
+		t := *tensor(o)
 		t.Buf = slices.Clone(t.Buf)
 		out[o] = &t
 	}
@@ -286,19 +305,6 @@ func chainedReference(ctx context.Context, g *plan.Graph, at map[int]int) (map[i
 			snap(o) // a view of a leaf
 		}
 	}
-	// Leaves that in-place nodes overwrite get their data back at the end,
-	// so the graph can run again.
-	leaves := map[int][]byte{}
-	for _, n := range g.Nodes {
-		if b := g.Values[n.Out].Base; !n.Info.View && g.Values[b].Node < 0 && leaves[b] == nil {
-			leaves[b] = slices.Clone(g.Values[b].T.Buf)
-		}
-	}
-	defer func() {
-		for b, buf := range leaves {
-			copy(g.Values[b].T.Buf, buf)
-		}
-	}()
 	for i, n := range g.Nodes {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -306,7 +312,11 @@ func chainedReference(ctx context.Context, g *plan.Graph, at map[int]int) (map[i
 		if n.Info.View {
 			continue
 		}
-		if err := runNode(n, g.Values[n.Out].T, srcTensors(g, n)); err != nil {
+		srcs := make([]*ops.Tensor, len(n.Src))
+		for k, s := range n.Src {
+			srcs[k] = tensor(s)
+		}
+		if err := runNode(n, tensor(n.Out), srcs); err != nil {
 			return nil, fmt.Errorf("node %s: %w", n.Name, err)
 		}
 		for _, o := range byNode[i] {

@@ -1,8 +1,10 @@
 package exec
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"slices"
 	"testing"
 
 	"github.com/ainekko/et/internal/driver"
@@ -220,4 +222,51 @@ func TestInPlaceAfterProducerInUberkernel(t *testing.T) {
 	if !res.Passed() {
 		t.Errorf("set_rows after its producer in one segment: %+v", res.Outputs[0])
 	}
+}
+
+// A plan is immutable: running it leaves every tensor of its graph as it
+// was (the in-place set_rows into a leaf included), and a second run
+// gives the same results.
+func TestPlanRunsTwice(t *testing.T) {
+	g := buildGraph(t)
+	p, err := plan.Build(g, abi.Default(), plan.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := make([][]byte, len(g.Values))
+	for i, v := range g.Values {
+		before[i] = slices.Clone(v.T.Buf)
+	}
+	var runs [2]*Result
+	for k := range runs {
+		if runs[k], err = Run(context.Background(), ref.New(ref.Options{}), p, Options{}); err != nil {
+			t.Fatalf("run %d: %v", k+1, err)
+		}
+		for i, v := range g.Values {
+			if !bytes.Equal(v.T.Buf, before[i]) {
+				t.Fatalf("run %d changed the graph's tensor %s", k+1, v.Name)
+			}
+		}
+	}
+	if len(runs[0].Outputs) != len(runs[1].Outputs) {
+		t.Fatalf("%d outputs, then %d", len(runs[0].Outputs), len(runs[1].Outputs))
+	}
+	for i, a := range runs[0].Outputs {
+		b := runs[1].Outputs[i]
+		if a.Status != b.Status || !bytes.Equal(a.Got.Buf, b.Got.Buf) || !bytes.Equal(a.Want.Buf, b.Want.Buf) || !bytes.Equal(a.Chained.Buf, b.Chained.Buf) {
+			t.Errorf("%s: the second run differs (status %s then %s)", a.Output, a.Status, b.Status)
+		}
+		if allZero(a.Chained.Buf) {
+			t.Errorf("%s: chained reference is all zeros", a.Output)
+		}
+	}
+}
+
+func allZero(b []byte) bool {
+	for _, x := range b {
+		if x != 0 {
+			return false
+		}
+	}
+	return true
 }
