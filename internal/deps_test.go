@@ -17,7 +17,7 @@ const module = "github.com/ainekko/et/"
 // allowed lists, per internal package, the internal packages it may import
 // (DESIGN.md §1). A package not listed may import no internal package.
 var allowed = map[string][]string{
-	"internal/runner":      {"internal/ops", "internal/ops/abi", "internal/ops/graph", "internal/ops/plan", "internal/ops/exec", "internal/ops/expect", "internal/driver", "internal/driver/ref", "internal/driver/etrt", "internal/driver/pcie", "internal/sysemu", "internal/kernelmap", "internal/profile"},
+	"internal/runner":      {"internal/outfile", "internal/ops", "internal/ops/abi", "internal/ops/graph", "internal/ops/plan", "internal/ops/exec", "internal/ops/expect", "internal/driver", "internal/driver/ref", "internal/driver/etrt", "internal/driver/pcie", "internal/sysemu", "internal/kernelmap", "internal/profile"},
 	"internal/ops/exec":    {"internal/ops", "internal/ops/abi", "internal/ops/plan", "internal/driver", "internal/profile", "internal/kernelmap"},
 	"internal/ops/plan":    {"internal/ops", "internal/ops/abi", "internal/kernelmap"},
 	"internal/ops/abi":     {"internal/ops"},
@@ -26,6 +26,7 @@ var allowed = map[string][]string{
 	"internal/driver/etrt": {"internal/driver", "internal/sysemu"},
 	"internal/driver/pcie": {"internal/driver"},
 	"internal/profile":     {"internal/kernelmap"},
+	"internal/outfile":     {},
 }
 
 // forbiddenExternal may never be imported under internal/.

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/ainekko/et/internal/outfile"
 	"io"
 	"path/filepath"
 	"strconv"
@@ -116,11 +117,11 @@ func profileExportRun(ctx context.Context, opts *profileExportOptions) error {
 		return err
 	}
 	var dst io.Writer = opts.IO.Out
-	var out *atomicFile
+	var out *outfile.File
 	toStdout := opts.Out == "" || opts.Out == "-"
 	counter := &exportCounter{}
 	if !toStdout {
-		if out, err = createAtomic(opts.Out); err != nil {
+		if out, err = outfile.Create(opts.Out); err != nil {
 			return err
 		}
 		dst = out
@@ -147,7 +148,7 @@ func profileExportRun(ctx context.Context, opts *profileExportOptions) error {
 		if out != nil {
 			out.Abort()
 			if counter.err != nil {
-				return writeError(opts.Out, counter.err)
+				return out.Fail(counter.err)
 			}
 		}
 		return err

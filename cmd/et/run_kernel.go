@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/ainekko/et/internal/outfile"
 	"math"
 	"os"
 	"path/filepath"
@@ -602,7 +603,7 @@ func writeKernelDump(path string, data []byte) error {
 		b.Write(data)
 		data = b.Bytes()
 	}
-	return writeFileAtomic(path, data)
+	return outfile.WriteFile(path, data)
 }
 
 func runKernelDocument(d runKernelDoc, st styles) document {

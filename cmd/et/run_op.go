@@ -5,6 +5,7 @@ import (
 	"encoding/xml"
 	"errors"
 	"fmt"
+	"github.com/ainekko/et/internal/outfile"
 	"math"
 	"os"
 	"path/filepath"
@@ -691,7 +692,7 @@ func writeJUnit(path string, d runOpDoc) error {
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(path, append([]byte(xml.Header), append(b, '\n')...))
+	return outfile.WriteFile(path, append([]byte(xml.Header), append(b, '\n')...))
 }
 
 // opArgs checks the ways run-op and ops explain name their work: -f files,
