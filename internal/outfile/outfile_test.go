@@ -116,4 +116,3 @@ func TestAtomicFileTargets(t *testing.T) {
 		}
 	})
 }
-
