@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ainekko/et/internal/runner"
 	"io"
 	"os"
 	"path/filepath"
@@ -19,7 +20,6 @@ import (
 	"github.com/ainekko/et/internal/driver/etrt"
 	"github.com/ainekko/et/internal/driver/ref"
 	"github.com/ainekko/et/internal/ops/abi"
-	"github.com/ainekko/et/internal/ops/plan"
 	"github.com/ainekko/et/internal/sysemu"
 )
 
@@ -299,25 +299,6 @@ func bootProgress(dir string, w io.Writer, interval time.Duration) (stop func())
 	}
 }
 
-// planKernels returns the kernel names the plans launch, sorted: the same
-// set the executor loads (each step's kernel, plus "uberkernel" for a
-// batched segment).
-func planKernels(plans []*plan.Plan) []string {
-	var names []string
-	for _, p := range plans {
-		for _, seg := range p.Segments() {
-			if len(seg) > 1 || (p.Uberkernel && p.Steps[seg[0]].Batchable) {
-				names = append(names, "uberkernel")
-			}
-			for _, si := range seg {
-				names = append(names, p.Steps[si].Kernel)
-			}
-		}
-	}
-	slices.Sort(names)
-	return slices.Compact(names)
-}
-
 // fatalELFProblems are the kernel ELF problems that make loadCode throw
 // or abort the process, or that no RISC-V device can run: refused before
 // booting. The other problems (entry outside the code, inconsistent
@@ -488,21 +469,13 @@ func hartList(harts []uint32) string {
 // streamErrorHeaders go with streamErrorRows.
 var streamErrorHeaders = []string{"code", "harts", "which", "cause", "epc", "tval", "detail"}
 
-// isWorkerFailure reports a timeout or death of the worker: the error
-// carries the log tails and must reach the user as it is.
-func isWorkerFailure(err error) bool {
-	var te *etrt.TimeoutError
-	var we *etrt.WorkerError
-	return errors.As(err, &te) || errors.As(err, &we)
-}
-
 // openRunOpDevices opens run-op's devices, jobs of them. For sysemu and
 // pcie it first makes sure the backend is built and that every kernel the
 // plans launch has its ELF in --kernels (listing the missing ones before
 // anything boots), then boots the devices, each in its own worker with its
 // own run directory, in parallel; kernelELF serves the ELFs to the
 // executor. done closes every device (see backendOptions.open).
-func openRunOpDevices(ctx context.Context, f *factory, opts *runOpOptions, m *abi.Manifest, planned []runOpCase, jobs int) (
+func openRunOpDevices(ctx context.Context, f *factory, opts *runOpOptions, m *abi.Manifest, planned []*runner.Planned, jobs int) (
 	devs []driver.Device, kernelELF func(string) ([]byte, error), done func(error), err error) {
 	b := opts.backendOptions
 	if !b.native() {
@@ -519,11 +492,7 @@ func openRunOpDevices(ctx context.Context, f *factory, opts *runOpOptions, m *ab
 	if err := b.available(); err != nil {
 		return nil, nil, nil, err
 	}
-	plans := make([]*plan.Plan, len(planned))
-	for i, rc := range planned {
-		plans[i] = rc.p
-	}
-	elfs, err := loadKernelELFs(f, b.Kernels, planKernels(plans))
+	elfs, err := loadKernelELFs(f, b.Kernels, runner.Kernels(planned))
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -571,20 +540,12 @@ func closeAll(devs []driver.Device) {
 	}
 }
 
-// runOpFault is a kernel fault that stopped a case: the step and the
-// decoded stream errors (DeviceErrorCode, per-hart contexts).
-type runOpFault struct {
-	Case   string               `json:"case"`
-	Step   string               `json:"step"`
-	Errors []driver.StreamError `json:"errors"`
-}
-
 // maxFaultContexts bounds the groups of hart contexts shown per stream
 // error in tables (a kernel error can carry one per hart, 2080); JSON has
 // all.
 const maxFaultContexts = 8
 
-func runOpFaultTable(faults []runOpFault) table {
+func runOpFaultTable(faults []runner.Fault) table {
 	t := table{Title: "Kernel faults", Headers: append([]string{"case", "step"}, streamErrorHeaders...), Right: []int{3, 5}}
 	for _, fl := range faults {
 		rows, notes := streamErrorRows([]string{fl.Case, fl.Step}, fl.Errors, maxFaultContexts)
@@ -631,4 +592,13 @@ func devicesBoot(ctx context.Context, opts *devicesOptions, devs []devicesDevice
 		done(nil)
 	}
 	return first
+}
+
+// jobRunDir is job j's run directory when --run-dir DIR is given for
+// several jobs: DIR/job<j>, so that each emulator has its own logs.
+func jobRunDir(dir string, j, jobs int) string {
+	if dir == "" || jobs == 1 {
+		return dir
+	}
+	return filepath.Join(dir, fmt.Sprintf("job%d", j))
 }

@@ -324,29 +324,24 @@ func opsExplainRun(ctx context.Context, f *factory, opts *opsExplainOptions) err
 	if len(bad) > 0 {
 		return bad[0]
 	}
-	var planned []runOpCase
-	for _, c := range cases {
-		g, err := runner.BuildGraph(context.Background(), c, false)
-		if err != nil {
-			return err
-		}
-		p, err := plan.Build(g, m, plan.Options{})
-		if err != nil {
-			return fmt.Errorf("%s: plan: %w", c.File, err)
-		}
-		planned = append(planned, runOpCase{c: c, g: g, p: p})
+	planned, bad, err := runner.PlanAll(cases, runner.PlanOptions{Manifest: m}, nil)
+	if err != nil {
+		return err
+	}
+	if len(bad) > 0 {
+		return bad[0]
 	}
 	return f.render(opsExplainDocument(explainPlans(planned)))
 }
 
 // explainPlans is the per-node explanation of planned cases, shared by
 // et ops explain and et run-op --explain.
-func explainPlans(planned []runOpCase) opsExplainDoc {
+func explainPlans(planned []*runner.Planned) opsExplainDoc {
 	d := opsExplainDoc{Schema: "et.ops-explain/v1", Nodes: []opsExplainNode{}}
 	for _, rc := range planned {
-		p := rc.p
+		p := rc.Plan
 		for i, r := range p.Explain() {
-			n := opsExplainNode{Case: rc.c.Name, Node: r.Node, Op: r.Op, Action: r.Kind.String(),
+			n := opsExplainNode{Case: rc.Case.Name, Node: r.Node, Op: r.Op, Action: r.Kind.String(),
 				Supported: r.Supported || r.Kind == plan.StepView, Failures: []opsExplainFailure{},
 				Fusion: r.Fusion, FusedWith: r.FusedWith, FusionMissed: r.FusionMissed, Note: r.Note, InPlace: r.InPlace}
 			if r.Step >= 0 && p.Steps[r.Step].Nodes[0] != i {

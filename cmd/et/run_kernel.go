@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/ainekko/et/internal/outfile"
+	"github.com/ainekko/et/internal/runner"
 	"math"
 	"os"
 	"path/filepath"
@@ -424,7 +425,7 @@ func runKernelRun(ctx context.Context, f *factory, opts *runKernelOptions) (runE
 	defer func() { done(runErr) }()
 	doc.Device = dev.Info().Name
 	fail := func(err error) error {
-		if isWorkerFailure(err) {
+		if runner.IsWorkerFailure(err) {
 			return err
 		}
 		if ctx.Err() != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"encoding/xml"
+	"github.com/ainekko/et/internal/runner"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -81,7 +82,7 @@ func TestRunOpAllTestcasesPass(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\nstderr: %s\nstdout: %s", code, errOut, out)
 	}
-	var doc runOpDoc
+	var doc runner.Report
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatal(err)
 	}
@@ -243,7 +244,7 @@ func TestRunOpMismatchExits1(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var suites junitSuites
+	var suites runner.JUnitSuites
 	if err := xml.Unmarshal(b, &suites); err != nil {
 		t.Fatal(err)
 	}
@@ -349,7 +350,7 @@ tolerance: {graph_nmse: 1.0e-6}
 	if code != 0 {
 		t.Fatalf("exit %d: %s\n%s", code, errOut, out)
 	}
-	var doc runOpDoc
+	var doc runner.Report
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatal(err)
 	}

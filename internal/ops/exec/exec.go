@@ -402,18 +402,7 @@ func (r *runner) upload() error {
 }
 
 func (r *runner) loadKernels() error {
-	var names []string
-	for _, seg := range r.p.Segments() {
-		if len(seg) > 1 || (r.p.Uberkernel && r.p.Steps[seg[0]].Batchable) {
-			names = append(names, "uberkernel")
-		}
-		for _, si := range seg {
-			names = append(names, r.p.Steps[si].Kernel)
-		}
-	}
-	slices.Sort(names)
-	names = slices.Compact(names)
-	for _, name := range names {
+	for _, name := range r.p.Kernels() {
 		var elf []byte
 		if r.opts.KernelELF != nil {
 			b, err := r.opts.KernelELF(name)
@@ -541,7 +530,7 @@ func (r *runner) launchSegment(seg []int, record bool) error {
 			return err
 		}
 		temps = append(temps, bp)
-		kernel = "uberkernel"
+		kernel = plan.Uberkernel
 		args = abi.EncodeLaunch(batch.Launch(uint64(ip), uint64(bp)))
 	} else {
 		var err error
@@ -702,11 +691,7 @@ func (r *runner) compare() error {
 func (r *runner) perf() error {
 	g := r.p.Graph
 	for _, seg := range r.p.Segments() {
-		pr := PerfResult{Nodes: r.nodeNames(seg)}
-		pr.Kernel = r.p.Steps[seg[0]].Kernel
-		if r.p.Uberkernel && r.p.Steps[seg[0]].Batchable {
-			pr.Kernel = "uberkernel"
-		}
+		pr := PerfResult{Nodes: r.nodeNames(seg), Kernel: r.p.SegmentKernel(seg)}
 		for _, si := range seg {
 			for _, ni := range r.p.Steps[si].Nodes {
 				n := g.Nodes[ni]

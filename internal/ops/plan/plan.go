@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/ainekko/et/internal/ops/abi"
 )
@@ -199,4 +200,30 @@ func (p *Plan) Segments() [][]int {
 	}
 	flush()
 	return segs
+}
+
+// Uberkernel is the kernel that runs a batched segment.
+const Uberkernel = "uberkernel"
+
+// SegmentKernel is the kernel a segment of Segments launches: the
+// uberkernel for a batched segment, else its one step's kernel.
+func (p *Plan) SegmentKernel(seg []int) string {
+	if len(seg) > 1 || (p.Uberkernel && p.Steps[seg[0]].Batchable) {
+		return Uberkernel
+	}
+	return p.Steps[seg[0]].Kernel
+}
+
+// Kernels lists, sorted, the kernels a run of the plan loads: every
+// launched step's kernel, and the uberkernel when a segment is batched.
+func (p *Plan) Kernels() []string {
+	var names []string
+	for _, seg := range p.Segments() {
+		names = append(names, p.SegmentKernel(seg))
+		for _, si := range seg {
+			names = append(names, p.Steps[si].Kernel)
+		}
+	}
+	slices.Sort(names)
+	return slices.Compact(names)
 }
