@@ -17,16 +17,17 @@ const module = "github.com/ainekko/et/"
 // allowed lists, per internal package, the internal packages it may import
 // (DESIGN.md §1). A package not listed may import no internal package.
 var allowed = map[string][]string{
-	"internal/runner":      {"internal/outfile", "internal/ops", "internal/ops/abi", "internal/ops/graph", "internal/ops/plan", "internal/ops/exec", "internal/ops/expect", "internal/driver", "internal/driver/ref", "internal/driver/etrt", "internal/driver/pcie", "internal/sysemu", "internal/kernelmap", "internal/profile"},
-	"internal/ops/exec":    {"internal/ops", "internal/ops/abi", "internal/ops/plan", "internal/driver", "internal/profile", "internal/kernelmap"},
-	"internal/ops/plan":    {"internal/ops", "internal/ops/abi", "internal/kernelmap"},
-	"internal/ops/abi":     {"internal/ops"},
-	"internal/ops/graph":   {"internal/ops"},
-	"internal/driver/ref":  {"internal/driver", "internal/ops", "internal/ops/abi"},
-	"internal/driver/etrt": {"internal/driver", "internal/sysemu"},
-	"internal/driver/pcie": {"internal/driver"},
-	"internal/profile":     {"internal/kernelmap"},
-	"internal/outfile":     {},
+	"internal/runner":          {"internal/outfile", "internal/driver/registry", "internal/ops", "internal/ops/abi", "internal/ops/graph", "internal/ops/plan", "internal/ops/exec", "internal/ops/expect", "internal/driver", "internal/driver/ref", "internal/driver/etrt", "internal/driver/pcie", "internal/sysemu", "internal/kernelmap", "internal/profile"},
+	"internal/ops/exec":        {"internal/ops", "internal/ops/abi", "internal/ops/plan", "internal/driver", "internal/profile", "internal/kernelmap"},
+	"internal/ops/plan":        {"internal/ops", "internal/ops/abi", "internal/kernelmap"},
+	"internal/ops/abi":         {"internal/ops"},
+	"internal/ops/graph":       {"internal/ops"},
+	"internal/driver/ref":      {"internal/driver", "internal/ops", "internal/ops/abi"},
+	"internal/driver/etrt":     {"internal/driver", "internal/sysemu"},
+	"internal/driver/pcie":     {"internal/driver"},
+	"internal/profile":         {"internal/kernelmap"},
+	"internal/outfile":         {},
+	"internal/driver/registry": {"internal/driver", "internal/driver/ref", "internal/driver/etrt", "internal/driver/pcie", "internal/ops/abi", "internal/sysemu"},
 }
 
 // forbiddenExternal may never be imported under internal/.

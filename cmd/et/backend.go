@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ainekko/et/internal/driver/registry"
 	"github.com/ainekko/et/internal/runner"
 	"io"
 	"os"
@@ -18,7 +19,6 @@ import (
 
 	"github.com/ainekko/et/internal/driver"
 	"github.com/ainekko/et/internal/driver/etrt"
-	"github.com/ainekko/et/internal/driver/ref"
 	"github.com/ainekko/et/internal/ops/abi"
 	"github.com/ainekko/et/internal/sysemu"
 )
@@ -101,107 +101,48 @@ func (b *backendOptions) withTimeout(ctx context.Context, cmd string) (context.C
 }
 
 // native reports whether the backend runs through the ET runtime.
-func (b *backendOptions) native() bool { return b.Backend == "sysemu" || b.Backend == "pcie" }
+func (b *backendOptions) native() bool { return registry.Native(b.Backend) }
 
 // available fails early, before any work, when the backend is not built
 // into this binary.
-func (b *backendOptions) available() error {
-	if b.native() && !etrt.Built {
-		return fmt.Errorf("%s backend: %w", b.Backend, driver.ErrNotBuilt)
-	}
-	return nil
-}
+func (b *backendOptions) available() error { return registry.Available(b.Backend) }
 
-// open opens the device. m is the ABI manifest of the reference device
-// (nil: the built-in one). done must be called with the command's final
-// error: it closes the device (stopping the worker), prints the tails of
-// the logs for a timeout or a worker death, and removes a temporary run
-// directory after a clean run or keeps and names it after a failure.
+// open opens the device through the registry. m is the ABI manifest of
+// the reference device (nil: the built-in one). done must be called with
+// the command's final error: it closes the device (stopping the worker),
+// prints the tails of the logs for a timeout or a worker death, and says
+// where a temporary run directory was kept after a device failure.
 func (b *backendOptions) open(ctx context.Context, f *factory, m *abi.Manifest) (driver.Device, func(error), error) {
-	if b.Backend == "ref" {
-		if b.Device != 0 {
-			return nil, nil, fmt.Errorf("ref device %d: %w (the reference device is index 0)", b.Device, driver.ErrNoDevice)
+	spec := registry.Spec{Backend: b.Backend, Index: b.Device, Manifest: m, RunDir: b.RunDir,
+		SysemuOpts: b.SysemuOpts, Timeout: b.Timeout, Worker: b.Worker, Logf: f.logf, Now: f.Now}
+	if b.native() {
+		if err := b.available(); err != nil {
+			return nil, nil, err
 		}
-		if m == nil {
-			m = abi.Default()
+		exe, err := f.Executable()
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s backend: find the et binary: %w", b.Backend, err)
 		}
-		dev := ref.New(ref.Options{Manifest: m})
-		return dev, func(error) { dev.Close() }, nil
+		spec.Exe = exe
+		spec.Cwd, _ = f.Getwd()
+		spec.Prefix = sysemu.ResolvePrefix(b.Prefix, f.Getenv)
+		if f.IO.ErrTTY {
+			spec.Progress = func(dir string) func() { return bootProgress(dir, f.IO.ErrOut, 250*time.Millisecond) }
+		}
 	}
-	if err := b.available(); err != nil {
+	h, err := registry.Open(ctx, spec)
+	if err != nil {
+		printWorkerLogs(f, err)
 		return nil, nil, err
 	}
-	exe, err := f.Executable()
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s backend: find the et binary: %w", b.Backend, err)
-	}
-	cwd, _ := f.Getwd()
-	prefix := sysemu.ResolvePrefix(b.Prefix, f.Getenv)
-	if prefix.Dir != "" && !filepath.IsAbs(prefix.Dir) && cwd != "" {
-		prefix.Dir = filepath.Join(cwd, prefix.Dir)
-	}
-	runDir, temp := b.RunDir, false
-	if runDir == "" {
-		if runDir, err = os.MkdirTemp("", "et-"+b.Backend+"-"); err != nil {
-			return nil, nil, fmt.Errorf("%s backend: run directory: %w", b.Backend, err)
-		}
-		temp = true
-	} else if !filepath.IsAbs(runDir) && cwd != "" {
-		runDir = filepath.Join(cwd, runDir)
-	}
-	wo := etrt.WorkerOptions{
-		Exe:        exe,
-		Backend:    b.Backend,
-		Index:      b.Device,
-		Prefix:     prefix,
-		RunDir:     runDir,
-		SysemuOpts: b.SysemuOpts,
-		Timeout:    b.Timeout,
-	}
-	if b.Worker != nil {
-		b.Worker(&wo)
-	}
-	if b.Backend == "sysemu" {
-		f.logf("booting sysemu from %s (run directory %s)", prefix.Dir, runDir)
-	} else {
-		f.logf("opening pcie device %d through the runtime (run directory %s)", b.Device, runDir)
-	}
-	var stop func()
-	if b.Backend == "sysemu" && f.IO.ErrTTY {
-		stop = bootProgress(runDir, f.IO.ErrOut, 250*time.Millisecond)
-	}
-	start := f.Now()
-	dev, err := etrt.OpenWorker(ctx, wo)
-	if stop != nil {
-		stop()
-	}
-	if err != nil {
-		var ce *etrt.CheckError
-		if temp && (errors.As(err, &ce) || errors.Is(err, driver.ErrNotBuilt)) {
-			os.RemoveAll(runDir) // nothing ran: nothing to keep
-		} else {
-			printWorkerLogs(f, err)
-		}
-		return nil, nil, err
-	}
-	f.logf("%s device ready in %s", b.Backend, f.Now().Sub(start).Round(time.Millisecond))
 	done := func(runErr error) {
-		// Keep the logs only when the device failed (a timeout, a crash,
-		// a stream error, an interrupted call), not for a plain
-		// out-of-tolerance verdict.
-		failed := dev.Failed()
-		dev.Close()
+		kept := h.Close()
 		printWorkerLogs(f, runErr)
-		if !temp {
-			return
+		if kept != "" {
+			fmt.Fprintf(f.IO.ErrOut, "et: %s logs kept in %s\n", b.Backend, kept)
 		}
-		if failed {
-			fmt.Fprintf(f.IO.ErrOut, "et: %s logs kept in %s\n", b.Backend, runDir)
-			return
-		}
-		os.RemoveAll(runDir)
 	}
-	return dev, done, nil
+	return h.Device, done, nil
 }
 
 // printWorkerLogs prints, on stderr, the log tails a timeout or a worker
@@ -235,10 +176,6 @@ func lastLines(s string, n int) []string {
 	return lines
 }
 
-// bootLogs are the firmware consoles whose lines show boot progress: the
-// Service Processor's (BL2 milestones) and the Master Minion's.
-var bootLogs = []string{"spio_uart0_tx.log", "pu_uart0_tx.log"}
-
 // bootProgress copies the new lines of the boot consoles in dir to w,
 // every interval, until the returned stop is called (which does a last
 // pass). It is for a terminal on stderr.
@@ -246,7 +183,7 @@ func bootProgress(dir string, w io.Writer, interval time.Duration) (stop func())
 	offs := map[string]int64{}
 	partial := map[string]string{}
 	scan := func() {
-		for _, name := range bootLogs {
+		for _, name := range etrt.BootConsoles {
 			fh, err := os.Open(filepath.Join(dir, name))
 			if err != nil {
 				continue

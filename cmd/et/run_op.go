@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ainekko/et/internal/driver/registry"
 	"github.com/ainekko/et/internal/outfile"
 	"github.com/ainekko/et/internal/runner"
 	"os"
@@ -15,7 +16,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ainekko/et/internal/driver"
-	"github.com/ainekko/et/internal/driver/ref"
 	"github.com/ainekko/et/internal/ops/abi"
 	"github.com/ainekko/et/internal/ops/exec"
 	"github.com/ainekko/et/internal/ops/expect"
@@ -286,19 +286,15 @@ func checkOutputPaths(opts *runOpOptions) error {
 }
 
 // openDevice opens the reference device (runOpOptions.OpenDevice; tests
-// replace it). sysemu and pcie open through a worker: openRunOpDevice.
+// replace it). sysemu and pcie open through a worker (backendOptions.open).
 func openDevice(backend string, index int, m *abi.Manifest) (driver.Device, error) {
-	b := backendOptions{Backend: backend, Device: index}
-	if b.native() {
-		if err := b.available(); err != nil {
+	if registry.Native(backend) {
+		if err := registry.Available(backend); err != nil {
 			return nil, err
 		}
-		return nil, fmt.Errorf("%s backend: opens through a worker (openRunOpDevice)", backend)
+		return nil, fmt.Errorf("%s backend: opens through a worker (backendOptions.open)", backend)
 	}
-	if index != 0 {
-		return nil, fmt.Errorf("ref device %d: %w (the reference device is index 0)", index, driver.ErrNoDevice)
-	}
-	return ref.New(ref.Options{Manifest: m}), nil
+	return registry.OpenRef(index, m)
 }
 
 // loadRunOpCases reads the cases named by -f, the op flags or a case string.
