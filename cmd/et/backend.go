@@ -497,7 +497,7 @@ func runOpFaultTable(faults []runner.Fault) table {
 // the runtime, in a worker (booting the emulator), and replaces its
 // properties with the ones the runtime reports. A device that fails is
 // marked boot-failed; the first failure is returned.
-func devicesBoot(ctx context.Context, opts *devicesOptions, devs []devicesDevice) error {
+func devicesBoot(ctx context.Context, opts *devicesOptions, devs []registry.Entry) error {
 	f := opts.f
 	var first error
 	for i := range devs {
