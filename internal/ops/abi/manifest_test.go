@@ -387,3 +387,36 @@ func TestLoadOptionalTypes(t *testing.T) {
 		t.Errorf("TypeValue(q6_K) = %d, %v; want 14", v, ok)
 	}
 }
+
+// TestDefaultManifestAllOps: the embedded manifest knows every GGML_OP_*
+// of ggml.h at d99724f, numbered in declaration order (the list below is
+// copied from include/ggml.h, enum ggml_op).
+func TestDefaultManifestAllOps(t *testing.T) {
+	ggmlOps := strings.Fields(`NONE DUP ADD ADD_ID ADD1 ACC SUB MUL DIV SQR SQRT LOG SIN COS SUM SUM_ROWS
+		CUMSUM MEAN ARGMAX COUNT_EQUAL REPEAT REPEAT_BACK CONCAT SILU_BACK NORM RMS_NORM RMS_NORM_BACK
+		GROUP_NORM L2_NORM MUL_MAT MUL_MAT_ID OUT_PROD SCALE SET CPY CONT RESHAPE VIEW PERMUTE TRANSPOSE
+		GET_ROWS GET_ROWS_BACK SET_ROWS DIAG DIAG_MASK_INF DIAG_MASK_ZERO SOFT_MAX SOFT_MAX_BACK ROPE
+		ROPE_BACK CLAMP CONV_TRANSPOSE_1D IM2COL IM2COL_BACK IM2COL_3D COL2IM_1D CONV_2D CONV_3D
+		CONV_2D_DW CONV_TRANSPOSE_2D POOL_1D POOL_2D POOL_2D_BACK UPSCALE PAD PAD_REFLECT_1D ROLL ARANGE
+		TIMESTEP_EMBEDDING ARGSORT TOP_K LEAKY_RELU TRI FILL FLASH_ATTN_EXT FLASH_ATTN_BACK SSM_CONV
+		SSM_SCAN WIN_PART WIN_UNPART GET_REL_POS ADD_REL_POS RWKV_WKV6 GATED_LINEAR_ATTN RWKV_WKV7
+		SOLVE_TRI GATED_DELTA_NET LIGHTNING_INDEXER DSV4_HC_COMB DSV4_HC_PRE DSV4_HC_POST UNARY
+		MAP_CUSTOM1 MAP_CUSTOM2 MAP_CUSTOM3 CUSTOM CROSS_ENTROPY_LOSS CROSS_ENTROPY_LOSS_BACK
+		OPT_STEP_ADAMW OPT_STEP_SGD GLU`)
+	if len(ggmlOps) != 101 {
+		t.Fatalf("test list has %d ops, want 101 (GGML_OP_COUNT)", len(ggmlOps))
+	}
+	m := Default()
+	for want, name := range ggmlOps {
+		v, ok := m.OpValue(name)
+		if !ok || v != int32(want) {
+			t.Errorf("OpValue(%s) = %d, %v; want %d", name, v, ok, want)
+		}
+		if n, ok := m.OpName(int32(want)); !ok || n != name {
+			t.Errorf("OpName(%d) = %q, %v; want %s", want, n, ok, name)
+		}
+	}
+	if _, ok := m.OpName(101); ok {
+		t.Errorf("OpName(101) exists; GGML_OP_COUNT is not an op")
+	}
+}
