@@ -307,9 +307,15 @@ type opsExplainNode struct {
 	InPlace bool `json:"in_place,omitempty"`
 }
 
+// opsExplainFailure is a failed condition: the sentence, its typed form
+// (code, subject, have, want; see plan.Reason) and the suggested fix.
 type opsExplainFailure struct {
-	Condition  string `json:"condition"`
-	Suggestion string `json:"suggestion"`
+	Condition  string          `json:"condition"`
+	Code       plan.ReasonCode `json:"code"`
+	Subject    string          `json:"subject,omitempty"`
+	Have       string          `json:"have,omitempty"`
+	Want       string          `json:"want,omitempty"`
+	Suggestion string          `json:"suggestion"`
 }
 
 func opsExplainRun(ctx context.Context, f *factory, opts *opsExplainOptions) error {
@@ -352,7 +358,8 @@ func explainPlans(planned []*runner.Planned) opsExplainDoc {
 				n.ShireMask, n.ShireMaskNote = r.ShireMask, r.MaskNote
 			}
 			for _, s := range plan.Suggestions(ops.Op(r.Op), r.Reasons) {
-				n.Failures = append(n.Failures, opsExplainFailure{Condition: s.Reason, Suggestion: s.Fix})
+				n.Failures = append(n.Failures, opsExplainFailure{Condition: s.Reason.Text, Code: s.Reason.Code,
+					Subject: s.Reason.Subject, Have: s.Reason.Have, Want: s.Reason.Want, Suggestion: s.Fix})
 			}
 			d.Nodes = append(d.Nodes, n)
 		}

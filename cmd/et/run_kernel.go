@@ -501,7 +501,6 @@ func runKernelRun(ctx context.Context, f *factory, opts *runKernelOptions) (runE
 	return nil
 }
 
-
 // kernelBufInit builds a buffer's initial bytes.
 func kernelBufInit(ctx context.Context, kb kernelBuf) ([]byte, error) {
 	buf := make([]byte, kb.Size)
