@@ -562,3 +562,21 @@ func devicesOr(s, def string) string {
 }
 
 // devicesBytes scales a size for tables: 32 GiB, 15.9 GiB, 12 MiB.
+
+// devicesCSV is the raw CSV form: the devices (nested facts flattened:
+// properties_memory_bytes, probe_ops_state, ...) and their driver
+// counters.
+func devicesCSV(doc devicesDoc) []csvTable {
+	type counter struct {
+		Index *int   `json:"index"`
+		BDF   string `json:"bdf"`
+		pcie.Counter
+	}
+	counters := []counter{}
+	for _, d := range doc.Devices {
+		for _, c := range d.Counters {
+			counters = append(counters, counter{Index: d.Index, BDF: d.BDF, Counter: c})
+		}
+	}
+	return []csvTable{{Name: "devices", Rows: doc.Devices}, {Name: "counters", Rows: counters}}
+}

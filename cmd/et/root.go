@@ -246,6 +246,22 @@ func oneLine(s string) string {
 	return strings.ReplaceAll(s, "\n", "; ")
 }
 
+// versionDoc is et version's document (schema et.version/v1).
+type versionDoc struct {
+	Schema  string `json:"schema"`
+	Version string `json:"version"`
+	Go      string `json:"go"`
+}
+
+// csvTables is et version's raw CSV form.
+func (d versionDoc) csvTables() []csvTable {
+	type row struct {
+		Version string `json:"version"`
+		Go      string `json:"go"`
+	}
+	return []csvTable{{Rows: []row{{d.Version, d.Go}}}}
+}
+
 func newVersionCmd(f *factory) *cobra.Command {
 	return &cobra.Command{
 		Use:     "version",
@@ -253,12 +269,7 @@ func newVersionCmd(f *factory) *cobra.Command {
 		Args:    cobra.NoArgs,
 		Example: "  $ et version\n  $ et version -o json",
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			type doc struct {
-				Schema  string `json:"schema"`
-				Version string `json:"version"`
-				Go      string `json:"go"`
-			}
-			d := doc{Schema: "et.version/v1", Version: version, Go: goVersion()}
+			d := versionDoc{Schema: "et.version/v1", Version: version, Go: goVersion()}
 			if f.Global.Output == "table" {
 				fmt.Fprintf(f.IO.Out, "et %s (%s)\n", d.Version, d.Go)
 				return nil
