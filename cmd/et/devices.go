@@ -378,7 +378,7 @@ func devicesRef() devicesDevice {
 	}
 }
 
-// devicesTables builds the table, CSV and Markdown forms.
+// devicesTables builds the table and Markdown forms (CSV: devicesCSV).
 func devicesTables(doc devicesDoc, opts *devicesOptions, st styles) []table {
 	headers := []string{"INDEX", "KIND", "NAME", "STATUS", "LOCATION", "MEMORY", "SHIRES", "FREQ", "DRIVER"}
 	right := []int{0, 5, 6, 7}

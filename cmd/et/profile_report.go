@@ -57,7 +57,7 @@ Several traces are reported one after the other, labelled by file name or
 by label=path; --merge aggregates them into one report. Device times are
 converted with each device's frequency (GetDeviceProperties); raw cycles
 are kept in -o json (schema et.profile-report/v1, raw _ns, _cycles and
-_bytes values). -o markdown fits a CI job summary.`,
+_bytes values) and -o csv (one table per kind of row, keyed by report). -o markdown fits a CI job summary.`,
 		Example: `  $ et profile report et_runtime_trace.json
   $ et profile report trace.json --view all --top 5
   $ et profile report base=old/et_runtime_trace.json new=new/et_runtime_trace.json

@@ -99,7 +99,9 @@ the exact path ggml-et takes and compares them with reference math, and
 turns ET runtime traces into reports.
 
 Text output is for people and may change; scripts should use -o json or
--o csv, whose keys are stable and carry raw values in base units.
+-o csv, whose keys are stable and carry raw values in base units (CSV: one
+table per kind of row, columns named as the JSON keys; docs/output-formats.md
+lists them).
 
 ` + exitCodesHelp,
 		Example: `  $ et devices
