@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/ainekko/et/internal/driver"
+	"github.com/ainekko/et/internal/ops/abi"
 	"github.com/ainekko/et/internal/profile"
 	"github.com/ainekko/et/internal/runner"
 )
@@ -593,8 +594,14 @@ func csvChecks(t *testing.T) []csvCheck {
 
 func runOpCSVRows() map[string]func(map[string]any) []map[string]any {
 	return map[string]func(map[string]any) []map[string]any{
+		"run": func(d map[string]any) []map[string]any {
+			return []map[string]any{{"backend": d["backend"], "device": d["device"], "numerics": d["numerics"], "abi_checked": d["abi_checked"]}}
+		},
 		"results": func(d map[string]any) []map[string]any { return jsonList(d["results"]) },
-		"perf":    func(d map[string]any) []map[string]any { return jsonList(d["perf"]) },
+		"abi_mismatches": func(d map[string]any) []map[string]any {
+			return jsonChildren(jsonList(d["abi_mismatches"]), "fields", map[string]string{"case": "case", "step": "step", "kernel": "kernel"})
+		},
+		"perf": func(d map[string]any) []map[string]any { return jsonList(d["perf"]) },
 		"faults": func(d map[string]any) []map[string]any {
 			var out []map[string]any
 			for _, fl := range jsonList(d["faults"]) {
@@ -605,10 +612,11 @@ func runOpCSVRows() map[string]func(map[string]any) []map[string]any {
 	}
 }
 
-// runOpFaultReport is a run stopped by kernel faults: one error with two
-// hart contexts (one with unfilled registers), one without contexts.
+// runOpFaultReport is a run stopped by kernel faults (one error with two
+// hart contexts, one with unfilled registers, and one without contexts)
+// and by a launch whose params decoded differently (two fields).
 func runOpFaultReport() runner.Report {
-	return runner.Report{Schema: runner.ReportSchema, Backend: "sysemu", Device: "sys_emu",
+	return runner.Report{Schema: runner.ReportSchema, Backend: "ref", Device: "reference device", Numerics: "reference", ABIChecked: 2,
 		Results: []runner.Result{{Case: "c", Output: "out", Node: "out", Op: "add", Kernel: "el_map_f32", Status: "FAIL", NMSE: 0.25,
 			Failure: "nmse", MaxNMSE: 5e-7, MaxAbsErr: 3.5, TimeNS: 1200, Reasons: []string{"r1", "r2"}}},
 		Faults: []runner.Fault{{Case: "c", Step: "el_map_f32 (out)", Errors: []driver.StreamError{
@@ -618,6 +626,8 @@ func runOpFaultReport() runner.Report {
 			}},
 			{Code: "CommandTimeout"},
 		}}},
+		ABIMismatches: []runner.ABIMismatch{{Case: "c", Step: "el_map_f32 (out)", Kernel: "el_map_f32", Fields: []abi.FieldDiff{
+			{Field: "src0.ne[1]", Planned: "4", Decoded: "5"}, {Field: "dst.op", Planned: "2", Decoded: "3"}}}},
 	}
 }
 
@@ -630,7 +640,7 @@ func TestCSVRunOpFaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	tables, order := parseCSVOutput(t, buf.String())
-	if !slices.Equal(order, []string{"results", "perf", "faults"}) {
+	if !slices.Equal(order, []string{"run", "results", "perf", "faults", "abi_mismatches"}) {
 		t.Fatalf("tables %q", order)
 	}
 	if n := len(tables["perf"].rows); n != 0 {
@@ -641,6 +651,12 @@ func TestCSVRunOpFaults(t *testing.T) {
 	if len(f.rows) != 3 || col(0, "context_hart") != "3" || col(0, "context_epc") != "549848092672" || col(1, "context_user_error") != "-2" ||
 		col(2, "code") != "CommandTimeout" || col(2, "context_hart") != "" {
 		t.Errorf("faults:\n%s", buf.String())
+	}
+	if m := tables["abi_mismatches"]; len(m.rows) != 2 || !slices.Equal(m.rows[1], []string{"c", "el_map_f32 (out)", "el_map_f32", "dst.op", "2", "3"}) {
+		t.Errorf("abi_mismatches:\n%s", buf.String())
+	}
+	if r := tables["run"]; !slices.Equal(r.rows[0], []string{"ref", "reference device", "reference", "2"}) {
+		t.Errorf("run:\n%s", buf.String())
 	}
 	if r := tables["results"]; r.rows[0][slices.Index(r.header, "reasons")] != "r1;r2" {
 		t.Errorf("results:\n%s", buf.String())
