@@ -430,3 +430,37 @@ func opsExplainDocument(d opsExplainDoc) document {
 	}
 	return document{Data: d, Tables: tables}
 }
+
+// opsListCSV is et ops list's raw CSV form: the ops, their kernels (one
+// row per op and kernel), the unary and GLU sub-ops and the fusions.
+func opsListCSV(d opsListDoc) []csvTable {
+	type kernel struct {
+		Op string `json:"op"`
+		opsListKernel
+	}
+	kernels := []kernel{}
+	for _, o := range d.Ops {
+		for _, k := range o.Kernels {
+			kernels = append(kernels, kernel{Op: o.Op, opsListKernel: k})
+		}
+	}
+	return []csvTable{{Name: "ops", Rows: d.Ops}, {Name: "kernels", Rows: kernels},
+		{Name: "sub_ops", Rows: d.SubOps}, {Name: "fusions", Rows: d.Fusions}}
+}
+
+// opsExplainCSV is et ops explain's (and run-op --explain's) raw CSV
+// form: one row per node, and one per failed condition of a node.
+func opsExplainCSV(d opsExplainDoc) []csvTable {
+	type failure struct {
+		Case string `json:"case"`
+		Node string `json:"node"`
+		opsExplainFailure
+	}
+	failures := []failure{}
+	for _, n := range d.Nodes {
+		for _, fl := range n.Failures {
+			failures = append(failures, failure{Case: n.Case, Node: n.Node, opsExplainFailure: fl})
+		}
+	}
+	return []csvTable{{Name: "nodes", Rows: d.Nodes}, {Name: "failures", Rows: failures}}
+}
