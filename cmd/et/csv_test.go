@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"github.com/ainekko/et/internal/ops/plan"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -605,7 +607,18 @@ func runOpCSVRows() map[string]func(map[string]any) []map[string]any {
 			}
 			return []map[string]any{m}
 		},
-		"results": func(d map[string]any) []map[string]any { return jsonList(d["results"]) },
+		"results": func(d map[string]any) []map[string]any {
+			var out []map[string]any
+			for _, r := range jsonList(d["results"]) {
+				m := maps.Clone(r)
+				delete(m, "reasons") // the reasons table
+				out = append(out, m)
+			}
+			return out
+		},
+		"reasons": func(d map[string]any) []map[string]any {
+			return jsonChildren(jsonList(d["results"]), "reasons", map[string]string{"case": "case", "output": "output"})
+		},
 		"abi_mismatches": func(d map[string]any) []map[string]any {
 			return jsonChildren(jsonList(d["abi_mismatches"]), "fields", map[string]string{"case": "case", "step": "step", "kernel": "kernel"})
 		},
@@ -626,7 +639,7 @@ func runOpCSVRows() map[string]func(map[string]any) []map[string]any {
 func runOpFaultReport() runner.Report {
 	return runner.Report{Schema: runner.ReportSchema, Backend: "ref", Device: "reference device", Numerics: "reference", ABIChecked: 2,
 		Results: []runner.Result{{Case: "c", Output: "out", Node: "out", Op: "add", Kernel: "el_map_f32", Status: "FAIL", NMSE: 0.25,
-			Failure: "nmse", MaxNMSE: 5e-7, MaxAbsErr: 3.5, TimeNS: 1200, Reasons: []string{"r1", "r2"}}},
+			Failure: "nmse", MaxNMSE: 5e-7, MaxAbsErr: 3.5, TimeNS: 1200, Reasons: []plan.Reason{{Code: plan.CodeType, Subject: "src0", Have: "q4_K", Want: "f32,f16", Text: "r1"}, {Code: plan.CodeCondition, Text: "r2"}}}},
 		Faults: []runner.Fault{{Case: "c", Step: "el_map_f32 (out)", Errors: []driver.StreamError{
 			{Code: "KernelLaunchException", Message: "hart fault", Contexts: []driver.ErrorContext{
 				{Hart: 3, Cause: 5, EPC: 0x8005801000, TVal: 0xdeadbeef, Detail: "load access fault", Kind: "U-mode exception"},
@@ -648,7 +661,7 @@ func TestCSVRunOpFaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	tables, order := parseCSVOutput(t, buf.String())
-	if !slices.Equal(order, []string{"run", "results", "perf", "faults", "abi_mismatches"}) {
+	if !slices.Equal(order, []string{"run", "results", "reasons", "perf", "faults", "abi_mismatches"}) {
 		t.Fatalf("tables %q", order)
 	}
 	if n := len(tables["perf"].rows); n != 0 {
@@ -666,7 +679,8 @@ func TestCSVRunOpFaults(t *testing.T) {
 	if r := tables["run"]; !slices.Equal(r.rows[0], []string{"ref", "reference device", "reference", "2"}) {
 		t.Errorf("run:\n%s", buf.String())
 	}
-	if r := tables["results"]; r.rows[0][slices.Index(r.header, "reasons")] != "r1;r2" {
-		t.Errorf("results:\n%s", buf.String())
+	if r := tables["reasons"]; len(r.rows) != 2 || !slices.Equal(r.rows[0], []string{"c", "out", "type", "src0", "q4_K", "f32,f16", "r1"}) ||
+		r.rows[1][slices.Index(r.header, "code")] != "condition" {
+		t.Errorf("reasons:\n%s", buf.String())
 	}
 }

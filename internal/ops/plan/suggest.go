@@ -49,7 +49,7 @@ func atoi(s string) int64 {
 // opSuggesters are the suggestions specific to one op's conditions.
 var opSuggesters = map[ops.Op]map[ReasonCode]suggester{
 	ops.OpFlashAttnExt: {
-		CodeType:    subjectIs("cpy K and V to f16", "k", "v"),
+		CodeType: subjectIs("cpy K and V to f16", "k", "v"),
 		CodeNonZero: func(r Reason) string {
 			switch r.Subject {
 			case "max_bias":
