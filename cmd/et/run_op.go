@@ -247,7 +247,7 @@ func runOpRun(ctx context.Context, f *factory, opts *runOpOptions) (runErr error
 	if opts.JUnit != "" && lateErr == nil {
 		var b []byte
 		if b, lateErr = runner.JUnit(&doc); lateErr == nil {
-			lateErr = outfile.WriteFile(opts.JUnit, b)
+			lateErr = outfile.WriteFileContext(ctx, opts.JUnit, b)
 		}
 	}
 	if err := f.render(runOpDocument(doc, f.styles())); err != nil {
