@@ -4,11 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"math"
+	"path/filepath"
+	"reflect"
 	"slices"
 	"testing"
 
 	"github.com/ainekko/et/internal/driver"
 	"github.com/ainekko/et/internal/driver/ref"
+	"github.com/ainekko/et/internal/ops"
 	"github.com/ainekko/et/internal/ops/exec"
 	"github.com/ainekko/et/internal/ops/graph"
 )
@@ -102,5 +105,22 @@ func TestPlannedRunsTwice(t *testing.T) {
 	b, _ := json.Marshal(got[1])
 	if string(a) != string(b) {
 		t.Errorf("second run differs:\n%s\n%s", a, b)
+	}
+}
+
+func TestWriteNpy(t *testing.T) {
+	x := ops.FromF32(ops.F16, []int64{3, 2}, []float32{0, 1, 2, 3, 4, 5})
+	path := filepath.Join(t.TempDir(), "out.npy")
+	if err := WriteNpy(path, ops.Transpose(x)); err != nil {
+		t.Fatal(err)
+	}
+	a, err := graph.ReadNpyFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := a.Float32s()
+	// The transpose has ne [2, 3]: numpy shape (3, 2), rows are x's columns.
+	if !reflect.DeepEqual(a.Shape, []int64{3, 2}) || !reflect.DeepEqual(got, []float32{0, 3, 1, 4, 2, 5}) {
+		t.Errorf("shape %v data %v", a.Shape, got)
 	}
 }

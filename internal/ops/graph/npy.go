@@ -8,7 +8,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -455,40 +454,4 @@ func EncodeNpyF32(w io.Writer, shape []int64, data []float32) error {
 	}
 	_, err := w.Write(out)
 	return err
-}
-
-// WriteNpyF32 writes a float32 .npy file atomically: to a temporary file
-// in the same directory, then renamed over path.
-func WriteNpyF32(path string, shape []int64, data []float32) error {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	f, err := os.CreateTemp(dir, "."+base+".tmp*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	tmp := f.Name()
-	err = f.Chmod(0o644) // CreateTemp makes it 0600
-	if err == nil {
-		err = EncodeNpyF32(f, shape, data)
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
-}
-
-// WriteTensorNpy saves a tensor as float32 .npy (f16, quantized and
-// integer tensors are converted to float32), with the numpy shape of its
-// ne (NpyShape). Views are read through their strides.
-func WriteTensorNpy(path string, t *ops.Tensor) error {
-	return WriteNpyF32(path, NpyShape(t.Ne[:]), t.ToF32())
 }
