@@ -9,7 +9,6 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-
 )
 
 // TestReadNpyFixtures reads the hand-built files of testdata/npy (see
