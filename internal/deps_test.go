@@ -22,6 +22,7 @@ var allowed = map[string][]string{
 	"internal/ops/plan":        {"internal/ops", "internal/ops/abi", "internal/kernelmap"},
 	"internal/ops/abi":         {"internal/ops"},
 	"internal/ops/graph":       {"internal/ops"},
+	"internal/ops/testfile":    {"internal/ops", "internal/ops/abi", "internal/ops/graph"},
 	"internal/driver/ref":      {"internal/driver", "internal/ops", "internal/ops/abi"},
 	"internal/driver/etrt":     {"internal/driver", "internal/sysemu"},
 	"internal/driver/pcie":     {"internal/driver"},
