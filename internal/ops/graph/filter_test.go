@@ -2,10 +2,10 @@ package graph
 
 import (
 	"math"
-
-	"github.com/ainekko/et/internal/ops"
 	"reflect"
 	"testing"
+
+	"github.com/ainekko/et/internal/ops"
 )
 
 func TestSplitOpsFilter(t *testing.T) {
