@@ -237,6 +237,8 @@ type opsExplainOptions struct {
 	Srcs   []string
 	Params []string
 	ABI    string
+	// caseSources are --test-file, --op and -p/--params.
+	caseSources
 }
 
 func newOpsExplainCmd(f *factory, runF func(context.Context, *opsExplainOptions) error) *cobra.Command {
@@ -260,7 +262,7 @@ informs), 2 for a bad case or flags.`,
   $ et ops explain mul_mat --src a=q4_K:256x64 --src b=f32:256x8
   $ et ops explain -f testcases/llama_layer_small.yaml -o json`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			op, err := opArgs(args, opts.Files, opts.Srcs, opts.Params, "et ops explain")
+			op, err := opArgs(args, append(opts.Files, opts.TestFiles...), opts.Srcs, opts.Params, "et ops explain")
 			if err != nil {
 				return err
 			}
@@ -276,6 +278,7 @@ informs), 2 for a bad case or flags.`,
 	fl.StringArrayVar(&opts.Srcs, "src", nil, "source `NAME=TYPE:NE0xNE1[xNE2xNE3][:INIT]` for an op given by name (repeatable, in source order)")
 	fl.StringArrayVar(&opts.Params, "param", nil, "op parameter `KEY=VALUE` (repeatable)")
 	fl.StringVar(&opts.ABI, "abi", "", "ABI manifest YAML `file` for another ggml version (default: the built-in one)")
+	addCaseSourceFlags(cmd, &opts.caseSources)
 	return cmd
 }
 
@@ -317,21 +320,33 @@ func opsExplainRun(ctx context.Context, f *factory, opts *opsExplainOptions) err
 	if err != nil {
 		return err
 	}
-	cases, bad, err := loadRunOpCases(ctx, &runOpOptions{Files: opts.Files, Op: opts.Op, Srcs: opts.Srcs, Params: opts.Params})
+	cases, badFiles, err := loadRunOpCases(ctx, &runOpOptions{Files: opts.Files, Op: opts.Op, Srcs: opts.Srcs, Params: opts.Params})
 	if err != nil {
 		return err
 	}
-	if len(bad) > 0 {
-		return bad[0]
+	if cases, badFiles, err = opts.caseSources.load(ctx, m, cases, badFiles); err != nil {
+		return err
 	}
-	planned, bad, err := runner.PlanAll(cases, runner.PlanOptions{Manifest: m}, nil)
+	// As in run-op: each bad case on stderr, the good ones explained,
+	// then exit 2.
+	bad := &badCases{total: len(cases) + len(badFiles)}
+	for _, e := range badFiles {
+		bad.add(f, e)
+	}
+	planned, badPlans, err := runner.PlanAll(cases, runner.PlanOptions{Manifest: m}, nil)
 	if err != nil {
 		return err
 	}
-	if len(bad) > 0 {
-		return bad[0]
+	for _, e := range badPlans {
+		bad.add(f, e)
 	}
-	return f.render(opsExplainDocument(explainPlans(planned)))
+	if len(planned) == 0 {
+		return bad.err()
+	}
+	if err := f.render(opsExplainDocument(explainPlans(planned))); err != nil {
+		return err
+	}
+	return bad.err()
 }
 
 // explainPlans is the per-node explanation of planned cases, shared by

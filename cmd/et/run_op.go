@@ -47,6 +47,8 @@ type runOpOptions struct {
 	// ExpectedFailures is --expected-failures: a file of known defects
 	// (internal/ops/expect).
 	ExpectedFailures string
+	// caseSources are --test-file, --op and -p/--params.
+	caseSources
 	// backendOptions are --backend, --device, --timeout and the sysemu/pcie
 	// flags (--prefix, --run-dir, --kernels, --sysemu-opt).
 	backendOptions
@@ -92,7 +94,7 @@ or flags (the good cases of -f DIR still run), 3 backend unavailable,
   $ et run-op -f testcases/ --backend sysemu --jobs 2 --expected-failures testcases/expected-failures/sysemu.yaml
   $ et run-op -f testcases/unary.yaml --backend sysemu --shire-mask 0x1`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			op, err := opArgs(args, opts.Files, opts.Srcs, opts.Params, "et run-op")
+			op, err := opArgs(args, append(opts.Files, opts.TestFiles...), opts.Srcs, opts.Params, "et run-op")
 			if err != nil {
 				return err
 			}
@@ -152,6 +154,7 @@ or flags (the good cases of -f DIR still run), 3 backend unavailable,
 	fl.IntVarP(&opts.Jobs, "jobs", "j", 1, "run the cases on `N` devices in parallel (sysemu: N emulators, each with its own run directory); results stay in input order")
 	fl.Float64Var(&opts.NMSE, "nmse", 0, "NMSE limit for every output (default: per op, as test-backend-ops)")
 	fl.StringVar(&opts.ExpectedFailures, "expected-failures", "", "YAML `file` of known defects: listed outputs that fail are XFAIL (exit 0), listed outputs that pass are XPASS (exit 1)")
+	addCaseSourceFlags(cmd, &opts.caseSources)
 	addBackendFlags(cmd, &opts.backendOptions, true)
 	return cmd
 }
@@ -175,6 +178,9 @@ func runOpRun(ctx context.Context, f *factory, opts *runOpOptions) (runErr error
 	}
 	cases, badFiles, err := loadRunOpCases(ctx, opts)
 	if err != nil {
+		return err
+	}
+	if cases, badFiles, err = opts.caseSources.load(ctx, m, cases, badFiles); err != nil {
 		return err
 	}
 	bad := &badCases{total: len(cases) + len(badFiles)}
@@ -458,10 +464,10 @@ func opArgs(args, files, srcs, params []string, cmd string) (string, error) {
 		op = args[0]
 	}
 	if op == "" && len(files) == 0 {
-		return "", usageErrorf("nothing to run: give -f FILE|DIR, an op name with --src, or a case string")
+		return "", usageErrorf("nothing to run: give -f FILE|DIR, --test-file FILE, an op name with --src, or a case string")
 	}
 	if op != "" && len(files) > 0 {
-		return "", usageErrorf("give either -f or an op, not both")
+		return "", usageErrorf("give either -f/--test-file or an op, not both")
 	}
 	if (len(srcs) > 0 || len(params) > 0) && (op == "" || strings.Contains(op, "(")) {
 		return "", usageErrorf("--src and --param go with an op name (%s OP --src ...)", cmd)
