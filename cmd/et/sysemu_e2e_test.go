@@ -460,3 +460,33 @@ func TestSysemuProfileLaunchCounts(t *testing.T) {
 		})
 	}
 }
+
+// TestSysemuTestFile runs the committed test file (llama.cpp's
+// exported-graph-ops format) on the emulator: every line is a case, every
+// op of the small llama layer passes against the reference math.
+func TestSysemuTestFile(t *testing.T) {
+	s := needStack(t)
+	file, _ := filepath.Abs("../../testcases/test-files/llama_layer_small.txt")
+	r := s.et(t, 30*time.Minute, "run-op", "--test-file", file, "--backend", "sysemu", "--timeout", "20m", "-o", "json")
+	var doc runner.Report
+	decode(t, r, &doc)
+	var bad []string
+	for _, res := range doc.Results {
+		if res.Status != "PASS" {
+			bad = append(bad, fmt.Sprintf("%s/%s %s: %s", res.Case, res.Output, res.Status, res.Detail))
+		}
+	}
+	for _, f := range doc.Faults {
+		bad = append(bad, fmt.Sprintf("%s: kernel fault in %s", f.Case, f.Step))
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(b), "\n"); len(doc.Results) != n {
+		t.Errorf("%d outputs judged, want one per line (%d)", len(doc.Results), n)
+	}
+	if r.code != 0 || len(bad) > 0 {
+		t.Errorf("exit %d; not passing:\n  %s\nstderr:\n%s", r.code, strings.Join(bad, "\n  "), r.errOut)
+	}
+}
