@@ -244,7 +244,7 @@ type opsExplainOptions struct {
 func newOpsExplainCmd(f *factory, runF func(context.Context, *opsExplainOptions) error) *cobra.Command {
 	opts := &opsExplainOptions{}
 	cmd := &cobra.Command{
-		Use:   "explain ['<OP(k=v,...)>' | <op> --src ... | -f <file>]",
+		Use:   "explain ['<OP(k=v,...)>' | <op> --src ... | -f <file> | --test-file <file>]",
 		Short: "Say per node whether ggml-et supports it, why not, and the nearest supported variant",
 		Long: `Check every node of a case against ggml-et's supports_op rules, as
 et run-op would, without running anything. Each node gets its verdict, the
@@ -253,14 +253,17 @@ condition is named ("ne0 % 16 != 0 (ne0 = 100)") with the nearest supported
 variant ("pad ne0 to 112 (a multiple of 16)").
 
 Name the work as for et run-op: a test-backend-ops case string, an op with
---src and --param, or YAML case files with -f.
+--src and --param, YAML case files with -f, or llama.cpp's exported graph
+ops with --test-file; --op and -p/--params select cases as test-backend-ops'
+-o and -p do.
 
 Exit status: 0 whether or not the nodes are supported (the command only
 informs), 2 for a bad case or flags.`,
 		Example: `  $ et ops explain 'RMS_NORM(type=f32,ne=[100,4,1,1])'
   $ et ops explain 'FLASH_ATTN_EXT(hsk=128,hsv=128,nh=8,kv=256,nb=1,type_KV=f32)'
   $ et ops explain mul_mat --src a=q4_K:256x64 --src b=f32:256x8
-  $ et ops explain -f testcases/llama_layer_small.yaml -o json`,
+  $ et ops explain -f testcases/llama_layer_small.yaml -o json
+  $ et ops explain --test-file testcases/test-files/llama_layer_small.txt --op MUL_MAT,ROPE`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			op, err := opArgs(args, append(opts.Files, opts.TestFiles...), opts.Srcs, opts.Params, "et ops explain")
 			if err != nil {
