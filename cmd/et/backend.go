@@ -236,21 +236,9 @@ func bootProgress(dir string, w io.Writer, interval time.Duration) (stop func())
 	}
 }
 
-// fatalELFProblems are the kernel ELF problems that make loadCode throw
-// or abort the process, or that no RISC-V device can run: refused before
-// booting. The other problems (entry outside the code, inconsistent
-// segment offsets, a segment beyond the code buffer, the wrong float ABI or
-// ELF type) load and run wrongly: warnings. What loads and runs correctly
-// (an empty segment, .bss, an entry away from the link base) is no
-// problem at all (reference et-driver-and-sysemu.md §4.2).
-var fatalELFProblems = map[string]bool{
-	"not_regular": true, "unreadable": true, "not_elf": true, "truncated": true, "malformed": true,
-	"version": true, "class": true, "endian": true, "machine": true, "memsz": true, "no_load": true,
-}
-
 // loadKernelELFs reads DIR/<name>.elf for every name, before anything
-// boots. Missing kernels are listed together (exit 3); unusable ones are
-// an input error (exit 2); other ELF problems are warnings.
+// boots (sysemu.LoadKernels: missing kernels exit 3, unusable ones 2,
+// other problems are warnings). dir "" is $GGML_ET_KERNELS_PATH.
 func loadKernelELFs(f *factory, dir string, names []string) (map[string][]byte, error) {
 	if len(names) == 0 {
 		return map[string][]byte{}, nil
@@ -261,55 +249,12 @@ func loadKernelELFs(f *factory, dir string, names []string) (map[string][]byte, 
 	if dir == "" {
 		return nil, usageErrorf("no kernel folder: give --kernels DIR or set %s (this run loads %s)", kernelsPathEnv, strings.Join(names, ", "))
 	}
-	var missing, bad []string
-	elfs := map[string][]byte{}
-	for _, name := range names {
-		path := filepath.Join(dir, name+".elf")
-		_, probs := sysemu.CheckELF(path, sysemu.KernelSpec)
-		fatal := ""
-		for _, p := range probs {
-			switch {
-			case p.Code == "missing" || p.Code == "empty":
-				missing = append(missing, name+".elf")
-				fatal = "-"
-			case fatalELFProblems[p.Code]:
-				fatal = p.Msg
-			default:
-				f.warnf("kernel %s: %s", path, p.Msg)
-			}
-			if fatal != "" {
-				break
-			}
-		}
-		if fatal == "-" {
-			continue
-		}
-		if fatal != "" {
-			bad = append(bad, fmt.Sprintf("%s: %s", name+".elf", fatal))
-			continue
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			bad = append(bad, fmt.Sprintf("%s: %v", name+".elf", errText(err)))
-			continue
-		}
-		elfs[name] = b
+	elfs, warns, err := sysemu.LoadKernels(dir, names)
+	for _, w := range warns {
+		f.warnf("%s", w)
 	}
-	if len(missing) > 0 {
-		return nil, &exitError{code: exitUnavailable, err: fmt.Errorf("%d kernel ELF(s) missing from %s, nothing booted: %s",
-			len(missing), dir, strings.Join(missing, ", "))}
-	}
-	if len(bad) > 0 {
-		return nil, &kernelELFError{fmt.Sprintf("unusable kernel ELF(s) in %s, nothing booted: %s", dir, strings.Join(bad, "; "))}
-	}
-	return elfs, nil
+	return elfs, err
 }
-
-// kernelELFError is a kernel ELF the runtime cannot load (exit 2).
-type kernelELFError struct{ msg string }
-
-func (e *kernelELFError) Error() string { return e.msg }
-func (e *kernelELFError) InputError()   {}
 
 // streamErrorRows are the table rows of stream errors: one per group of
 // hart contexts that say the same thing (detail, registers, user error),

@@ -9,7 +9,6 @@ import (
 	"github.com/ainekko/et/internal/outfile"
 	"github.com/ainekko/et/internal/runner"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -383,7 +382,7 @@ func runKernelRun(ctx context.Context, f *factory, opts *runKernelOptions) (runE
 		return err
 	}
 	// Everything read from files is read before anything boots.
-	elf, warns, err := readKernelELF(opts.ELF)
+	elf, warns, err := sysemu.ReadKernel(opts.ELF)
 	if err != nil {
 		return err
 	}
@@ -402,7 +401,7 @@ func runKernelRun(ctx context.Context, f *factory, opts *runKernelOptions) (runE
 				if ctx.Err() != nil {
 					return ctx.Err()
 				}
-				return &kernelELFError{fmt.Sprintf("--arg %q: %s: %s", a.Spec, a.File, errText(err))}
+				return inputErrorf("--arg %q: %s: %s", a.Spec, a.File, errText(err))
 			}
 			files[a.File] = data
 		}
@@ -502,24 +501,6 @@ func runKernelRun(ctx context.Context, f *factory, opts *runKernelOptions) (runE
 	return nil
 }
 
-// readKernelELF reads the kernel ELF and checks it as the runtime's
-// loadCode needs it: a file that loadCode cannot load is an input error;
-// other problems (an entry outside the code, ...) are warnings.
-func readKernelELF(path string) ([]byte, []string, error) {
-	_, probs := sysemu.CheckELF(path, sysemu.KernelSpec)
-	var warns []string
-	for _, p := range probs {
-		if p.Code == "missing" || p.Code == "empty" || fatalELFProblems[p.Code] {
-			return nil, nil, &kernelELFError{fmt.Sprintf("%s: %s", path, p.Msg)}
-		}
-		warns = append(warns, fmt.Sprintf("%s: %s", path, p.String()))
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, nil, &kernelELFError{fmt.Sprintf("%s: %s", path, errText(err))}
-	}
-	return b, warns, nil
-}
 
 // kernelBufInit builds a buffer's initial bytes.
 func kernelBufInit(ctx context.Context, kb kernelBuf) ([]byte, error) {
@@ -545,12 +526,12 @@ func kernelBufInit(ctx context.Context, kb kernelBuf) ([]byte, error) {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
-			return nil, &kernelELFError{fmt.Sprintf("--buf %s: %s: %s (INIT is zeros, pattern, FILE.npy or FILE)", kb.Name, kb.Init, errText(err))}
+			return nil, inputErrorf("--buf %s: %s: %s (INIT is zeros, pattern, FILE.npy or FILE)", kb.Name, kb.Init, errText(err))
 		}
 		data = b
 	}
 	if uint64(len(data)) > kb.Size {
-		return nil, &kernelELFError{fmt.Sprintf("--buf %s: %s holds %d bytes, more than the buffer's %d", kb.Name, kb.Init, len(data), kb.Size)}
+		return nil, inputErrorf("--buf %s: %s holds %d bytes, more than the buffer's %d", kb.Name, kb.Init, len(data), kb.Size)
 	}
 	copy(buf, data)
 	return buf, nil

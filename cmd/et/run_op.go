@@ -429,6 +429,9 @@ func runOpDocument(d runner.Report, st styles) document {
 		}
 	}
 	t.Notes = append(t.Notes, fmt.Sprintf("%d/%d outputs passed on %s (%s)", pass, len(d.Results), d.Device, d.Backend))
+	if d.Numerics == "reference" {
+		t.Notes = append(t.Notes, fmt.Sprintf("reference device: the outputs are et's reference math behind the ABI; checked are the dispatch (support, fusion, kernel) and the params of %d kernel run(s), decoded field by field equal to the plan, not device numerics", d.ABIChecked))
+	}
 	t.Notes = append(t.Notes, "nmse: each node on the device's own inputs of it; drift: the output against the reference chained from the inputs")
 	for _, r := range d.Results {
 		if r.Detail != "" {
@@ -445,8 +448,22 @@ func runOpDocument(d runner.Report, st styles) document {
 	if len(d.Faults) > 0 {
 		doc.Tables = append(doc.Tables, runOpFaultTable(d.Faults))
 	}
+	if len(d.ABIMismatches) > 0 {
+		at := table{Title: "ABI mismatches", Headers: []string{"case", "step", "field", "planned", "decoded"}}
+		for _, m := range d.ABIMismatches {
+			for _, fd := range m.Fields {
+				at.Rows = append(at.Rows, []string{m.Case, m.Step, fd.Field, fd.Planned, fd.Decoded})
+			}
+		}
+		at.Notes = append(at.Notes, fmt.Sprintf("%d launch(es) whose params the device decoded differently from the plan: the plan's ABI manifest and the device's disagree", len(d.ABIMismatches)))
+		doc.Tables = append(doc.Tables, at)
+	}
 	if len(d.Perf) > 0 {
-		pt := table{Title: "Performance", Headers: []string{"case", "kernel", "nodes", "runs", "median", "min", "max", "GFLOP/s", "GB/s"}, Right: []int{3, 4, 5, 6, 7, 8}}
+		title := "Performance"
+		if d.Perf[0].Clock == "host" {
+			title = "Performance (host time: the reference device runs its kernels on this CPU)"
+		}
+		pt := table{Title: title, Headers: []string{"case", "kernel", "nodes", "runs", "median", "min", "max", "GFLOP/s", "GB/s"}, Right: []int{3, 4, 5, 6, 7, 8}}
 		for _, p := range d.Perf {
 			gf := "-"
 			if p.Flops > 0 {

@@ -12,6 +12,7 @@ import (
 	"github.com/ainekko/et/internal/driver"
 	"github.com/ainekko/et/internal/driver/etrt"
 	"github.com/ainekko/et/internal/ops"
+	"github.com/ainekko/et/internal/ops/abi"
 	"github.com/ainekko/et/internal/ops/exec"
 	"github.com/ainekko/et/internal/ops/expect"
 	"github.com/ainekko/et/internal/ops/graph"
@@ -37,13 +38,35 @@ func Failed(status string) bool { return status == exec.StatusFail || status == 
 // Report is the typed result of a run: what et run-op prints in every
 // format (schema et.run-op/v1).
 type Report struct {
-	Schema  string   `json:"schema"`
-	Backend string   `json:"backend"`
-	Device  string   `json:"device"`
-	Results []Result `json:"results"`
-	Perf    []Timing `json:"perf,omitempty"`
+	Schema  string `json:"schema"`
+	Backend string `json:"backend"`
+	Device  string `json:"device"`
+	// Numerics says what computed the outputs: "device" (sysemu, pcie),
+	// or "reference" on the reference device, where the outputs are et's
+	// own reference math behind the ABI: there the run checks the
+	// dispatch and the params bytes (ABIChecked), not device numerics,
+	// and --perf times host code.
+	Numerics string `json:"numerics"`
+	// ABIChecked counts the kernel runs whose params the device decoded
+	// and that equal the plan's field by field (reference device only).
+	ABIChecked int      `json:"abi_checked"`
+	Results    []Result `json:"results"`
+	Perf       []Timing `json:"perf,omitempty"`
 	// Faults are the kernel faults (stream errors) that stopped a case.
 	Faults []Fault `json:"faults,omitempty"`
+	// ABIMismatches are the launches whose params the device decoded
+	// differently from the plan (checked on the reference device, which
+	// decodes them itself): such a case stops there.
+	ABIMismatches []ABIMismatch `json:"abi_mismatches,omitempty"`
+}
+
+// ABIMismatch is a launch whose decoded params differ from the planned
+// ones, field by field.
+type ABIMismatch struct {
+	Case   string          `json:"case"`
+	Step   string          `json:"step"`
+	Kernel string          `json:"kernel"`
+	Fields []abi.FieldDiff `json:"fields"`
 }
 
 // ReportSchema is the schema of Report.
@@ -52,7 +75,7 @@ const ReportSchema = "et.run-op/v1"
 // Failed reports whether the report is a negative verdict: an output
 // failed (or passed against an expected failure) or a kernel faulted.
 func (r *Report) Failed() bool {
-	if len(r.Faults) > 0 {
+	if len(r.Faults) > 0 || len(r.ABIMismatches) > 0 {
 		return true
 	}
 	for _, x := range r.Results {
@@ -106,6 +129,9 @@ type Timing struct {
 	MaxNS  int64    `json:"max_ns"`
 	Flops  int64    `json:"flops"`
 	Bytes  int64    `json:"bytes"`
+	// Clock is "device" (launch to sync on sysemu or a card) or "host"
+	// (the reference device runs its kernels on this CPU).
+	Clock string `json:"clock"`
 	// FlopsPerS and BytesPerS are the median rates in base units (tables
 	// show GFLOP/s and GB/s); FlopsPerS is omitted for ops without a flop
 	// count (test-backend-ops counts flops for MUL_MAT and FLASH_ATTN_EXT).
@@ -169,6 +195,9 @@ type caseOutcome struct {
 	results []Result
 	perf    []Timing
 	fault   *Fault
+	abi     *ABIMismatch
+	// abiChecked counts the kernel runs whose decoded params were checked.
+	abiChecked int
 	// err stops the run (a worker failure, a timeout).
 	err error
 	// bad is an input error of this case alone.
@@ -202,15 +231,26 @@ func Run(ctx context.Context, devs []driver.Device, planned []*Planned, o Option
 	if err != nil {
 		return nil, err
 	}
-	out := &Outcome{Report: Report{Schema: ReportSchema, Backend: o.Backend, Device: devs[0].Info().Name, Results: []Result{}}}
+	out := &Outcome{Report: Report{Schema: ReportSchema, Backend: o.Backend, Device: devs[0].Info().Name, Numerics: "device", Results: []Result{}}}
+	clock := "device"
+	if devs[0].Info().Kind == driver.KindRef {
+		out.Report.Numerics, clock = "reference", "host"
+	}
 	if len(devs) > 1 {
 		out.Report.Device = fmt.Sprintf("%d %s devices", len(devs), o.Backend)
 	}
 	for _, c := range outcomes {
 		out.Report.Results = append(out.Report.Results, c.results...)
-		out.Report.Perf = append(out.Report.Perf, c.perf...)
+		for _, t := range c.perf {
+			t.Clock = clock
+			out.Report.Perf = append(out.Report.Perf, t)
+		}
+		out.Report.ABIChecked += c.abiChecked
 		if c.fault != nil {
 			out.Report.Faults = append(out.Report.Faults, *c.fault)
+		}
+		if c.abi != nil {
+			out.Report.ABIMismatches = append(out.Report.ABIMismatches, *c.abi)
 		}
 		if c.bad != nil {
 			out.Bad = append(out.Bad, c.bad)
@@ -311,6 +351,7 @@ func runCase(ctx context.Context, dev driver.Device, c *graph.Case, saveDir, job
 	if err != nil {
 		var kf *exec.KernelFaultError
 		var nh *ops.NoHostMathError
+		var am *exec.ABIMismatchError
 		switch {
 		case IsWorkerFailure(err):
 			return caseOutcome{err: fmt.Errorf("%s: %w", c.Name, err)}
@@ -320,12 +361,14 @@ func runCase(ctx context.Context, dev driver.Device, c *graph.Case, saveDir, job
 			// The device stays usable after a kernel error: record the
 			// fault and go on with the next case.
 			return caseOutcome{fault: &Fault{Case: c.Name, Step: kf.Step, Errors: kf.Errors}}
+		case errors.As(err, &am):
+			return caseOutcome{abi: &ABIMismatch{Case: c.Name, Step: am.Step, Kernel: am.Kernel, Fields: am.Diffs}}
 		case errors.As(err, &nh):
 			return skipped(c, pc, nh)
 		}
 		return caseOutcome{err: fmt.Errorf("%s: %w", c.Name, err)}
 	}
-	var out caseOutcome
+	out := caseOutcome{abiChecked: res.ABIChecked}
 	for _, or := range res.Outputs {
 		r := newResult(c, or)
 		if c.Tolerance.MaxAbs != nil && r.Status == exec.StatusPass && or.Compare.MaxAbsErr > *c.Tolerance.MaxAbs {

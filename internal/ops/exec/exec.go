@@ -124,6 +124,10 @@ type Result struct {
 	Perf    []PerfResult
 	// Launches records every launch in execution order (for traces).
 	Launches []LaunchRecord
+	// ABIChecked counts the kernel runs whose params the device decoded
+	// and the run found equal to the plan's, field by field (on a
+	// DecodingDevice; 0 elsewhere).
+	ABIChecked int
 }
 
 // LaunchRecord is one kernel launch as the host saw it.
@@ -186,16 +190,18 @@ func StepMaxNMSE(g *plan.Graph, s *plan.Step) float64 {
 }
 
 type runner struct {
-	ctx   context.Context
-	dev   driver.Device
-	p     *plan.Plan
-	opts  Options
-	addr  map[int]driver.DevPtr // base value -> device buffer
-	size  map[int]uint64
-	kern  map[string]driver.KernelID
-	res   *Result
-	stepT map[int]int64 // step -> ns
-	j     *judge
+	ctx context.Context
+	dev driver.Device
+	// decoder is dev when it decodes the params it runs (DecodingDevice).
+	decoder DecodingDevice
+	p       *plan.Plan
+	opts    Options
+	addr    map[int]driver.DevPtr // base value -> device buffer
+	size    map[int]uint64
+	kern    map[string]driver.KernelID
+	res     *Result
+	stepT   map[int]int64 // step -> ns
+	j       *judge
 	// chained holds each output's reference chained from the leaves.
 	chained map[int]*ops.Tensor
 }
@@ -212,10 +218,14 @@ func Run(ctx context.Context, dev driver.Device, p *plan.Plan, opts Options) (*R
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	decoder, _ := dev.(DecodingDevice)
+	if decoder != nil {
+		decoder.TakeDecoded() // what earlier runs (perf repeats) left
+	}
 	if opts.Trace != nil {
 		dev = opts.Trace.attach(dev, opts.Now)
 	}
-	r := &runner{ctx: ctx, dev: dev, p: p, opts: opts, addr: map[int]driver.DevPtr{}, size: map[int]uint64{},
+	r := &runner{ctx: ctx, dev: dev, decoder: decoder, p: p, opts: opts, addr: map[int]driver.DevPtr{}, size: map[int]uint64{},
 		kern: map[string]driver.KernelID{}, res: &Result{}, stepT: map[int]int64{}}
 	r.j = newJudge(p)
 	defer r.freeAll()
@@ -547,11 +557,68 @@ func (r *runner) launchSegment(seg []int, record bool) error {
 	if err != nil {
 		return fmt.Errorf("sync after %s: %w", kernel, err)
 	}
+	if record {
+		if err := r.checkDecoded(seg, fmt.Sprintf("%s (%v)", kernel, names)); err != nil {
+			return err
+		}
+	}
 	if len(serrs) > 0 {
 		return &KernelFaultError{Step: fmt.Sprintf("%s (%v)", kernel, names), Errors: serrs}
 	}
 	if record {
 		r.res.Launches = append(r.res.Launches, LaunchRecord{Kernel: kernel, Nodes: names, ParamsSize: len(args), Start: start, End: r.opts.Now()})
+	}
+	return nil
+}
+
+// DecodingDevice is a device that decodes the params of the kernels it
+// runs itself (the reference device): a run checks, after every launch,
+// that the decoded params equal the planned ones field by field.
+type DecodingDevice interface {
+	TakeDecoded() []abi.Decoded
+}
+
+// ABIMismatchError is a launch whose params, as the device decoded them,
+// differ from the values the plan encoded: the manifest the plan was
+// built with and the device's disagree, or the encoding is wrong.
+type ABIMismatchError struct {
+	Step   string
+	Kernel string
+	Diffs  []abi.FieldDiff
+}
+
+func (e *ABIMismatchError) Error() string {
+	msg := fmt.Sprintf("%s: ABI mismatch: the device decoded %d field(s) of %s params differently from the plan", e.Step, len(e.Diffs), e.Kernel)
+	if len(e.Diffs) > 0 {
+		msg += ": " + e.Diffs[0].String()
+	}
+	return msg
+}
+
+// checkDecoded compares the params the device decoded for segment seg
+// with the planned ones (a device that does not decode them is not
+// checked).
+func (r *runner) checkDecoded(seg []int, step string) error {
+	if r.decoder == nil {
+		return nil
+	}
+	got := r.decoder.TakeDecoded()
+	for k, si := range seg {
+		s := &r.p.Steps[si]
+		if k >= len(got) {
+			return &ABIMismatchError{Step: step, Kernel: s.Kernel, Diffs: []abi.FieldDiff{{Field: "kernel", Planned: s.Kernel, Decoded: "(not run)"}}}
+		}
+		if got[k].Kernel != s.Kernel {
+			return &ABIMismatchError{Step: step, Kernel: s.Kernel, Diffs: []abi.FieldDiff{{Field: "kernel", Planned: s.Kernel, Decoded: got[k].Kernel}}}
+		}
+		want, err := r.p.Values(s, r.addrFunc())
+		if err != nil {
+			return err
+		}
+		if diffs := abi.Diff(s.Layout, want, got[k].Values); len(diffs) > 0 {
+			return &ABIMismatchError{Step: step, Kernel: s.Kernel, Diffs: diffs}
+		}
+		r.res.ABIChecked++
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ainekko/et/internal/driver"
@@ -269,4 +270,32 @@ func allZero(b []byte) bool {
 		}
 	}
 	return true
+}
+
+// corruptingDevice flips a bit of every launch's params bytes: the
+// reference device then decodes params that differ from the plan's.
+type corruptingDevice struct{ *ref.Device }
+
+func (d corruptingDevice) Launch(ctx context.Context, k driver.KernelID, args []byte, opts driver.LaunchOptions) error {
+	b := slices.Clone(args)
+	b[24] ^= 1 // inside the first tensor field's ne
+	return d.Device.Launch(ctx, k, b, opts)
+}
+
+// On the reference device every launch's decoded params are checked
+// against the plan, field by field: bytes that decode differently are an
+// ABI mismatch naming the field, not a numeric failure.
+func TestABIMismatch(t *testing.T) {
+	_, _, err := run(t, corruptingDevice{ref.New(ref.Options{})}, false, Options{})
+	var am *ABIMismatchError
+	if !errors.As(err, &am) {
+		t.Fatalf("err %v, want an *ABIMismatchError", err)
+	}
+	if len(am.Diffs) == 0 || !strings.Contains(am.Diffs[0].Field, ".ne[") {
+		t.Errorf("diffs %v, want a tensor's ne", am.Diffs)
+	}
+	// The same plan on an honest reference device passes the check.
+	if _, _, err := run(t, ref.New(ref.Options{}), true, Options{}); err != nil {
+		t.Fatal(err)
+	}
 }

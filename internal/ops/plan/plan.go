@@ -140,8 +140,19 @@ type AddrFunc func(base int) uint64
 // result's desc carries the node's op value, and the scalars follow at
 // their offsets.
 func (p *Plan) Encode(s *Step, addr AddrFunc) ([]byte, error) {
+	v, err := p.Values(s, addr)
+	if err != nil {
+		return nil, err
+	}
+	return p.Manifest.Encode(s.Layout, v)
+}
+
+// Values are the field values of a launch step's params struct (what
+// Encode writes): every tensor field's desc at its device address, the
+// raw pointers and the scalars.
+func (p *Plan) Values(s *Step, addr AddrFunc) (abi.Values, error) {
 	if s.Kind != StepLaunch {
-		return nil, fmt.Errorf("step of kind %s has no params", s.Kind)
+		return abi.Values{}, fmt.Errorf("step of kind %s has no params", s.Kind)
 	}
 	v := abi.Values{Ints: s.Scalars.Ints, Uints: s.Scalars.Uints, Floats: s.Scalars.Floats}
 	g := p.Graph
@@ -167,7 +178,7 @@ func (p *Plan) Encode(s *Step, addr AddrFunc) ([]byte, error) {
 		}
 		v.Uints = u
 	}
-	return p.Manifest.Encode(s.Layout, v)
+	return v, nil
 }
 
 // Segments groups the launch steps for execution: with the uberkernel on,
