@@ -99,6 +99,19 @@ func (op *Op) Case(file string, m *abi.Manifest) (*graph.Case, error) {
 		return nil, err
 	}
 	res := c.Node(out)
+	if (info.Name == ops.OpCont || info.Name == ops.OpCpy) && res.Type == outType && res.Ne != op.Ne && nelem(res.Ne) == nelem(op.Ne) {
+		// ggml_cont_4d and ggml_cpy give the result the line's shape; et's
+		// cont and cpy keep the source's, so a reshape follows (the
+		// output is judged on the cont or cpy node, same bytes).
+		rs := out + "_reshaped"
+		c.Nodes = append(c.Nodes, graph.Node{Name: rs, Op: ops.OpReshape, Src: []string{out}, Line: op.Line})
+		rawParams = append(rawParams, map[string]any{"ne": op.Ne[:]})
+		c.Outputs = []string{rs}
+		if err := graph.Build(c, rawParams); err != nil {
+			return nil, err
+		}
+		res = c.Node(rs)
+	}
 	if res.Type != outType || res.Ne != op.Ne {
 		return nil, fail("et's %s of these sources is %s %v, the line says %s %v", info.Name, res.Type, res.Ne, outType, op.Ne)
 	}

@@ -277,3 +277,21 @@ func TestInputs(t *testing.T) {
 		t.Errorf("flash_attn_ext NMSE limit %v, want 5e-4", c.Tolerance.NMSE)
 	}
 }
+
+// TestContReshapes: ggml_cont_2d (CONT whose ne differs from its source's,
+// same element count) is et's cont followed by a reshape to the line's ne.
+func TestContReshapes(t *testing.T) {
+	c := parseOne(t, "35 0 32 2 1 1 "+words(nil)+" 1 0 8 2 4 1 4 128 32 256 kqv_out")
+	if len(c.Outputs) != 1 || c.Outputs[0] != "kqv_out_reshaped" {
+		t.Fatalf("outputs %v", c.Outputs)
+	}
+	n := c.Node("kqv_out_reshaped")
+	if n.Op != ops.OpReshape || n.Ne != [4]int64{32, 2, 1, 1} || n.Src[0] != "kqv_out" {
+		t.Errorf("reshape node %+v", n)
+	}
+	// A different element count is still an error.
+	_, errs := Parse("t.txt", []byte("35 0 32 3 1 1 "+words(nil)+" 1 0 8 2 4 1 0 0 0 0 x\n"), abi.Default())
+	if len(errs) != 1 || !strings.Contains(errs[0].Error(), "the line says f32") {
+		t.Errorf("errors %v", errs)
+	}
+}
