@@ -182,7 +182,7 @@ func devicesRun(ctx context.Context, opts *devicesOptions) error {
 	return nil
 }
 
-// devicesTables builds the table, CSV and Markdown forms.
+// devicesTables builds the table and Markdown forms (CSV: devicesCSV).
 func devicesTables(doc devicesDoc, opts *devicesOptions, st styles) []table {
 	headers := []string{"INDEX", "KIND", "NAME", "STATUS", "LOCATION", "MEMORY", "SHIRES", "FREQ", "DRIVER"}
 	right := []int{0, 5, 6, 7}
@@ -376,4 +376,22 @@ func sanitizeEntry(e *registry.Entry) {
 	if e.PCIeLink != nil {
 		e.PCIeLink.Speed, e.PCIeLink.MaxSpeed = sanitizeText(e.PCIeLink.Speed), sanitizeText(e.PCIeLink.MaxSpeed)
 	}
+}
+
+// devicesCSV is the raw CSV form: the devices (nested facts flattened:
+// properties_memory_bytes, probe_ops_state, ...) and their driver
+// counters.
+func devicesCSV(doc devicesDoc) []csvTable {
+	type counter struct {
+		Index *int   `json:"index"`
+		BDF   string `json:"bdf"`
+		pcie.Counter
+	}
+	counters := []counter{}
+	for _, d := range doc.Devices {
+		for _, c := range d.Counters {
+			counters = append(counters, counter{Index: d.Index, BDF: d.BDF, Counter: c})
+		}
+	}
+	return []csvTable{{Name: "devices", Rows: doc.Devices}, {Name: "counters", Rows: counters}}
 }

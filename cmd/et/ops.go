@@ -313,9 +313,15 @@ type opsExplainNode struct {
 	InPlace bool `json:"in_place,omitempty"`
 }
 
+// opsExplainFailure is a failed condition: the sentence, its typed form
+// (code, subject, have, want; see plan.Reason) and the suggested fix.
 type opsExplainFailure struct {
-	Condition  string `json:"condition"`
-	Suggestion string `json:"suggestion"`
+	Condition  string          `json:"condition"`
+	Code       plan.ReasonCode `json:"code"`
+	Subject    string          `json:"subject,omitempty"`
+	Have       string          `json:"have,omitempty"`
+	Want       string          `json:"want,omitempty"`
+	Suggestion string          `json:"suggestion"`
 }
 
 func opsExplainRun(ctx context.Context, f *factory, opts *opsExplainOptions) error {
@@ -370,7 +376,8 @@ func explainPlans(planned []*runner.Planned) opsExplainDoc {
 				n.ShireMask, n.ShireMaskNote = r.ShireMask, r.MaskNote
 			}
 			for _, s := range plan.Suggestions(ops.Op(r.Op), r.Reasons) {
-				n.Failures = append(n.Failures, opsExplainFailure{Condition: s.Reason, Suggestion: s.Fix})
+				n.Failures = append(n.Failures, opsExplainFailure{Condition: s.Reason.Text, Code: s.Reason.Code,
+					Subject: s.Reason.Subject, Have: s.Reason.Have, Want: s.Reason.Want, Suggestion: s.Fix})
 			}
 			d.Nodes = append(d.Nodes, n)
 		}
@@ -440,4 +447,38 @@ func opsExplainDocument(d opsExplainDoc) document {
 		tables = append(tables, ft)
 	}
 	return document{Data: d, Tables: tables}
+}
+
+// opsListCSV is et ops list's raw CSV form: the ops, their kernels (one
+// row per op and kernel), the unary and GLU sub-ops and the fusions.
+func opsListCSV(d opsListDoc) []csvTable {
+	type kernel struct {
+		Op string `json:"op"`
+		opsListKernel
+	}
+	kernels := []kernel{}
+	for _, o := range d.Ops {
+		for _, k := range o.Kernels {
+			kernels = append(kernels, kernel{Op: o.Op, opsListKernel: k})
+		}
+	}
+	return []csvTable{{Name: "ops", Rows: d.Ops}, {Name: "kernels", Rows: kernels},
+		{Name: "sub_ops", Rows: d.SubOps}, {Name: "fusions", Rows: d.Fusions}}
+}
+
+// opsExplainCSV is et ops explain's (and run-op --explain's) raw CSV
+// form: one row per node, and one per failed condition of a node.
+func opsExplainCSV(d opsExplainDoc) []csvTable {
+	type failure struct {
+		Case string `json:"case"`
+		Node string `json:"node"`
+		opsExplainFailure
+	}
+	failures := []failure{}
+	for _, n := range d.Nodes {
+		for _, fl := range n.Failures {
+			failures = append(failures, failure{Case: n.Case, Node: n.Node, opsExplainFailure: fl})
+		}
+	}
+	return []csvTable{{Name: "nodes", Rows: d.Nodes}, {Name: "failures", Rows: failures}}
 }

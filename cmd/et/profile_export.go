@@ -228,3 +228,24 @@ func (c *exportCounter) Write(p []byte) (int, error) {
 func init() {
 	profileSubcommands = append(profileSubcommands, func(f *factory) *cobra.Command { return newProfileExportCmd(f, nil) })
 }
+
+// profileExportCSV is the raw CSV form of the summary after an export to
+// a file: the export (one row) and its devices.
+func profileExportCSV(d profileExportDoc) []csvTable {
+	type export struct {
+		Trace       string `json:"trace"`
+		Output      string `json:"output"`
+		Format      string `json:"format"`
+		Events      int    `json:"events"`
+		HostEvents  int    `json:"host_events"`
+		DeviceSpans int    `json:"device_spans"`
+		Flows       int    `json:"flows"`
+		Counters    int    `json:"counters"`
+		Bytes       int64  `json:"bytes"`
+		Truncated   bool   `json:"truncated"`
+	}
+	return []csvTable{
+		{Name: "export", Rows: []export{{d.Trace, d.Output, d.Format, d.Events, d.HostEvents, d.DeviceSpans, d.Flows, d.Counters, d.Bytes, d.Truncated}}},
+		{Name: "devices", Rows: d.Devices},
+	}
+}

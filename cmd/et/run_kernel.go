@@ -501,7 +501,6 @@ func runKernelRun(ctx context.Context, f *factory, opts *runKernelOptions) (runE
 	return nil
 }
 
-
 // kernelBufInit builds a buffer's initial bytes.
 func kernelBufInit(ctx context.Context, kb kernelBuf) ([]byte, error) {
 	buf := make([]byte, kb.Size)
@@ -614,4 +613,29 @@ func runKernelDocument(d runKernelDoc, st styles) document {
 		tables = append(tables, ft)
 	}
 	return document{Data: d, Tables: tables}
+}
+
+// runKernelCSV is the raw CSV form: the launch (one row), its buffers,
+// params fields, dumps and faults (one row per hart context).
+func runKernelCSV(d runKernelDoc) []csvTable {
+	type run struct {
+		Backend   string `json:"backend"`
+		Device    string `json:"device"`
+		Kernel    string `json:"kernel"`
+		ELF       string `json:"elf"`
+		ELFBytes  int    `json:"elf_bytes"`
+		ShireMask uint64 `json:"shire_mask"`
+		Barrier   bool   `json:"barrier"`
+		FlushL3   bool   `json:"flush_l3"`
+		ArgsBytes int    `json:"args_bytes"`
+		Status    string `json:"status"`
+		TimeNS    int64  `json:"time_ns"`
+	}
+	return []csvTable{
+		{Name: "run", Rows: []run{{d.Backend, d.Device, d.Kernel, d.ELF, d.ELFBytes, d.ShireMask, d.Barrier, d.FlushL3, d.ArgsBytes, d.Status, d.TimeNS}}},
+		{Name: "buffers", Rows: d.Buffers},
+		{Name: "args", Rows: d.Args},
+		{Name: "dumps", Rows: d.Dumps},
+		{Name: "faults", Rows: csvFaults(d.Faults)},
+	}
 }

@@ -441,7 +441,7 @@ func runOpDocument(d runner.Report, st styles) document {
 			t.Notes = append(t.Notes, fmt.Sprintf("%s/%s: expected failure (%s)", r.Case, r.Node, r.Expected))
 		}
 		if r.Status == exec.StatusFallback && len(r.Reasons) > 0 {
-			t.Notes = append(t.Notes, fmt.Sprintf("%s/%s ran on the host: %s", r.Case, r.Node, strings.Join(r.Reasons, "; ")))
+			t.Notes = append(t.Notes, fmt.Sprintf("%s/%s ran on the host: %s", r.Case, r.Node, plan.JoinTexts(r.Reasons)))
 		}
 	}
 	doc := document{Data: d, Tables: []table{t}}

@@ -3,9 +3,9 @@ package runner
 import (
 	"encoding/xml"
 	"fmt"
-	"strings"
 
 	"github.com/ainekko/et/internal/ops/exec"
+	"github.com/ainekko/et/internal/ops/plan"
 )
 
 // JUnitSuites is the JUnit XML document (what JUnit marshals).
@@ -72,7 +72,7 @@ func JUnit(r *Report) ([]byte, error) {
 			jc.Skipped = &JUnitSkipped{Message: x.Detail}
 			s.Skipped++
 		case exec.StatusFallback:
-			jc.Output = "ran on the host (unsupported by ggml-et): " + strings.Join(x.Reasons, "; ") + "\n"
+			jc.Output = "ran on the host (unsupported by ggml-et): " + plan.JoinTexts(x.Reasons) + "\n"
 		}
 		if x.Status != StatusSkip {
 			jc.Output += fmt.Sprintf("nmse %.3g (max %.3g), drift nmse %.3g", x.NMSE, x.MaxNMSE, x.DriftNMSE)

@@ -16,6 +16,7 @@ import (
 	"github.com/ainekko/et/internal/ops/exec"
 	"github.com/ainekko/et/internal/ops/expect"
 	"github.com/ainekko/et/internal/ops/graph"
+	"github.com/ainekko/et/internal/ops/plan"
 )
 
 // Output statuses beyond exec's PASS, FAIL and FALLBACK.
@@ -110,9 +111,11 @@ type Result struct {
 	DriftMaxNMSE float64 `json:"drift_max_nmse,omitempty"`
 	// DriftFailure is the drift check that failed or could not be
 	// measured ("nan", ...), as Failure is for the NMSE.
-	DriftFailure string   `json:"drift_failure,omitempty"`
-	Detail       string   `json:"detail,omitempty"`
-	Reasons      []string `json:"reasons,omitempty"`
+	DriftFailure string `json:"drift_failure,omitempty"`
+	Detail       string `json:"detail,omitempty"`
+	// Reasons are the failed supports_op conditions of a fallback: code,
+	// subject, values and the sentence.
+	Reasons []plan.Reason `json:"reasons,omitempty"`
 	// Expected is the file:line of the --expected-failures entry that
 	// lists this output.
 	Expected string `json:"expected_failure,omitempty"`

@@ -76,7 +76,7 @@ type OutputResult struct {
 	// sync), in nanoseconds.
 	TimeNS int64
 	// Reasons are the unsupported conditions of a fallback.
-	Reasons []string
+	Reasons []plan.Reason
 	// Got is the output as the device produced it; Want the reference it
 	// was judged against: the reference math of its node on the device's
 	// own inputs of that node, as test-backend-ops judges each node.

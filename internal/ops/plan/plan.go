@@ -42,8 +42,9 @@ func (k StepKind) String() string {
 // Verdict is the supports_op answer for one node.
 type Verdict struct {
 	Supported bool
-	// Reasons names every failed condition, e.g. "ne0 % 16 != 0 (ne0 = 100)".
-	Reasons []string
+	// Reasons names every failed condition (its text, e.g. "ne0 % 16 !=
+	// 0 (ne0 = 100)", with a code and values).
+	Reasons []Reason
 }
 
 // Step is one unit of execution: a launch (possibly of a fused pair of
