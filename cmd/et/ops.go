@@ -258,7 +258,7 @@ ops with --test-file; --op and -p/--params select cases as test-backend-ops'
 -o and -p do.
 
 Exit status: 0 whether or not the nodes are supported (the command only
-informs), 2 for a bad case or flags.`,
+informs), 2 for a bad case or flags (the good cases are still explained).`,
 		Example: `  $ et ops explain 'RMS_NORM(type=f32,ne=[100,4,1,1])'
   $ et ops explain 'FLASH_ATTN_EXT(hsk=128,hsv=128,nh=8,kv=256,nb=1,type_KV=f32)'
   $ et ops explain mul_mat --src a=q4_K:256x64 --src b=f32:256x8
