@@ -47,6 +47,8 @@ type runOpOptions struct {
 	// ExpectedFailures is --expected-failures: a file of known defects
 	// (internal/ops/expect).
 	ExpectedFailures string
+	// caseSources are --test-file, --op and -p/--params.
+	caseSources
 	// backendOptions are --backend, --device, --timeout and the sysemu/pcie
 	// flags (--prefix, --run-dir, --kernels, --sysemu-opt).
 	backendOptions
@@ -71,6 +73,12 @@ Three ways to name the work:
   <op> --src ... --param ...
                      one op from flags; --src NAME=TYPE:NE0xNE1[xNE2xNE3][:INIT]
   'OP(k=v,...)'      a test-backend-ops case string
+  --test-file FILE   llama.cpp's exported graph ops (test-export-graph-ops),
+                     one case per line
+
+--op OP[,OP] and -p/--params REGEX select cases as test-backend-ops' -o and
+-p do: by op name or full case string, and by a regular expression on the
+displayed parameters.
 
 Unsupported nodes run on the reference math, like ggml's CPU fallback, and
 are reported as FALLBACK with the failed conditions (see --explain).
@@ -90,9 +98,11 @@ or flags (the good cases of -f DIR still run), 3 backend unavailable,
   $ et run-op -f testcases/norm.yaml --profile prof/ && et profile report prof/et_runtime_trace.json
   $ et run-op -f testcases/norm.yaml --backend sysemu --kernels ~/ggml-et/kernels --timeout 10m
   $ et run-op -f testcases/ --backend sysemu --jobs 2 --expected-failures testcases/expected-failures/sysemu.yaml
-  $ et run-op -f testcases/unary.yaml --backend sysemu --shire-mask 0x1`,
+  $ et run-op -f testcases/unary.yaml --backend sysemu --shire-mask 0x1
+  $ et run-op --test-file testcases/test-files/llama_layer_small.txt --backend sysemu
+  $ et run-op --test-file ops.txt --op MUL_MAT,FLASH_ATTN_EXT -p 'type=f16'`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			op, err := opArgs(args, opts.Files, opts.Srcs, opts.Params, "et run-op")
+			op, err := opArgs(args, append(opts.Files, opts.TestFiles...), opts.Srcs, opts.Params, "et run-op")
 			if err != nil {
 				return err
 			}
@@ -152,6 +162,7 @@ or flags (the good cases of -f DIR still run), 3 backend unavailable,
 	fl.IntVarP(&opts.Jobs, "jobs", "j", 1, "run the cases on `N` devices in parallel (sysemu: N emulators, each with its own run directory); results stay in input order")
 	fl.Float64Var(&opts.NMSE, "nmse", 0, "NMSE limit for every output (default: per op, as test-backend-ops)")
 	fl.StringVar(&opts.ExpectedFailures, "expected-failures", "", "YAML `file` of known defects: listed outputs that fail are XFAIL (exit 0), listed outputs that pass are XPASS (exit 1)")
+	addCaseSourceFlags(cmd, &opts.caseSources)
 	addBackendFlags(cmd, &opts.backendOptions, true)
 	return cmd
 }
@@ -175,6 +186,9 @@ func runOpRun(ctx context.Context, f *factory, opts *runOpOptions) (runErr error
 	}
 	cases, badFiles, err := loadRunOpCases(ctx, opts)
 	if err != nil {
+		return err
+	}
+	if cases, badFiles, err = opts.caseSources.load(ctx, m, cases, badFiles); err != nil {
 		return err
 	}
 	bad := &badCases{total: len(cases) + len(badFiles)}
@@ -475,10 +489,10 @@ func opArgs(args, files, srcs, params []string, cmd string) (string, error) {
 		op = args[0]
 	}
 	if op == "" && len(files) == 0 {
-		return "", usageErrorf("nothing to run: give -f FILE|DIR, an op name with --src, or a case string")
+		return "", usageErrorf("nothing to run: give -f FILE|DIR, --test-file FILE, an op name with --src, or a case string")
 	}
 	if op != "" && len(files) > 0 {
-		return "", usageErrorf("give either -f or an op, not both")
+		return "", usageErrorf("give either -f or an op, not both (--test-file counts as -f)")
 	}
 	if (len(srcs) > 0 || len(params) > 0) && (op == "" || strings.Contains(op, "(")) {
 		return "", usageErrorf("--src and --param go with an op name (%s OP --src ...)", cmd)
