@@ -33,6 +33,7 @@ type runOpOptions struct {
 	Seed        uint64
 	SeedSet     bool
 	SaveOutputs string
+	SaveInputs  string
 	Perf        bool
 	PerfRuns    int
 	PerfWarmup  int
@@ -92,6 +93,7 @@ or flags (the good cases of -f DIR still run), 3 backend unavailable,
   $ et run-op 'MUL_MAT(type_a=q8_0,type_b=f32,m=4096,n=1,k=4096)' --perf
   $ et run-op -f testcases/ -o json > results.json
   $ et run-op -f testcases/ --junit results.xml --save-outputs out/
+  $ et run-op 'SOFT_MAX(type=f32,ne=[32,4,2,1],mask=1)' --save-inputs keep/ && et run-op -f keep/case.yaml
   $ et run-op -f testcases/norm.yaml --profile prof/ && et profile report prof/et_runtime_trace.json
   $ et run-op -f testcases/norm.yaml --backend sysemu --kernels ~/ggml-et/kernels --timeout 10m
   $ et run-op -f testcases/ --backend sysemu --jobs 2 --expected-failures testcases/expected-failures/sysemu.yaml
@@ -150,6 +152,7 @@ or flags (the good cases of -f DIR still run), 3 backend unavailable,
 	fl.StringVar(&mask, "shire-mask", "", "compute shires to launch on, contiguous (default 0xFFFFFFFF, as ggml-et; matrix-engine kernels always get all 32)")
 	fl.StringVar(&opts.ABI, "abi", "", "ABI manifest YAML `file` for another ggml version (default: the built-in one)")
 	fl.Var(seedFlag{&opts.Seed}, "seed", "override the cases' seed for generated inputs (as a case's seed:)")
+	fl.StringVar(&opts.SaveInputs, "save-inputs", "", "write every case's inputs into `dir` as it runs: each leaf as .npy and case.yaml, a case file that replays exactly that run (a sub-directory per case when there are several)")
 	fl.StringVar(&opts.SaveOutputs, "save-outputs", "", "write every output as float32 .npy into `dir` (<output>.npy from the device, <output>.ref.npy the reference)")
 	fl.BoolVar(&opts.Perf, "perf", false, "time each launch: warm-up, then repeated runs (median/min/max, GFLOP/s, GB/s)")
 	fl.IntVar(&opts.PerfRuns, "perf-runs", 10, "timed runs per launch with --perf")
@@ -231,7 +234,7 @@ func runOpRun(ctx context.Context, f *factory, opts *runOpOptions) (runErr error
 	}
 	defer prof.abort(ctx, f)
 	ro := runner.Options{Plan: po, Backend: opts.Backend, NMSE: opts.NMSE, Trace: prof.recorder(), KernelELF: kernelELF,
-		SaveOutputs: opts.SaveOutputs, Expected: xfail, Logf: f.logf}
+		SaveOutputs: opts.SaveOutputs, SaveInputs: opts.SaveInputs, Expected: xfail, Logf: f.logf}
 	if opts.Perf {
 		ro.Perf = exec.PerfOptions{Warmup: opts.PerfWarmup, Runs: opts.PerfRuns}
 	}
@@ -279,6 +282,11 @@ func runOpRun(ctx context.Context, f *factory, opts *runOpOptions) (runErr error
 // checkOutputPaths fails early, before anything runs, when --save-outputs
 // or --junit cannot be written.
 func checkOutputPaths(opts *runOpOptions) error {
+	if opts.SaveInputs != "" {
+		if err := os.MkdirAll(opts.SaveInputs, 0o755); err != nil {
+			return inputErrorf("--save-inputs %s: %v", opts.SaveInputs, errText(err))
+		}
+	}
 	if opts.SaveOutputs != "" {
 		if err := os.MkdirAll(opts.SaveOutputs, 0o755); err != nil {
 			return inputErrorf("--save-outputs %s: %v", opts.SaveOutputs, errText(err))
