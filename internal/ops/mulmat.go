@@ -13,12 +13,14 @@ import (
 // and a broadcast over b's dims 2 and 3 (r2 = b.ne2/a.ne2, r3 =
 // b.ne3/a.ne3).
 //
-// a may be f32, f16, q8_0, q4_0 or q4_K; b f32 or f16. As on the CPU, b is
+// a may be any float or quantized type with a host codec; b f32 or f16.
+// For f32, f16, q8_0, q4_0 and q4_K weights, as on the CPU, b is
 // first converted to a's "vec_dot type": f32 for f32 weights, f16 (rounded)
 // for f16 weights, q8_0 for q8_0 and q4_0 weights, q8_K for q4_K weights
 // (with ggml's reference quantizers); quantized dot products are then
 // computed in integers per block, without dequantizing a. The work is
-// spread over Workers() goroutines by tiles of src0 rows.
+// spread over Workers() goroutines by tiles of src0 rows. Other weight
+// types are dequantized first (mulmat_generic.go).
 //
 // Built with GOEXPERIMENT=simd on amd64 and run on a CPU with AVX2, f32,
 // f16, q8_0 and q4_0 weights use vector kernels (mulmat_simd_amd64.go).
@@ -26,6 +28,13 @@ import (
 // and f16 weights with n ≥ 4 columns, where the scalar kernels sum four
 // columns at a time in a different order and the last bits may differ.
 func MulMat(dst, a, b *Tensor) error {
+	if err := mulMatWeightType(OpMulMat, a.Type); err != nil {
+		return err
+	}
+	if b.Type != F32 && b.Type != F16 {
+		return fmt.Errorf("mul_mat: unsupported src1 type %s (want f32 or f16)", b.Type)
+	}
+	a, b = genericMulMatOperands(a, b)
 	if err := checkMulMat(a, b); err != nil {
 		return err
 	}

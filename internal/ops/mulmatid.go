@@ -8,21 +8,22 @@ import (
 // mul_mat_id: the expert matmul of mixture-of-experts models
 // (ggml_mul_mat_id(as, b, ids)):
 //
-//	as  [k, m, n_as]            the stacked expert matrices (f32, f16, q8_0, q4_0, q4_K)
+//	as  [k, m, n_as]            the stacked expert matrices (any float or quantized type with a host codec)
 //	b   [k, n_b, n_tokens]      activations, f32 or f16 (n_b is 1 or n_used)
 //	ids [n_used, n_tokens] i32  the experts chosen per token
 //	dst [m, n_used, n_tokens]   dst[:, e, t] = as[:, :, ids[e, t]] · b[:, e % n_b, t]
 //
 // with exactly MulMat's numerics (b converted to the expert type's vec_dot
-// type, quantized dot products per block), so each (e, t) column is
+// type, quantized dot products per block; other types dequantized first,
+// as mulmat_generic.go says), so each (e, t) column is
 // bit-identical to a mul_mat of that expert with that activation row. An
 // expert id outside [0, n_as) is an error.
 
 func inferMulMatID(srcs []*Tensor, _ Params) (Type, [MaxDims]int64, error) {
 	as, b, ids := srcs[0], srcs[1], srcs[2]
 	var zero [MaxDims]int64
-	if err := wantTypes(OpMulMatID, "as", as.Type, F32, F16, Q8_0, Q4_0, Q4_K); err != nil {
-		return 0, zero, err
+	if as.Type.Integer() {
+		return 0, zero, shapeErr(OpMulMatID, "as is %s, want a float or quantized type", as.Type)
 	}
 	if err := wantTypes(OpMulMatID, "b", b.Type, F32, F16); err != nil {
 		return 0, zero, err
@@ -72,6 +73,7 @@ func refMulMatID(dst *Tensor, srcs []*Tensor, _ Params) error {
 		}
 		return nil
 	}
+	as, b = genericMulMatOperands(as, b)
 	act := prepareActivations(as, b)
 	m := as.Ne[1]
 	nb1 := b.Ne[1]
