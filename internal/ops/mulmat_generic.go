@@ -1,28 +1,35 @@
 package ops
 
-import "fmt"
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+)
 
 // The matmul kernels (mulmat.go) exist for f32, f16, q8_0, q4_0 and q4_K
 // weights. Weights of any other type with a host codec take the generic
-// path: they are dequantized to f32 once (ggml's dequantize_row_*) and
-// multiplied as f32 weights. For bf16 weights the activations are first
-// rounded to bf16, as ggml's CPU converts them to bf16, its vec_dot type;
-// for the other quantized types ggml's CPU quantizes the activations to
-// q8_0, q8_1 or q8_K and computes integer dot products, which this path
-// does not copy: its results are the exact products of the dequantized
-// weights with the f32 activations, summed in float32.
+// path: each tile of weight rows is dequantized to f32 (ggml's
+// dequantize_row_*) as it is reached and multiplied by the f32 kernels,
+// so no dequantized copy of the whole matrix is made. For bf16 weights
+// the activations are first rounded to bf16, as ggml's CPU converts them
+// to bf16, its vec_dot type; for the other quantized types ggml's CPU
+// quantizes the activations to q8_0, q8_1 or q8_K and computes integer
+// dot products, which this path does not copy: its results are the
+// products of the dequantized weights with the f32 activations, summed
+// in float32 as the f32 kernels sum.
 
-// hasMulMatKernel reports whether t has its own matmul kernel.
-func hasMulMatKernel(t Type) bool {
+// kernelType is the weight type whose kernels multiply weights of type t:
+// t itself when it has kernels, else f32 (after dequantizing).
+func kernelType(t Type) Type {
 	switch t {
 	case F32, F16, Q8_0, Q4_0, Q4_K:
-		return true
+		return t
 	}
-	return false
+	return F32
 }
 
-// mulMatWeightType checks that a can be the weights of a matmul: a type
-// with a host codec that is not an integer type.
+// mulMatWeightType checks that t can be the weight type of a matmul: a
+// type with a host codec that is not an integer type.
 func mulMatWeightType(op Op, t Type) error {
 	if t.Integer() {
 		return fmt.Errorf("%s: unsupported src0 type %s (want a float or quantized type)", op, t)
@@ -30,39 +37,41 @@ func mulMatWeightType(op Op, t Type) error {
 	return CodecError(t)
 }
 
-// genericMulMatOperands returns a and b as the kernels take them: a
-// itself when it has a kernel, else a contiguous f32 copy of its
-// dequantized rows (and, for bf16 weights, b rounded to bf16).
-func genericMulMatOperands(a, b *Tensor) (*Tensor, *Tensor) {
-	if hasMulMatKernel(a.Type) {
-		return a, b
-	}
-	wa := widenF32(a, nil)
-	if a.Type == BF16 {
-		b = widenF32(b, func(v float32) float32 { return BF16ToF32(F32ToBF16(v)) })
-	}
-	return wa, b
+// dequantTile holds up to mulMatRowTile weight rows of a, dequantized to
+// f32, for one goroutine of the generic path.
+type dequantTile struct {
+	a    *Tensor
+	k    int
+	r0   int
+	vals []float32
+	le   []byte // big-endian hosts: vals encoded little-endian
 }
 
-// widenF32 is a contiguous f32 tensor of x's shape holding x's elements
-// (dequantized), each passed through round when it is not nil.
-func widenF32(x *Tensor, round func(float32) float32) *Tensor {
-	y := New(F32, x.Ne[:]...)
-	y.Name = x.Name
-	n := x.Ne[0]
-	row := make([]float32, n)
-	for i3 := int64(0); i3 < x.Ne[3]; i3++ {
-		for i2 := int64(0); i2 < x.Ne[2]; i2++ {
-			for i1 := int64(0); i1 < x.Ne[1]; i1++ {
-				x.Row(i1, i2, i3, row)
-				if round != nil {
-					for i, v := range row {
-						row[i] = round(v)
-					}
-				}
-				y.SetRow(i1, i2, i3, row)
-			}
+func newDequantTile(a *Tensor) *dequantTile {
+	k := int(a.Ne[0])
+	return &dequantTile{a: a, k: k, vals: make([]float32, mulMatRowTile*k)}
+}
+
+// load dequantizes rows r0..r1-1 of matrix (i2, i3) of a.
+func (d *dequantTile) load(r0, r1, i2, i3 int) {
+	d.r0 = r0
+	for i := r0; i < r1; i++ {
+		d.a.Row(int64(i), int64(i2), int64(i3), d.vals[(i-r0)*d.k:(i-r0+1)*d.k])
+	}
+	if !hostLE {
+		d.le = make([]byte, 4*len(d.vals))
+		for i, v := range d.vals[:(r1-r0)*d.k] {
+			binary.LittleEndian.PutUint32(d.le[4*i:], math.Float32bits(v))
 		}
 	}
-	return y
+}
+
+// row is row i (loaded by load) as f32 bytes, as the f32 kernels take
+// weight rows.
+func (d *dequantTile) row(i int) []byte {
+	o := (i - d.r0) * d.k
+	if !hostLE {
+		return d.le[4*o : 4*(o+d.k)]
+	}
+	return f32Mem(d.vals[o : o+d.k])
 }

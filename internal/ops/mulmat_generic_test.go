@@ -13,7 +13,7 @@ var genericWeightTypes = []Type{BF16, Q4_1, Q5_0, Q5_1, Q2_K, Q3_K, Q5_K, Q6_K, 
 // TestCodecsMatchGGML) with the activations (rounded to bf16 for bf16
 // weights), summed in float64 here.
 func TestMulMatGenericTypes(t *testing.T) {
-	const k, m, n = 512, 5, 3
+	const k, m, n = 512, 37, 5 // m spans three row tiles; n one group of four columns and one more
 	av := randVals(21, k*m*2, -1, 1)
 	bv := randVals(22, k*n*2, -1, 1)
 	for _, wt := range genericWeightTypes {

@@ -73,22 +73,34 @@ func refMulMatID(dst *Tensor, srcs []*Tensor, _ Params) error {
 		}
 		return nil
 	}
-	as, b = genericMulMatOperands(as, b)
 	act := prepareActivations(as, b)
 	m := as.Ne[1]
 	nb1 := b.Ne[1]
 	tiles := (m + mulMatRowTile - 1) / mulMatRowTile
 	rowBytes := as.Type.RowSize(as.Ne[0])
+	kt := kernelType(as.Type)
 	ParallelFor(int(tiles*nUsed*nTok), 1, func(lo, hi int) {
+		var deq *dequantTile
+		if kt != as.Type {
+			deq = newDequantTile(as)
+		}
 		for w := int64(lo); w < int64(hi); w++ {
 			tile, col := w%tiles, w/tiles
 			e, t := col%nUsed, col/nUsed
 			id := expert[col]
 			r := int((e % nb1) + nb1*t)
-			r1 := min(m, (tile+1)*mulMatRowTile)
-			for i01 := tile * mulMatRowTile; i01 < r1; i01++ {
-				row := as.RowBytes(i01, id, 0)[:rowBytes]
-				v := act.dot1(as.Type, row, r)
+			r0, r1 := tile*mulMatRowTile, min(m, (tile+1)*mulMatRowTile)
+			if deq != nil {
+				deq.load(int(r0), int(r1), int(id), 0)
+			}
+			for i01 := r0; i01 < r1; i01++ {
+				var row []byte
+				if deq != nil {
+					row = deq.row(int(i01))
+				} else {
+					row = as.RowBytes(i01, id, 0)[:rowBytes]
+				}
+				v := act.dot1(kt, row, r)
 				binary.LittleEndian.PutUint32(dst.Buf[dst.ElemOffset(i01, e, t, 0):], math.Float32bits(v))
 			}
 		}
