@@ -6,7 +6,7 @@ import (
 )
 
 // genericWeightTypes have no matmul kernel of their own.
-var genericWeightTypes = []Type{BF16, Q4_1, Q5_0, Q5_1, Q2_K, Q3_K, Q5_K, Q6_K, F64}
+var genericWeightTypes = []Type{BF16, Q4_1, Q5_0, Q5_1, Q2_K, Q3_K, Q5_K, Q6_K, F64, Q1_0, Q2_0, TQ1_0, TQ2_0, MXFP4, NVFP4}
 
 // mul_mat and mul_mat_id on weights of the generic path: the products of
 // the dequantized weights (DequantizeRow, checked against ggml's own in

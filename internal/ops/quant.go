@@ -52,10 +52,11 @@ func Dequantize(t Type, src []byte, dst []float32) error {
 }
 
 // QuantizeRow converts len(src) floats to type t into dst (RowSize bytes):
-// ggml's reference quantizer for q4_0, q4_1, q5_0, q5_1, q8_0, q2_K, q3_K,
-// q4_K, q5_K and q6_K, round-to-nearest-even for f16 and bf16, a widening for f64, a C cast (truncation toward zero, then
-// wrapping to the width) for i8, i16, i32 and i64. len(src) must be a
-// multiple of t's block size. It panics for a type without a host codec
+// ggml's reference quantizer (quantize_row_*_ref) for the block types
+// with a codec (see HasCodec), round-to-nearest-even for f16 and bf16, a
+// widening for f64, a C cast (truncation toward zero, then wrapping to the
+// width) for i8, i16, i32 and i64. len(src) must be a multiple of t's
+// block size. It panics for a type without a host codec
 // (see HasCodec and Quantize).
 func QuantizeRow(t Type, src []float32, dst []byte) {
 	switch t {

@@ -89,12 +89,12 @@ var traits = [numTypes]typeTraits{
 	F64:     {"f64", 1, 8, false, true},
 	IQ1_M:   {"iq1_m", 256, 56, true, false},
 	BF16:    {"bf16", 1, 2, false, true},
-	TQ1_0:   {"tq1_0", 256, 54, true, false},
-	TQ2_0:   {"tq2_0", 256, 66, true, false},
-	MXFP4:   {"mxfp4", 32, 17, true, false},
-	NVFP4:   {"nvfp4", 64, 36, true, false},
-	Q1_0:    {"q1_0", 128, 18, true, false},
-	Q2_0:    {"q2_0", 64, 18, true, false},
+	TQ1_0:   {"tq1_0", 256, 54, true, true},
+	TQ2_0:   {"tq2_0", 256, 66, true, true},
+	MXFP4:   {"mxfp4", 32, 17, true, true},
+	NVFP4:   {"nvfp4", 64, 36, true, true},
+	Q1_0:    {"q1_0", 128, 18, true, true},
+	Q2_0:    {"q2_0", 64, 18, true, true},
 }
 
 // Types lists every type, in et's order.

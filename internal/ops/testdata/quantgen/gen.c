@@ -19,10 +19,10 @@
 #include "ggml-impl.h"
 #include "ggml-quants.h"
 
-#define NROWS 24
+#define NROWS 26
 #define NCOLS 256
 #define NRND_K 8   // random super-blocks for 256-element types
-#define NRND_32 64 // random blocks for 32-element types
+#define NRND_32 64 // random blocks for 32..128-element types
 
 // ggml-quants.c needs these from ggml.c; the reference paths used here
 // never reach them (they serve the iq* and imatrix code).
@@ -73,6 +73,8 @@ static void make_inputs(float * x) {
             case 21: v = 100.0f * u01(); break;                                           // 0..100
             case 22: { float u = upm1(); v = 2.0f * u * u * u; } break;                   // skewed
             case 23: v = upm1() * ((i / 32) % 2 ? 1e3f : 1e-3f); break;                   // 1e-3 / 1e3 per 32
+            case 24: v = (i % 16 == 3 ? nextafterf(1.0f, 0.0f) : 0.9f * upm1()) * ldexpf(1.0f, (i / 16) % 8 - 4); break; // max just below 2^k
+            case 25: v = upm1() * powf(10.0f, (float)((i / 16) % 8) - 4.5f); break;        // 3e-5..3e3 per 16
             }
             row[i] = v;
         }
@@ -123,6 +125,12 @@ static const struct codec codecs[] = {
     {"q4_K", QK_K, sizeof(block_q4_K), QF(q4_K), DF(q4_K), {offsetof(block_q4_K, d), offsetof(block_q4_K, dmin)}},
     {"q5_K", QK_K, sizeof(block_q5_K), QF(q5_K), DF(q5_K), {offsetof(block_q5_K, d), offsetof(block_q5_K, dmin)}},
     {"q6_K", QK_K, sizeof(block_q6_K), QF(q6_K), DF(q6_K), {offsetof(block_q6_K, d), -1}},
+    {"q1_0", QK1_0, sizeof(block_q1_0), QF(q1_0), DF(q1_0), {0, -1}},
+    {"q2_0", QK2_0, sizeof(block_q2_0), QF(q2_0), DF(q2_0), {0, -1}},
+    {"tq1_0", QK_K, sizeof(block_tq1_0), QF(tq1_0), DF(tq1_0), {offsetof(block_tq1_0, d), -1}},
+    {"tq2_0", QK_K, sizeof(block_tq2_0), QF(tq2_0), DF(tq2_0), {offsetof(block_tq2_0, d), -1}},
+    {"mxfp4", QK_MXFP4, sizeof(block_mxfp4), QF(mxfp4), DF(mxfp4), {-1, -1}},
+    {"nvfp4", QK_NVFP4, sizeof(block_nvfp4), QF(nvfp4), DF(nvfp4), {-1, -1}},
 };
 
 int main(int argc, char ** argv) {
@@ -152,7 +160,7 @@ int main(int argc, char ** argv) {
 
         // random blocks: arbitrary quants and scales, finite f16 fields
         rng_state = 777 + c;
-        int nblk = k->blck == QK_K ? NRND_K : k->blck == 1 ? NCOLS : NRND_32;
+        int nblk = k->blck == QK_K ? NRND_K : k->blck == 1 ? NCOLS : NRND_32 * 32 / k->blck;
         size_t nb = (size_t)nblk * k->size;
         for (size_t i = 0; i < nb; i++) q[i] = (uint8_t)next_u64();
         for (int b = 0; b < nblk; b++) {
