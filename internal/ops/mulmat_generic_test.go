@@ -6,7 +6,7 @@ import (
 )
 
 // genericWeightTypes have no matmul kernel of their own.
-var genericWeightTypes = []Type{BF16, Q4_1, Q5_0, Q5_1, Q2_K, Q3_K, Q5_K, Q6_K, F64, Q1_0, Q2_0, TQ1_0, TQ2_0, MXFP4, NVFP4}
+var genericWeightTypes = []Type{BF16, Q4_1, Q5_0, Q5_1, Q2_K, Q3_K, Q5_K, Q6_K, F64, Q1_0, Q2_0, TQ1_0, TQ2_0, MXFP4, NVFP4, IQ4_NL, IQ4_XS}
 
 // mul_mat and mul_mat_id on weights of the generic path: the products of
 // the dequantized weights (DequantizeRow, checked against ggml's own in
@@ -68,9 +68,9 @@ func TestMulMatGenericTypes(t *testing.T) {
 		})
 	}
 	wantOpError(t, OpMulMat, []*Tensor{New(I16, 4, 2), New(F32, 4, 1)}, nil, "a is i16, want a float or quantized type")
-	_, err := mustInfo(t, OpMulMat).Compute([]*Tensor{New(IQ4_NL, 32, 2), New(F32, 32, 1)}, Params{})
-	if err == nil || err.Error() != "no host math for type iq4_nl" {
-		t.Errorf("mul_mat on iq4_nl: err = %v, want no host math for type iq4_nl", err)
+	_, err := mustInfo(t, OpMulMat).Compute([]*Tensor{New(IQ2_XXS, 256, 2), New(F32, 256, 1)}, Params{})
+	if err == nil || err.Error() != "no host math for type iq2_xxs" {
+		t.Errorf("mul_mat on iq2_xxs: err = %v, want no host math for type iq2_xxs", err)
 	}
 }
 

@@ -14,7 +14,7 @@ const (
 	goldenCols = 256
 )
 
-var goldenTypes = []Type{BF16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, Q1_0, Q2_0, TQ1_0, TQ2_0, MXFP4, NVFP4}
+var goldenTypes = []Type{BF16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, Q1_0, Q2_0, TQ1_0, TQ2_0, MXFP4, NVFP4, IQ4_NL, IQ4_XS}
 
 func readGolden(t *testing.T, name string) []byte {
 	t.Helper()
@@ -52,6 +52,9 @@ func TestCodecsMatchGGML(t *testing.T) {
 				QuantizeRow(typ, x[r*goldenCols:(r+1)*goldenCols], got)
 				want := wantQ[r*rb : (r+1)*rb]
 				for i := range got {
+					if undefinedByte(typ, x[r*goldenCols:(r+1)*goldenCols], i) {
+						continue
+					}
 					if got[i] != want[i] {
 						if bad < 5 {
 							blk := i / typ.TypeSize()
@@ -63,8 +66,42 @@ func TestCodecsMatchGGML(t *testing.T) {
 				}
 			}
 			checkDequant(t, typ, wantQ, goldenF32(t, typ.String()+".deq"), "")
+			if typ == IQ4_NL { // the quants et writes for all-tiny blocks: ±0 as well
+				checkDequantValues(t, typ, x, goldenF32(t, typ.String()+".deq"))
+			}
 			checkDequant(t, typ, readGolden(t, typ.String()+".rnd"), goldenF32(t, typ.String()+".rnd.deq"), "random block ")
 		})
+	}
+}
+
+// undefinedByte reports whether byte i of a quantized row of x is one
+// ggml leaves uninitialised: the quants of an iq4_nl block whose values
+// are all below GROUP_MAX_EPS (its scale is 0).
+func undefinedByte(typ Type, x []float32, i int) bool {
+	if typ != IQ4_NL || i%sizeIQ4_NL < 2 {
+		return false
+	}
+	b := i / sizeIQ4_NL
+	for _, v := range x[32*b : 32*b+32] {
+		if abs32(v) >= groupMaxEps {
+			return false
+		}
+	}
+	return true
+}
+
+// checkDequantValues quantizes x with et and dequantizes it: every value
+// must equal (==, so ±0 alike) ggml's dequantized golden.
+func checkDequantValues(t *testing.T, typ Type, x, want []float32) {
+	t.Helper()
+	q := make([]byte, typ.RowSize(int64(len(x))))
+	QuantizeRow(typ, x, q)
+	got := make([]float32, len(x))
+	DequantizeRow(typ, q, got)
+	for i := range got {
+		if got[i] != want[i] {
+			t.Fatalf("value %d: et round trip %g, ggml %g", i, got[i], want[i])
+		}
 	}
 }
 
@@ -92,7 +129,7 @@ func checkDequant(t *testing.T, typ Type, q []byte, want []float32, what string)
 
 // codecBits is the number of bits per quant of each block format (for
 // bf16, the mantissa bits kept).
-var codecBits = map[Type]int{Q4_0: 4, Q4_1: 4, Q5_0: 5, Q5_1: 5, Q8_0: 8, Q2_K: 2, Q3_K: 3, Q4_K: 4, Q5_K: 5, Q6_K: 6}
+var codecBits = map[Type]int{IQ4_NL: 4, IQ4_XS: 4, Q4_0: 4, Q4_1: 4, Q5_0: 5, Q5_1: 5, Q8_0: 8, Q2_K: 2, Q3_K: 3, Q4_K: 4, Q5_K: 5, Q6_K: 6}
 
 // roundTripBound is the relative RMS error bound of the formats whose
 // levels are not an evenly spaced b-bit range: one sign bit times the mean

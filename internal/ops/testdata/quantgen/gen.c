@@ -131,6 +131,8 @@ static const struct codec codecs[] = {
     {"tq2_0", QK_K, sizeof(block_tq2_0), QF(tq2_0), DF(tq2_0), {offsetof(block_tq2_0, d), -1}},
     {"mxfp4", QK_MXFP4, sizeof(block_mxfp4), QF(mxfp4), DF(mxfp4), {-1, -1}},
     {"nvfp4", QK_NVFP4, sizeof(block_nvfp4), QF(nvfp4), DF(nvfp4), {-1, -1}},
+    {"iq4_nl", QK4_NL, sizeof(block_iq4_nl), QF(iq4_nl), DF(iq4_nl), {0, -1}},
+    {"iq4_xs", QK_K, sizeof(block_iq4_xs), QF(iq4_xs), DF(iq4_xs), {0, -1}},
 };
 
 int main(int argc, char ** argv) {
