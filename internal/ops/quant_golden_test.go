@@ -35,6 +35,15 @@ func goldenF32(t *testing.T, name string) []float32 {
 }
 
 func TestCodecsMatchGGML(t *testing.T) {
+	covered := map[Type]bool{}
+	for _, typ := range goldenTypes {
+		covered[typ] = true
+	}
+	for _, typ := range Types {
+		if typ.HasCodec() && (typ.Quantized() || typ == BF16) && !covered[typ] {
+			t.Errorf("%s has a codec but no golden files (add it to testdata/quantgen/gen.c)", typ)
+		}
+	}
 	x := goldenF32(t, "inputs.f32")
 	if len(x) != goldenRows*goldenCols {
 		t.Fatalf("inputs.f32 has %d values", len(x))
