@@ -237,6 +237,8 @@ type opsExplainOptions struct {
 	Srcs   []string
 	Params []string
 	ABI    string
+	// shardOptions is --shard I/N.
+	shardOptions
 }
 
 func newOpsExplainCmd(f *factory, runF func(context.Context, *opsExplainOptions) error) *cobra.Command {
@@ -265,6 +267,9 @@ informs), 2 for a bad case or flags.`,
 				return err
 			}
 			opts.Op = op
+			if err := opts.shardOptions.resolve(f.Getenv); err != nil {
+				return err
+			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -276,12 +281,16 @@ informs), 2 for a bad case or flags.`,
 	fl.StringArrayVar(&opts.Srcs, "src", nil, "source `NAME=TYPE:NE0xNE1[xNE2xNE3][:INIT]` for an op given by name (repeatable, in source order)")
 	fl.StringArrayVar(&opts.Params, "param", nil, "op parameter `KEY=VALUE` (repeatable)")
 	fl.StringVar(&opts.ABI, "abi", "", "ABI manifest YAML `file` for another ggml version (default: the built-in one)")
+	addShardFlag(cmd, &opts.shardOptions)
 	return cmd
 }
 
 type opsExplainDoc struct {
 	Schema string           `json:"schema"`
 	Nodes  []opsExplainNode `json:"nodes"`
+	// Shard is the part of a sharded explanation (--shard); its cases'
+	// counts are 0 (nothing ran).
+	Shard *runner.ShardInfo `json:"shard,omitempty"`
 }
 
 type opsExplainNode struct {
@@ -330,6 +339,7 @@ func opsExplainRun(ctx context.Context, f *factory, opts *opsExplainOptions) err
 	if len(bad) > 0 {
 		return bad[0]
 	}
+	cases = opts.shardOptions.apply(cases)
 	planned, bad, err := runner.PlanAll(cases, runner.PlanOptions{Manifest: m}, nil)
 	if err != nil {
 		return err
@@ -337,7 +347,9 @@ func opsExplainRun(ctx context.Context, f *factory, opts *opsExplainOptions) err
 	if len(bad) > 0 {
 		return bad[0]
 	}
-	return f.render(opsExplainDocument(explainPlans(planned)))
+	d := explainPlans(planned)
+	d.Shard = opts.shardOptions.report(nil, nil, &badCases{})
+	return f.render(opsExplainDocument(d))
 }
 
 // explainPlans is the per-node explanation of planned cases, shared by

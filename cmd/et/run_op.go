@@ -47,6 +47,8 @@ type runOpOptions struct {
 	// ExpectedFailures is --expected-failures: a file of known defects
 	// (internal/ops/expect).
 	ExpectedFailures string
+	// shardOptions is --shard I/N.
+	shardOptions
 	// backendOptions are --backend, --device, --timeout and the sysemu/pcie
 	// flags (--prefix, --run-dir, --kernels, --sysemu-opt).
 	backendOptions
@@ -119,6 +121,9 @@ or flags (the good cases of -f DIR still run), 3 backend unavailable,
 			if opts.Jobs > 1 && opts.Profile != "" {
 				return usageErrorf("--profile records one device: use it with --jobs 1")
 			}
+			if err := opts.shardOptions.resolve(f.Getenv); err != nil {
+				return err
+			}
 			if opts.PerfRuns < 1 || opts.PerfWarmup < 0 {
 				return usageErrorf("--perf-runs must be >= 1 and --perf-warmup >= 0")
 			}
@@ -152,7 +157,9 @@ or flags (the good cases of -f DIR still run), 3 backend unavailable,
 	fl.IntVarP(&opts.Jobs, "jobs", "j", 1, "run the cases on `N` devices in parallel (sysemu: N emulators, each with its own run directory); results stay in input order")
 	fl.Float64Var(&opts.NMSE, "nmse", 0, "NMSE limit for every output (default: per op, as test-backend-ops)")
 	fl.StringVar(&opts.ExpectedFailures, "expected-failures", "", "YAML `file` of known defects: listed outputs that fail are XFAIL (exit 0), listed outputs that pass are XPASS (exit 1)")
+	addShardFlag(cmd, &opts.shardOptions)
 	addBackendFlags(cmd, &opts.backendOptions, true)
+	cmd.AddCommand(newRunOpMergeCmd(f, nil))
 	return cmd
 }
 
@@ -177,6 +184,8 @@ func runOpRun(ctx context.Context, f *factory, opts *runOpOptions) (runErr error
 	if err != nil {
 		return err
 	}
+	cases = opts.shardOptions.apply(cases)
+	opts.shardOptions.log(f)
 	bad := &badCases{total: len(cases) + len(badFiles)}
 	for _, e := range badFiles {
 		bad.add(f, e)
@@ -193,14 +202,22 @@ func runOpRun(ctx context.Context, f *factory, opts *runOpOptions) (runErr error
 	for _, e := range badPlans {
 		bad.add(f, e)
 	}
-	if len(planned) == 0 && len(bad.errs) > 0 {
+	if len(planned) == 0 && len(bad.errs) > 0 && opts.shardOptions.info == nil {
 		return bad.err()
 	}
 	if opts.Explain {
-		if err := f.render(opsExplainDocument(explainPlans(planned))); err != nil {
+		d := explainPlans(planned)
+		d.Shard = opts.shardOptions.report(nil, nil, bad)
+		if err := f.render(opsExplainDocument(d)); err != nil {
 			return err
 		}
 		return bad.err()
+	}
+	if len(planned) == 0 && opts.shardOptions.info != nil {
+		// An empty shard: a valid report, and nothing to boot.
+		doc := emptyShardReport(opts.Backend)
+		doc.Shard = opts.shardOptions.report(nil, nil, bad)
+		return renderRunOp(f, opts, doc, bad)
 	}
 	prof, err := newRunOpProfile(opts.Profile)
 	if err != nil {
@@ -232,7 +249,8 @@ func runOpRun(ctx context.Context, f *factory, opts *runOpOptions) (runErr error
 		bad.add(f, e)
 	}
 	doc := out.Report
-	if len(doc.Results) == 0 && len(doc.Faults) == 0 && len(bad.errs) > 0 {
+	doc.Shard = opts.shardOptions.report(planned, out.Spans, bad)
+	if len(doc.Results) == 0 && len(doc.Faults) == 0 && len(bad.errs) > 0 && doc.Shard == nil {
 		return bad.err() // no case could run: nothing to show
 	}
 	for _, w := range out.Warnings {
