@@ -118,6 +118,9 @@ or flags (the good cases of -f DIR still run), 3 backend unavailable,
 			if opts.Jobs > 1 && opts.Backend == "pcie" {
 				return usageErrorf("--jobs %d with --backend pcie: a card runs one job at a time", opts.Jobs)
 			}
+			if err := opts.checkDeviceList(true, opts.Jobs, opts.Profile); err != nil {
+				return err
+			}
 			if opts.Jobs > 1 && opts.Profile != "" {
 				return usageErrorf("--profile records one device: use it with --jobs 1")
 			}
