@@ -260,7 +260,8 @@ informs), 2 for a bad case or flags.`,
 		Example: `  $ et ops explain 'RMS_NORM(type=f32,ne=[100,4,1,1])'
   $ et ops explain 'FLASH_ATTN_EXT(hsk=128,hsv=128,nh=8,kv=256,nb=1,type_KV=f32)'
   $ et ops explain mul_mat --src a=q4_K:256x64 --src b=f32:256x8
-  $ et ops explain -f testcases/llama_layer_small.yaml -o json`,
+  $ et ops explain -f testcases/llama_layer_small.yaml -o json
+  $ et ops explain -f testcases/ --shard 1/4 -o json`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			op, err := opArgs(args, opts.Files, opts.Srcs, opts.Params, "et ops explain")
 			if err != nil {

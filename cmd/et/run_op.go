@@ -92,7 +92,10 @@ or flags (the good cases of -f DIR still run), 3 backend unavailable,
   $ et run-op -f testcases/norm.yaml --profile prof/ && et profile report prof/et_runtime_trace.json
   $ et run-op -f testcases/norm.yaml --backend sysemu --kernels ~/ggml-et/kernels --timeout 10m
   $ et run-op -f testcases/ --backend sysemu --jobs 2 --expected-failures testcases/expected-failures/sysemu.yaml
-  $ et run-op -f testcases/unary.yaml --backend sysemu --shire-mask 0x1`,
+  $ et run-op -f testcases/unary.yaml --backend sysemu --shire-mask 0x1
+  $ et run-op -f testcases/ --backend sysemu --device 0,1
+  $ et run-op -f testcases/ --shard 2/4 -o json > shard-2.json
+  $ et run-op merge shard-*.json --junit results.xml -o markdown`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			op, err := opArgs(args, opts.Files, opts.Srcs, opts.Params, "et run-op")
 			if err != nil {
