@@ -85,7 +85,7 @@ func Merge(shards []ShardFile) (merged *Report, errs []string, err error) {
 		r     *Report
 		start [4]int // offsets into the report's results, perf, faults, abi_mismatches
 	}
-	cases := make([]*span, fi.CasesTotal)
+	cases := map[int]*span{} // by index in the unsharded run
 	for _, sf := range shards {
 		r, si := sf.Report, sf.Report.Shard
 		switch {
@@ -110,10 +110,11 @@ func Merge(shards []ShardFile) (merged *Report, errs []string, err error) {
 			if sc.Index < 0 || sc.Index >= si.CasesTotal {
 				return nil, nil, &MergeError{sf.File, fmt.Sprintf("case %q has index %d, not 0 to %d", sc.Name, sc.Index, si.CasesTotal-1)}
 			}
-			if sc.Results < 0 || sc.Perf < 0 || sc.Faults < 0 || sc.ABIMismatches < 0 {
-				return nil, nil, &MergeError{sf.File, fmt.Sprintf("case %q: negative counts", sc.Name)}
+			if sc.Results < 0 || sc.Perf < 0 || sc.Faults < 0 || sc.ABIMismatches < 0 ||
+				sc.Results > len(r.Results) || sc.Perf > len(r.Perf) || sc.Faults > len(r.Faults) || sc.ABIMismatches > len(r.ABIMismatches) {
+				return nil, nil, &MergeError{sf.File, fmt.Sprintf("case %q: counts out of range (the report has %d results, %d perf, %d faults, %d abi_mismatches)", sc.Name, len(r.Results), len(r.Perf), len(r.Faults), len(r.ABIMismatches))}
 			}
-			if prev := cases[sc.Index]; prev != nil {
+			if _, dup := cases[sc.Index]; dup {
 				return nil, nil, &MergeError{sf.File, fmt.Sprintf("case %d (%s) is in this shard and in another one: not the same split", sc.Index, sc.Name)}
 			}
 			cases[sc.Index] = &span{sc: sc, r: r, start: at}
@@ -146,10 +147,8 @@ func Merge(shards []ShardFile) (merged *Report, errs []string, err error) {
 		}
 		return nil, nil, &MergeError{Msg: fmt.Sprintf("missing shard(s) %s of %d: have %d of %d files", strings.Join(missing, ", "), fi.Count, len(byIndex), fi.Count)}
 	}
-	for i, c := range cases {
-		if c == nil {
-			return nil, nil, &MergeError{Msg: fmt.Sprintf("case %d of %d is in no shard", i, fi.CasesTotal)}
-		}
+	if len(cases) != fi.CasesTotal {
+		return nil, nil, &MergeError{Msg: fmt.Sprintf("the shards list %d cases, their cases_total is %d", len(cases), fi.CasesTotal)}
 	}
 
 	m := &Report{Schema: ReportSchema, Backend: first.Report.Backend, Numerics: first.Report.Numerics, Results: []Result{}}
@@ -173,7 +172,8 @@ func Merge(shards []ShardFile) (merged *Report, errs []string, err error) {
 		}
 	}
 	m.Device = strings.Join(devices, ", ")
-	for _, c := range cases {
+	for i := range fi.CasesTotal {
+		c := cases[i]
 		r, s, sc := c.r, c.start, c.sc
 		m.Results = append(m.Results, r.Results[s[0]:s[0]+sc.Results]...)
 		m.Perf = append(m.Perf, r.Perf[s[1]:s[1]+sc.Perf]...)

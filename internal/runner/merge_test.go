@@ -154,3 +154,33 @@ func TestMergeErrorsOnce(t *testing.T) {
 		t.Errorf("errs %q, err %v", errs, err)
 	}
 }
+
+// FuzzMerge: whatever the shard files say, Merge returns a report or an
+// error, never panics; a report it returns has every entry of every shard.
+func FuzzMerge(f *testing.F) {
+	for _, sf := range shardFiles(&testing.T{}, fakeCases(5), 2) {
+		b, _ := json.Marshal(sf.Report)
+		f.Add(b, []byte(`{"schema":"et.run-op/v1","backend":"ref","numerics":"reference","results":[],"shard":{"index":2,"count":2,"cases_total":5,"cases_digest":"`+sf.Report.Shard.CasesDigest+`","cases":[{"index":4,"results":9223372036854775807},{"index":-1}]}}`))
+	}
+	f.Fuzz(func(t *testing.T, a, b []byte) {
+		var shards []ShardFile
+		for i, in := range [][]byte{a, b} {
+			sf, err := DecodeShard(fmt.Sprint(i), in)
+			if err != nil {
+				return
+			}
+			shards = append(shards, sf)
+		}
+		m, _, err := Merge(shards)
+		if err != nil {
+			return
+		}
+		n := 0
+		for _, sf := range shards {
+			n += len(sf.Report.Results)
+		}
+		if len(m.Results) != n {
+			t.Errorf("merged %d results of %d", len(m.Results), n)
+		}
+	})
+}
