@@ -219,3 +219,32 @@ func TestOpsExplainShard(t *testing.T) {
 		t.Errorf("shards explained %d cases, %d nodes; want 5 and %d", len(seen), total, len(all.Nodes))
 	}
 }
+
+// TestShardTestFile: a test file's lines are split as cases (after the
+// --op filter) and the merged shards are the unsharded run.
+func TestShardTestFile(t *testing.T) {
+	for _, extra := range [][]string{nil, {"--op", "MUL_MAT,ROPE,SET_ROWS"}} {
+		args := append([]string{"run-op", "--test-file", "../../testcases/test-files/llama_layer_small.txt"}, extra...)
+		code, one, stderr := runCLI(t, nil, append(args, "-o", "json")...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+		files, codes := runShards(t, 3, args...)
+		total := 0
+		for i, f := range files {
+			b, _ := os.ReadFile(f)
+			r := reportOf(t, string(b))
+			total += len(r.Shard.Cases)
+			if codes[i] != 0 || r.Shard.CasesTotal != len(reportOf(t, one).Results) {
+				t.Errorf("%v shard %d: exit %d, cases_total %d", extra, i+1, codes[i], r.Shard.CasesTotal)
+			}
+		}
+		code, merged, stderr := runCLI(t, nil, append([]string{"run-op", "merge", "-o", "json"}, files...)...)
+		if code != 0 || !reflect.DeepEqual(reportOf(t, merged), reportOf(t, one)) {
+			t.Errorf("%v: merge exit %d (%s); merged report differs from the unsharded one", extra, code, stderr)
+		}
+		if total != len(reportOf(t, one).Results) {
+			t.Errorf("%v: the shards ran %d cases, the unsharded run %d", extra, total, len(reportOf(t, one).Results))
+		}
+	}
+}
