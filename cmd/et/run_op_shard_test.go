@@ -218,6 +218,12 @@ func TestOpsExplainShard(t *testing.T) {
 	if len(seen) != 5 || total != len(all.Nodes) {
 		t.Errorf("shards explained %d cases, %d nodes; want 5 and %d", len(seen), total, len(all.Nodes))
 	}
+	// run-op --explain explains the same shard.
+	_, a, _ := runCLI(t, nil, "ops", "explain", "-f", dir, "--shard", "2/2", "-o", "json")
+	_, b, _ := runCLI(t, nil, "run-op", "--explain", "-f", dir, "--shard", "2/2", "-o", "json")
+	if a != b || !strings.Contains(b, `"shard": {`) {
+		t.Errorf("ops explain --shard 2/2:\n%s\nrun-op --explain --shard 2/2:\n%s", a, b)
+	}
 }
 
 // TestShardTestFile: a test file's lines are split as cases (after the
