@@ -152,6 +152,7 @@ var Catalog = []OpInfo{
 		Params: []ParamSpec{
 			{Name: "scale", Kind: KindFloat, Default: 1.0, Doc: "multiplier applied to x"},
 			{Name: "max_bias", Kind: KindFloat, Default: 0.0, Doc: "ALiBi maximum bias (0 = no ALiBi)"},
+			sinksSpec,
 		},
 		Infer: inferSoftMax, Ref: refSoftMax,
 	},
@@ -209,11 +210,12 @@ var Catalog = []OpInfo{
 	},
 	{
 		Name: OpFlashAttnExt, Doc: "fused attention softmax(q·k*scale + mask)·v; dst is [d_v, n_head, n_q, n_batch]",
-		Srcs: []string{"q", "k", "v", "mask"}, MinSrc: 3,
+		Srcs: []string{"q", "k", "v", "mask", "sinks"}, MinSrc: 3,
 		Params: []ParamSpec{
 			{Name: "scale", Kind: KindFloat, Required: true, Doc: "KQ scale, usually 1/sqrt(d_k)"},
 			{Name: "max_bias", Kind: KindFloat, Default: 0.0, Doc: "ALiBi maximum bias (0 = no ALiBi)"},
 			{Name: "logit_softcap", Kind: KindFloat, Default: 0.0, Doc: "softcap*tanh(s/softcap) on the logits (0 = off)"},
+			sinksSpec,
 		},
 		Infer: inferFlashAttn, Ref: refFlashAttn, Flops: flopsFlashAttn,
 	},
@@ -379,6 +381,41 @@ var Catalog = []OpInfo{
 		Params: []ParamSpec{{Name: "K", Kind: KindInt, Default: int64(1), Doc: "state snapshot slots (1 = final state only)"}},
 		Infer:  inferGatedDeltaNet, Ref: refGatedDeltaNet,
 	},
+}
+
+// sinksSpec is soft_max's and flash_attn_ext's "sinks" flag: the last
+// source is the attention sinks. It is needed only when there is no mask
+// (ggml's src[1] resp. src[3] is NULL and the sinks are the next source);
+// with every source given, the last one is the sinks anyway.
+var sinksSpec = ParamSpec{Name: "sinks", Kind: KindBool, Default: false, Doc: "the last source is the attention sinks (f32 [n_head]); needed only without a mask"}
+
+// MaskSinks gives the source indices of the mask and the sinks of a
+// soft_max (fixed = 1: x) or flash_attn_ext (fixed = 3: q, k, v) node with
+// n sources, -1 for an absent one: with two optional sources they are
+// [mask, sinks]; with one, it is the sinks if the sinks param is set and
+// the mask otherwise.
+func MaskSinks(fixed, n int, p Params) (mask, sinks int) {
+	switch n - fixed {
+	case 2:
+		return fixed, fixed + 1
+	case 1:
+		if p.Has("sinks") && p.Bool("sinks") {
+			return -1, fixed
+		}
+		return fixed, -1
+	}
+	return -1, -1
+}
+
+func maskSinks(fixed int, srcs []*Tensor, p Params) (mask, sinks *Tensor) {
+	m, s := MaskSinks(fixed, len(srcs), p)
+	if m >= 0 {
+		mask = srcs[m]
+	}
+	if s >= 0 {
+		sinks = srcs[s]
+	}
+	return mask, sinks
 }
 
 var epsSpec = ParamSpec{Name: "eps", Kind: KindFloat, Default: 1e-6, Doc: "added to the variance (default 1e-6, test-backend-ops' default)"}

@@ -549,7 +549,7 @@ func buildScale(b *csBuilder) {
 // SOFT_MAX(type, ne=[4], mask, sinks, m_prec, nr23=[2], scale, max_bias,
 // inplace): a is [ne0, ne1, ne2*nr23_0, ne3*nr23_1]; the mask (type
 // m_prec) is ne, broadcast over a's dims 2 and 3; sinks is f32
-// [a.ne2].
+// [a.ne2], with or without a mask (the node's sinks param says which).
 func buildSoftMax(b *csBuilder) {
 	t := b.typ("type", ops.F32)
 	ne := b.shape("ne", 10, 5, 4, 3)
@@ -563,10 +563,6 @@ func buildSoftMax(b *csBuilder) {
 	if b.err != nil {
 		return
 	}
-	if sinks && !mask {
-		b.fail("sinks=1 needs mask=1: soft_max sources are [x, mask, sinks]")
-		return
-	}
 	src := []string{b.leaf("a", t, []int64{ne[0], ne[1], ne[2] * nr[0], ne[3] * nr[1]}, defaultRange)}
 	if mask {
 		src = append(src, b.leaf("mask", mt, ne, defaultRange))
@@ -574,7 +570,7 @@ func buildSoftMax(b *csBuilder) {
 	if sinks {
 		src = append(src, b.leaf("sinks", ops.F32, []int64{ne[2] * nr[0]}, defaultRange))
 	}
-	b.node("out", ops.OpSoftMax, map[string]any{"scale": scale, "max_bias": maxBias}, src...)
+	b.node("out", ops.OpSoftMax, map[string]any{"scale": scale, "max_bias": maxBias, "sinks": sinks}, src...)
 }
 
 // ropeModes maps ggml's integer rope modes to the case-format names.
@@ -776,14 +772,22 @@ func buildCont(b *csBuilder) {
 }
 
 // FLASH_ATTN_EXT(hsk, hsv, nh, nr23=[2], kv, nb, mask, sinks, max_bias,
-// logit_softcap, prec, type_KV, permute=[4]): q f32 [hsk, nb,
-// nh*nr23_0, nr23_1], k (type_KV) [hsk, kv, nh, nr23_1], v (type_KV)
-// [hsv, kv, nh, nr23_1], mask f16 [kv, nb, 1, nr23_1] (GGML_KQ_MASK_PAD
-// taken as 1, as in current ggml); head sizes are padded to the K/V block
-// size; scale = 1/sqrt(hsk), divided by logit_softcap when that is set,
-// as test_flash_attn_ext does. prec is accepted and ignored (et's
-// reference accumulates in f32). "nr" is accepted as an older spelling of
-// a single nr23_0.
+// logit_softcap, prec, type_K, type_V, permute=[4], kv_view,
+// v_is_view_of_k), as test_flash_attn_ext builds it: head sizes are padded
+// to the K (V) block size; q is f32 [hsk, nb, nh*nr23_0, nr23_1], k
+// (type_K) [hsk, kv, nh, nr23_1], v (type_V) [hsv, kv, nh, nr23_1]; each
+// is made in the permuted order (dim i of the tensor has size ne[p[i]]
+// where p is the inverse of permute) and then permuted with permute, so
+// that the op sees the shapes above with permuted strides. kv_view (the
+// default) makes k and v views of the first half of a buffer twice as
+// long in dim 1 (a KV cache); v_is_view_of_k makes v the first hsv
+// columns of k instead. mask is f16 [kv, nb, 1, nr23_1] (GGML_KQ_MASK_PAD
+// is 1 in this ggml), sinks f32 [nh*nr23_0]; scale is 1/sqrt(hsk) (ggml's
+// CPU divides it by logit_softcap itself). prec (def or f32) is accepted
+// and ignored: et's reference accumulates in f32, and ggml-et accepts
+// both. type_KV is an older spelling of type_K = type_V, and "nr" of a
+// single nr23_0. kv_view defaults to 1 and type_K/type_V to f16, as in
+// test_flash_attn_ext; mask and the other flags default to 0.
 func buildFlashAttn(b *csBuilder) {
 	hsk := b.pos("hsk", 128)
 	hsv := b.pos("hsv", 128)
@@ -801,27 +805,91 @@ func buildFlashAttn(b *csBuilder) {
 	if p, ok := b.get("prec"); ok && p != "def" && p != "f32" && p != "default" {
 		b.fail("prec: want def or f32, got %q", p)
 	}
-	tkv := b.typ("type_KV", ops.F16)
-	b.identityPerm("permute", []int64{0, 1, 2, 3})
+	tk, tv := ops.F16, ops.F16
+	if _, ok := b.kv["type_KV"]; ok {
+		tk = b.typ("type_KV", ops.F16)
+		tv = tk
+		for _, k := range []string{"type_K", "type_V"} {
+			if _, ok := b.kv[k]; ok {
+				b.fail("type_KV cannot be mixed with type_K and type_V")
+			}
+		}
+	} else {
+		tk = b.typ("type_K", ops.F16)
+		tv = b.typ("type_V", ops.F16)
+	}
+	perm := b.ints("permute", 0, 1, 2, 3)
+	kvView := b.boolDef("kv_view", true)
+	vOfK := b.bool("v_is_view_of_k")
 	if b.err != nil {
 		return
 	}
-	if sinks {
-		b.fail("sinks=1 is not supported: et's flash_attn_ext sources are [q, k, v, mask]")
+	if !isPermutation(perm) {
+		b.fail("permute=%v is not a permutation of 0..3", perm)
 		return
 	}
-	bs := int64(tkv.BlockSize())
-	pad := func(x int64) int64 { return (x + bs - 1) / bs * bs }
-	q := b.leaf("q", ops.F32, []int64{pad(hsk), nb, nh * nr23[0], nr23[1]}, defaultRange)
-	k := b.leaf("k", tkv, []int64{pad(hsk), kv, nh, nr23[1]}, defaultRange)
-	v := b.leaf("v", tkv, []int64{pad(hsv), kv, nh, nr23[1]}, defaultRange)
+	pad := func(x int64, t ops.Type) int64 { bs := int64(t.BlockSize()); return (x + bs - 1) / bs * bs }
+	hskP, hsvP := pad(hsk, tk), pad(hsv, tv)
+	if vOfK && (tk != tv || hsvP > hskP) {
+		b.fail("v_is_view_of_k=1 needs type_K == type_V and hsv <= hsk")
+		return
+	}
+	identity := perm[0] == 0 && perm[1] == 1 && perm[2] == 2 && perm[3] == 3
+	// permuted returns the tensor and its byte strides.
+	permuted := func(name string, t ops.Type, ne []int64, view bool) (string, [4]uint64) {
+		var np [4]int64
+		for i := range 4 {
+			np[perm[i]] = ne[i]
+		}
+		x := name
+		var nbs [4]uint64
+		if view {
+			full := []int64{np[0], 2 * np[1], np[2], np[3]}
+			b.leaf(name+"_cache", t, full, defaultRange)
+			nbs = contiguousNb(t, full)
+			x = b.viewNode(name+"_view", name+"_cache", np[:], [3]uint64{nbs[1], nbs[2], nbs[3]}, 0)
+		} else {
+			b.leaf(name, t, np[:], defaultRange)
+			nbs = contiguousNb(t, np[:])
+		}
+		if identity {
+			return x, nbs
+		}
+		var pnb [4]uint64
+		for i := range 4 {
+			pnb[perm[i]] = nbs[i]
+		}
+		return b.node(name+"_perm", ops.OpPermute, map[string]any{"axes": perm}, x), pnb
+	}
+	q, _ := permuted("q", ops.F32, []int64{hskP, nb, nh * nr23[0], nr23[1]}, false)
+	k, knb := permuted("k", tk, []int64{hskP, kv, nh, nr23[1]}, kvView)
+	var v string
+	if vOfK {
+		// ggml_view_4d(k, hsv, kv, nh, nr23_1, k->nb[1], k->nb[2], k->nb[3], 0)
+		v = b.viewNode("v_of_k", k, []int64{hsvP, kv, nh, nr23[1]}, [3]uint64{knb[1], knb[2], knb[3]}, 0)
+	} else {
+		v, _ = permuted("v", tv, []int64{hsvP, kv, nh, nr23[1]}, kvView)
+	}
 	src := []string{q, k, v}
 	if mask {
 		src = append(src, b.leaf("mask", ops.F16, []int64{kv, nb, 1, nr23[1]}, defaultRange))
 	}
-	scale := 1 / math.Sqrt(float64(hsk))
-	if softcap != 0 {
-		scale /= softcap
+	if sinks {
+		src = append(src, b.leaf("sinks", ops.F32, []int64{nh * nr23[0]}, "uniform(-10, 10)"))
 	}
-	b.node("out", ops.OpFlashAttnExt, map[string]any{"scale": scale, "max_bias": maxBias, "logit_softcap": softcap}, src...)
+	b.node("out", ops.OpFlashAttnExt, map[string]any{
+		"scale": 1 / math.Sqrt(float64(hsk)), "max_bias": maxBias, "logit_softcap": softcap, "sinks": sinks,
+	}, src...)
+}
+
+// isPermutation reports whether p is a permutation of 0..len(p)-1.
+func isPermutation(p []int64) bool {
+	seen := make([]bool, len(p))
+	for _, x := range p {
+		if x < 0 || x >= int64(len(p)) || seen[x] {
+			return false
+		}
+		seen[x] = true
+	}
+	return true
 }

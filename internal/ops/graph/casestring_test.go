@@ -70,9 +70,11 @@ func TestParseCaseString(t *testing.T) {
 		{"SCALE(type=f32,ne=[10,10,10,10],scale=2.000000,bias=0.500000,inplace=0)",
 			"a:f32[10 10 10 10] | out=scale(a){bias=0.5,scale=2}[10 10 10 10]"},
 		{"SOFT_MAX(type=f32,ne=[32,2,3,1],mask=1,sinks=1,m_prec=f16,nr23=[2,1],scale=0.100000,max_bias=8.000000,inplace=0)",
-			"a:f32[32 2 6 1] mask:f16[32 2 3 1] sinks:f32[6] | out=soft_max(a,mask,sinks){max_bias=8,scale=0.1}[32 2 6 1]"},
+			"a:f32[32 2 6 1] mask:f16[32 2 3 1] sinks:f32[6] | out=soft_max(a,mask,sinks){max_bias=8,scale=0.1,sinks=true}[32 2 6 1]"},
 		{"SOFT_MAX(type=f32,ne=[16,2,1,1],mask=0,sinks=0,m_prec=f32,nr23=[1,1],scale=1.000000,max_bias=0.000000,inplace=0)",
-			"a:f32[16 2 1 1] | out=soft_max(a){max_bias=0,scale=1}[16 2 1 1]"},
+			"a:f32[16 2 1 1] | out=soft_max(a){max_bias=0,scale=1,sinks=false}[16 2 1 1]"},
+		{"SOFT_MAX(type=f32,ne=[16,2,3,1],mask=0,sinks=1,m_prec=f32,nr23=[1,1],scale=1.000000,max_bias=0.000000,inplace=0)",
+			"a:f32[16 2 3 1] sinks:f32[3] | out=soft_max(a,sinks){max_bias=0,scale=1,sinks=true}[16 2 3 1]"},
 		{"ROPE(type=f32,ne_a=[128,32,2,1],n_dims=128,mode=2,n_ctx=512,fs=1.000000,ef=0.000000,af=1.000000,ff=1,v=0,inplace=0)",
 			"a:f32[128 32 2 1] pos:i32[2]=randint(0, 512) freq_factors:f32[64]=uniform(0.9, 1.1) | out=rope(a,pos,freq_factors){attn_factor=1,beta_fast=32,beta_slow=1,ext_factor=0,freq_base=10000,freq_scale=1,mode=neox,n_ctx_orig=512,n_dims=128,sections=[0 0 0 0]}[128 32 2 1]"},
 		{"ROPE(type=f16,ne_a=[64,4,3,1],n_dims=32,mode=0,n_ctx=512,fs=1.000000,ef=0.000000,af=1.000000,ff=0,v=1,inplace=0)",
@@ -99,8 +101,17 @@ func TestParseCaseString(t *testing.T) {
 			"a:f32[8 4 2 1] | a_perm=permute(a){axes=[1 0 2 3]}[4 8 2 1] out=cpy(a_perm){type=f16}[4 8 2 1]"},
 		{"CONT(type=f32,ne=[10,10,10,1])",
 			"a:f32[10 10 10 1] | a_t=transpose(a)[10 10 10 1] out=cont(a_t)[10 10 10 1]"},
-		{"FLASH_ATTN_EXT(hsk=64,hsv=64,nh=4,nr23=[2,1],kv=128,nb=3,mask=1,sinks=0,max_bias=0.000000,logit_softcap=0.000000,prec=f32,type_KV=f16,permute=[0,1,2,3])",
-			"q:f32[64 3 8 1] k:f16[64 128 4 1] v:f16[64 128 4 1] mask:f16[128 3 1 1] | out=flash_attn_ext(q,k,v,mask){logit_softcap=0,max_bias=0,scale=0.125}[64 8 3 1]"},
+		{"FLASH_ATTN_EXT(hsk=64,hsv=64,nh=4,nr23=[2,1],kv=128,nb=3,mask=1,sinks=0,max_bias=0.000000,logit_softcap=0.000000,prec=f32,type_KV=f16,permute=[0,1,2,3],kv_view=0)",
+			"q:f32[64 3 8 1] k:f16[64 128 4 1] v:f16[64 128 4 1] mask:f16[128 3 1 1] | out=flash_attn_ext(q,k,v,mask){logit_softcap=0,max_bias=0,scale=0.125,sinks=false}[64 8 3 1]"},
+		// kv_view defaults to 1: k and v are the first half (in dim 1) of a cache twice as long.
+		{"FLASH_ATTN_EXT(hsk=64,hsv=64,nh=4,nr23=[2,1],kv=128,nb=3,mask=1,sinks=0,max_bias=0.000000,logit_softcap=0.000000,prec=f32,type_K=f16,type_V=f16,permute=[0,1,2,3])",
+			"q:f32[64 3 8 1] k_cache:f16[64 256 4 1] v_cache:f16[64 256 4 1] mask:f16[128 3 1 1] | k_view=view(k_cache){nb=[128 32768 131072],ne=[64 128 4 1],offset=0}[64 128 4 1] v_view=view(v_cache){nb=[128 32768 131072],ne=[64 128 4 1],offset=0}[64 128 4 1] out=flash_attn_ext(q,k_view,v_view,mask){logit_softcap=0,max_bias=0,scale=0.125,sinks=false}[64 8 3 1]"},
+		// permute: built as [64, nh, nb, 1] and permuted back; v the first 32 columns of k; sinks without a mask.
+		{"FLASH_ATTN_EXT(hsk=64,hsv=32,nh=2,nr23=[1,1],kv=16,nb=3,mask=0,sinks=1,max_bias=0.000000,logit_softcap=0.000000,prec=def,type_K=f16,type_V=f16,permute=[0,2,1,3],kv_view=1,v_is_view_of_k=1)",
+			"q:f32[64 2 3 1] k_cache:f16[64 4 16 1] sinks:f32[2]=uniform(-10, 10) | q_perm=permute(q){axes=[0 2 1 3]}[64 3 2 1] k_view=view(k_cache){nb=[128 512 8192],ne=[64 2 16 1],offset=0}[64 2 16 1] k_perm=permute(k_view){axes=[0 2 1 3]}[64 16 2 1] v_of_k=view(k_perm){nb=[512 128 8192],ne=[32 16 2 1],offset=0}[32 16 2 1] out=flash_attn_ext(q_perm,k_perm,v_of_k,sinks){logit_softcap=0,max_bias=0,scale=0.125,sinks=true}[32 2 3 1]"},
+		// logit_softcap does not change the scale (ggml's CPU divides by it).
+		{"FLASH_ATTN_EXT(hsk=64,hsv=64,nh=1,nr23=[1,1],kv=16,nb=1,mask=0,sinks=0,max_bias=0.000000,logit_softcap=10.000000,prec=f32,type_K=f32,type_V=q8_0,permute=[0,1,2,3],kv_view=0,v_is_view_of_k=0)",
+			"q:f32[64 1 1 1] k:f32[64 16 1 1] v:q8_0[64 16 1 1] | out=flash_attn_ext(q,k,v){logit_softcap=10,max_bias=0,scale=0.125,sinks=false}[64 1 1 1]"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
@@ -144,8 +155,9 @@ func TestParseCaseStringErrors(t *testing.T) {
 		{"RMS_NORM(v=2)", `RMS_NORM: v: want 0 or 1, got "2"`},
 		{"ROPE(mode=8)", "ROPE: mode=8 is not supported"},
 		{"ROPE(n_dims=7)", "rope: param n_dims: 7, want an even number"},
-		{"SOFT_MAX(mask=0,sinks=1)", "sinks=1 needs mask=1"},
-		{"FLASH_ATTN_EXT(sinks=1,mask=1)", "sinks=1 is not supported"},
+		{"FLASH_ATTN_EXT(permute=[0,2,2,3])", "FLASH_ATTN_EXT: permute=[0 2 2 3] is not a permutation of 0..3"},
+		{"FLASH_ATTN_EXT(type_K=f16,type_V=f32,v_is_view_of_k=1)", "v_is_view_of_k=1 needs type_K == type_V and hsv <= hsk"},
+		{"FLASH_ATTN_EXT(type_KV=f16,type_K=f16)", "type_KV cannot be mixed with type_K and type_V"},
 		{"FLASH_ATTN_EXT(prec=f16)", `prec: want def or f32, got "f16"`},
 		{"CPY(permute_dst=[1,0,2,3])", "CPY: permute_dst=[1 0 2 3] is not supported"},
 		{"SET_ROWS(ne=[16,5,1,1],r=6)", "SET_ROWS: r = 6 is more than the 5 rows of dst"},
