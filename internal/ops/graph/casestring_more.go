@@ -254,7 +254,10 @@ func buildIm2col(b *csBuilder) {
 // cwhn (0)): kernel [KW, KH, Cin, Cout] * input [W, H, Cin, N].
 // test_conv_2d's default ne_kernel (3,3,1,16) does not match its default
 // input's 16 channels, so et's default is [3, 3, ne_input2, 16]. cwhn=1
-// (channel-innermost memory layout) is not supported.
+// stores input and kernel channel-innermost, as test_conv_2d does: input =
+// permute(cont(permute(input, 1, 2, 0, 3)), 2, 0, 1, 3) and kernel =
+// permute(cont(permute(kernel, 2, 3, 1, 0)), 3, 2, 0, 1), so conv_2d sees
+// the WHCN shapes with permuted strides.
 func buildConv2D(b *csBuilder) {
 	neIn := b.shape("ne_input", 64, 64, 16, 1)
 	if b.err != nil {
@@ -267,12 +270,19 @@ func buildConv2D(b *csBuilder) {
 		"p0": b.int("padding0", 0), "p1": b.int("padding1", 0),
 		"d0": b.int("dilation0", 1), "d1": b.int("dilation1", 1),
 	}
-	b.onlyInt("cwhn", 0, "et case strings build only the WHCN layout")
+	cwhn := b.bool("cwhn")
 	if b.err != nil {
 		return
 	}
 	kernel := b.leaf("kernel", tk, neK, defaultRange)
 	input := b.leaf("input", ops.F32, neIn, defaultRange)
+	if cwhn {
+		perm := func(x, name string, axes ...int64) string {
+			return b.node(name, ops.OpPermute, map[string]any{"axes": axes}, x)
+		}
+		input = perm(b.node("input_cwhn", ops.OpCont, nil, perm(input, "input_p", 1, 2, 0, 3)), "input_whcn", 2, 0, 1, 3)
+		kernel = perm(b.node("kernel_cwhn", ops.OpCont, nil, perm(kernel, "kernel_p", 2, 3, 1, 0)), "kernel_whcn", 3, 2, 0, 1)
+	}
 	b.node("out", ops.OpConv2D, params, kernel, input)
 }
 
