@@ -157,11 +157,11 @@ var Catalog = []OpInfo{
 		Infer: inferSoftMax, Ref: refSoftMax,
 	},
 	{
-		Name: OpRope, Doc: "rotary position embedding (normal, neox, imrope) with YaRN",
+		Name: OpRope, Doc: "rotary position embedding (normal, neox, mrope, vision, imrope) with YaRN",
 		Srcs: []string{"x", "pos", "freq_factors"}, MinSrc: 2,
 		Params: []ParamSpec{
 			{Name: "n_dims", Kind: KindInt, Required: true, Doc: "number of rotated dimensions, even, <= ne0"},
-			{Name: "mode", Kind: KindEnum, Default: "normal", Enum: []string{"normal", "neox", "imrope"}, Doc: "rotation layout"},
+			{Name: "mode", Kind: KindEnum, Default: "normal", Enum: RopeModes, Doc: "rotation layout"},
 			{Name: "n_ctx_orig", Kind: KindInt, Default: int64(0), Doc: "original context length (YaRN)"},
 			{Name: "freq_base", Kind: KindFloat, Default: 10000.0, Doc: "frequency base"},
 			{Name: "freq_scale", Kind: KindFloat, Default: 1.0, Doc: "frequency scale (1/context extension factor)"},
@@ -169,7 +169,8 @@ var Catalog = []OpInfo{
 			{Name: "attn_factor", Kind: KindFloat, Default: 1.0, Doc: "magnitude scale"},
 			{Name: "beta_fast", Kind: KindFloat, Default: 32.0, Doc: "YaRN low correction dim"},
 			{Name: "beta_slow", Kind: KindFloat, Default: 1.0, Doc: "YaRN high correction dim"},
-			{Name: "sections", Kind: KindInts, MinLen: 4, MaxLen: 4, Default: []int64{0, 0, 0, 0}, Doc: "imrope sections [t, h, w, e]"},
+			{Name: "sections", Kind: KindInts, MinLen: 4, MaxLen: 4, Default: []int64{0, 0, 0, 0}, Doc: "mrope, vision and imrope sections [t, h, w, e]"},
+			{Name: "n_offs", Kind: KindInt, Default: int64(0), Doc: "first rotated dimension (ggml_rope_set_offset), even"},
 		},
 		Infer: inferRope, Ref: refRope,
 	},

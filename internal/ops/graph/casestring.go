@@ -574,14 +574,19 @@ func buildSoftMax(b *csBuilder) {
 }
 
 // ropeModes maps ggml's integer rope modes to the case-format names.
-var ropeModes = map[int64]string{0: "normal", 2: "neox", 40: "imrope"}
+var ropeModes = map[int64]string{0: "normal", 2: "neox", 8: "mrope", 24: "vision", 40: "imrope"}
 
-// ROPE(type, ne_a=[4], n_dims, mode, n_ctx, fs, ef, af, ff, v, inplace):
-// positions are i32 [ne_a2] (4*ne_a2 for imrope) drawn from [0, n_ctx);
-// ff adds f32 freq_factors [n_dims/2] in [0.9, 1.1]; v views a out of a
-// [2*ne0, 4*ne1, 3*ne2, ne3] tensor. freq_base is 10000, beta_fast 32 and
-// beta_slow 1 as in test_rope; imrope sections are [n_dims/2, n_dims/4,
-// n_dims/4, 0] (et's choice, test_rope's mrope layout).
+// ROPE(type, ne_a=[4], n_dims, mode, n_ctx, fs, ef, af, ff, v, inplace,
+// n_offs), as test_rope builds it: positions are i32 [ne_a2] (4*ne_a2 for
+// mrope, vision and imrope) drawn from [0, n_ctx); ff adds f32
+// freq_factors [n_dims/2] in [0.9, 1.1]; v=1 views a out of a [2*ne0,
+// 4*ne1, 3*ne2, ne3] tensor, v=2 is the second half in dim 0 of a [2*ne0,
+// ne1, ne2, ne3] tensor (view offset ne0 elements); n_offs is the first
+// rotated dimension (ggml_rope_set_offset). freq_base is 10000, beta_fast
+// and beta_slow 1 and n_ctx_orig 0, as in test_rope. mrope and imrope use
+// sections [n_dims/3, n_dims/3, n_dims/3, 0]; vision rotates with n_dims/2
+// and sections [n_dims/4, n_dims/4, 0, 0], as test_rope calls
+// ggml_rope_multi.
 func buildRope(b *csBuilder) {
 	t := b.typ("type", ops.F32)
 	ne := b.shape("ne_a", 10, 5, 3, 1)
@@ -592,34 +597,51 @@ func buildRope(b *csBuilder) {
 	ef := b.float("ef", 0)
 	af := b.float("af", 0)
 	ff := b.bool("ff")
-	v := b.bool("v")
+	v := b.int("v", 0)
 	b.inplace = b.bool("inplace")
+	nOffs := b.int("n_offs", 0)
 	if b.err != nil {
 		return
 	}
 	modeName, ok := ropeModes[mode]
 	if !ok {
-		b.fail("mode=%d is not supported (want 0 normal, 2 neox or 40 imrope)", mode)
+		b.fail("mode=%d is not a ggml rope mode (want 0 normal, 2 neox, 8 mrope, 24 vision or 40 imrope)", mode)
 		return
 	}
 	x := "a"
-	if v {
+	switch v {
+	case 0:
+		b.leaf("a", t, ne, defaultRange)
+	case 1:
 		full := []int64{2 * ne[0], 4 * ne[1], 3 * ne[2], ne[3]}
 		b.leaf("a", t, full, defaultRange)
 		x = b.viewOf("a", t, full, ne)
-	} else {
-		b.leaf("a", t, ne, defaultRange)
+	case 2:
+		full := []int64{2 * ne[0], ne[1], ne[2], ne[3]}
+		b.leaf("a", t, full, defaultRange)
+		nb := contiguousNb(t, full)
+		x = b.viewNode("a_view", "a", ne, [3]uint64{nb[1], nb[2], nb[3]}, uint64(ne[0])*uint64(t.TypeSize()))
+	default:
+		b.fail("v = %d, want 0, 1 (strided view) or 2 (second half of dim 0)", v)
+		return
 	}
 	npos := ne[2]
+	opDims := nDims
 	params := map[string]any{
-		"n_dims": nDims, "mode": modeName, "n_ctx_orig": nCtx,
+		"mode": modeName, "n_ctx_orig": 0,
 		"freq_base": 10000.0, "freq_scale": fs, "ext_factor": ef, "attn_factor": af,
-		"beta_fast": 32.0, "beta_slow": 1.0,
+		"beta_fast": 1.0, "beta_slow": 1.0, "n_offs": nOffs,
 	}
-	if modeName == "imrope" {
+	switch modeName {
+	case "mrope", "imrope":
 		npos *= 4
-		params["sections"] = []int64{nDims / 2, nDims / 4, nDims / 4, 0}
+		params["sections"] = []int64{nDims / 3, nDims / 3, nDims / 3, 0}
+	case "vision":
+		npos *= 4
+		opDims = nDims / 2
+		params["sections"] = []int64{nDims / 4, nDims / 4, 0, 0}
 	}
+	params["n_dims"] = opDims
 	src := []string{x, b.leaf("pos", ops.I32, []int64{npos}, fmt.Sprintf("randint(0, %d)", nCtx))}
 	if ff {
 		src = append(src, b.leaf("freq_factors", ops.F32, []int64{max(nDims/2, 1)}, "uniform(0.9, 1.1)"))

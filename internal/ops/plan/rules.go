@@ -173,7 +173,7 @@ func scalarsSoftMax(x *nodeCtx, b *binder) error {
 // ropeOpParams is ggml's op_params of a ROPE node: n_past (0), n_dims,
 // mode, n_ctx (0), n_ctx_orig, the six floats, sections[4] (only for a
 // mode with the MROPE bit, as ggml_rope_multi stores them) and [15], the
-// ggml_rope_set_offset slot (0: the case format has no rope offset).
+// ggml_rope_set_offset slot (the n_offs param).
 func ropeOpParams(x *nodeCtx) ([abi.NumOpParams]int32, error) {
 	var op [abi.NumOpParams]int32
 	p := x.p()
@@ -199,6 +199,7 @@ func ropeOpParams(x *nodeCtx) ([abi.NumOpParams]int32, error) {
 			}
 		}
 	}
+	op[15] = int32(p.Int("n_offs"))
 	return op, nil
 }
 
