@@ -200,8 +200,8 @@ var Catalog = []OpInfo{
 		Srcs: []string{"dst", "src", "idx"}, MinSrc: 3, Infer: inferSetRows, Ref: refSetRows,
 	},
 	{
-		Name: OpCpy, Doc: "copy with type conversion (quantizes with ggml's reference quantizers)",
-		Srcs: []string{"x"}, MinSrc: 1,
+		Name: OpCpy, Doc: "copy with type conversion (quantizes with ggml's reference quantizers), optionally into dst",
+		Srcs: []string{"x", "dst"}, MinSrc: 1,
 		Params: []ParamSpec{{Name: "type", Kind: KindType, Required: true, Doc: "destination type, e.g. f16"}},
 		Infer:  inferCpy, Ref: refCpy,
 	},

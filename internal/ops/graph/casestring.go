@@ -758,26 +758,85 @@ func buildSetRows(b *csBuilder) {
 	b.node("out", ops.OpSetRows, nil, dst, src, idx)
 }
 
-// CPY(type_src, type_dst, ne=[4], permute_src=[4], permute_dst=[4]): a
-// non-zero permute_src permutes the source first (as test_cpy does);
-// permute_dst must stay [0,0,0,0] because cpy's destination is always a
-// new contiguous tensor in a case file.
+// CPY(type_src, type_dst, ne_src=[4], ne_dst=[4], permute_src=[4],
+// permute_dst=[4], _src_transpose, dst_alloc=[4]), as test_cpy builds it:
+// src (type_src, ne_src) is permuted by permute_src when that is not all
+// zero, then transposed with _src_transpose; it is copied into dst
+// (type_dst) of shape ne_dst (default: src's shape), which is a new
+// tensor permuted by permute_dst when that is not all zero, or with
+// dst_alloc the [ne_dst] view at offset 0 of a dst_alloc tensor. Inputs
+// are uniform in [-150, 150]. "ne" is an older spelling of ne_src;
+// _src_use_permute and _dst_use_permute (older strings) are accepted and
+// implied by the permutes.
 func buildCpy(b *csBuilder) {
 	ts := b.typ("type_src", ops.F32)
 	td := b.typ("type_dst", ops.F32)
-	ne := b.shape("ne", 10, 10, 10, 1)
+	var ne []int64
+	if _, ok := b.kv["ne"]; ok {
+		ne = b.shape("ne", 10, 10, 10, 1)
+		if _, ok := b.kv["ne_src"]; ok {
+			b.fail("ne and ne_src cannot be mixed")
+		}
+	} else {
+		ne = b.shape("ne_src", 10, 10, 10, 1)
+	}
+	_, useDstShape := b.kv["ne_dst"]
+	neDst := b.shape("ne_dst", 1, 1, 1, 1)
 	ps := b.ints("permute_src", 0, 0, 0, 0)
-	b.identityPerm("permute_dst", []int64{0, 0, 0, 0})
+	pd := b.ints("permute_dst", 0, 0, 0, 0)
+	transpose := b.bool("_src_transpose")
+	_, useAlloc := b.kv["dst_alloc"]
+	alloc := b.shape("dst_alloc", 1, 1, 1, 1)
 	b.bool("_src_use_permute")
 	b.bool("_dst_use_permute")
 	if b.err != nil {
 		return
 	}
-	x := b.leaf("a", ts, ne, defaultRange)
+	const init = "uniform(-150, 150)"
+	x := b.leaf("src", ts, ne, init)
+	cur := append([]int64(nil), ne...)
 	if ps[0]+ps[1]+ps[2]+ps[3] > 0 {
-		x = b.node("a_perm", ops.OpPermute, map[string]any{"axes": ps}, x)
+		if !isPermutation(ps) {
+			b.fail("permute_src=%v is not a permutation of 0..3", ps)
+			return
+		}
+		x = b.node("src_permuted", ops.OpPermute, map[string]any{"axes": ps}, x)
+		var np [4]int64
+		for i := range 4 {
+			np[ps[i]] = cur[i]
+		}
+		cur = np[:]
 	}
-	b.node("out", ops.OpCpy, map[string]any{"type": td.String()}, x)
+	if transpose {
+		x = b.node("src_transposed", ops.OpTranspose, nil, x)
+		cur[0], cur[1] = cur[1], cur[0]
+	}
+	if !useDstShape {
+		neDst = cur
+	}
+	usePermDst := pd[0]+pd[1]+pd[2]+pd[3] > 0
+	if !useDstShape && !useAlloc && !usePermDst {
+		// dst is a new contiguous tensor of src's shape.
+		b.node("out", ops.OpCpy, map[string]any{"type": td.String()}, x)
+		return
+	}
+	var dst string
+	switch {
+	case useAlloc:
+		b.leaf("dst_buf", td, alloc, init)
+		nb := contiguousNb(td, alloc)
+		dst = b.viewNode("dst_view", "dst_buf", neDst, [3]uint64{nb[1], nb[2], nb[3]}, 0)
+	default:
+		dst = b.leaf("dst", td, neDst, init)
+		if usePermDst {
+			if !isPermutation(pd) {
+				b.fail("permute_dst=%v is not a permutation of 0..3", pd)
+				return
+			}
+			dst = b.node("dst_permuted", ops.OpPermute, map[string]any{"axes": pd}, dst)
+		}
+	}
+	b.node("out", ops.OpCpy, map[string]any{"type": td.String()}, x, dst)
 }
 
 // CONT(type, ne=[4]): cont of the transpose of a, as test_cont builds it.
