@@ -733,17 +733,29 @@ func buildGetRows(b *csBuilder) {
 	b.node("out", ops.OpGetRows, nil, data, rows)
 }
 
-// SET_ROWS(type, type_idx, ne=[4], nr23=[2], r, v): dst is [ne0, ne1,
-// ne2*nr23_0, ne3*nr23_1] of type, src f32 [ne0, r, same], idx (type_idx)
-// [r, ne2, ne3] with distinct rows per index vector, as test_set_rows
-// draws them.
+// SET_ROWS(type_src, type_dst, type_idx, ne=[4], nr23=[2], r, v), as
+// test_set_rows builds it: dst (type_dst) is [ne0, ne1, ne2*nr23_0,
+// ne3*nr23_1], src (type_src) [ne0, r, same], idx (type_idx) [r, ne2,
+// ne3] with distinct rows per index vector; v=1 views src as its first r/2
+// rows and idx as its first r/2 indices (none for r = 1: an empty
+// set_rows, as in test-backend-ops). "type" is an older spelling of
+// type_dst.
 func buildSetRows(b *csBuilder) {
-	t := b.typ("type", ops.F32)
+	var t ops.Type
+	if _, ok := b.kv["type"]; ok {
+		t = b.typ("type", ops.F32)
+		if _, ok := b.kv["type_dst"]; ok {
+			b.fail("type and type_dst cannot be mixed")
+		}
+	} else {
+		t = b.typ("type_dst", ops.F32)
+	}
+	tsrc := b.typ("type_src", ops.F32)
 	ti := b.typ("type_idx", ops.I64)
 	ne := b.shape("ne", 16, 5, 1, 1)
 	nr := b.shape("nr23", 1, 1)
 	r := b.pos("r", 1)
-	b.onlyInt("v", 0, "et case strings do not view set_rows sources")
+	v := b.bool("v")
 	if b.err != nil {
 		return
 	}
@@ -753,8 +765,14 @@ func buildSetRows(b *csBuilder) {
 	}
 	n2, n3 := ne[2]*nr[0], ne[3]*nr[1]
 	dst := b.leaf("dst", t, []int64{ne[0], ne[1], n2, n3}, defaultRange)
-	src := b.leaf("src", ops.F32, []int64{ne[0], r, n2, n3}, defaultRange)
+	src := b.leaf("src", tsrc, []int64{ne[0], r, n2, n3}, defaultRange)
 	idx := b.leaf("idx", ti, []int64{r, ne[2], ne[3]}, fmt.Sprintf("perm(%d)", ne[1]))
+	if v {
+		snb := contiguousNb(tsrc, []int64{ne[0], r, n2, n3})
+		src = b.viewNode("src_view", src, []int64{ne[0], r / 2, n2, n3}, [3]uint64{snb[1], snb[2], snb[3]}, 0)
+		inb := contiguousNb(ti, []int64{r, ne[2], ne[3]})
+		idx = b.viewNode("idx_view", idx, []int64{r / 2, ne[2], ne[3]}, [3]uint64{inb[1], inb[2], inb[3]}, 0)
+	}
 	b.node("out", ops.OpSetRows, nil, dst, src, idx)
 }
 

@@ -100,6 +100,8 @@ func TestParseCaseString(t *testing.T) {
 			"data:f32[10 5 1] rows:i32[4 1]=randint(0, 5) | rows_view=view(rows){nb=[16 16 16],ne=[2 1 1 1],offset=0}[2 1 1 1] out=get_rows(data,rows_view)[10 2 1 1]"},
 		{"SET_ROWS(type=f16,type_idx=i64,ne=[64,5,2,1],nr23=[1,1],r=2,v=0)",
 			"dst:f16[64 5 2 1] src:f32[64 2 2 1] idx:i64[2 2 1]=perm(5) | out=set_rows(dst,src,idx)[64 5 2 1]"},
+		{"SET_ROWS(type_src=f16,type_dst=f32,type_idx=i32,ne=[64,5,2,1],nr23=[1,2],r=3,v=1)",
+			"dst:f32[64 5 2 2] src:f16[64 3 2 2] idx:i32[3 2 1]=perm(5) | src_view=view(src){nb=[128 384 768],ne=[64 1 2 2],offset=0}[64 1 2 2] idx_view=view(idx){nb=[12 24 24],ne=[1 2 1 1],offset=0}[1 2 1 1] out=set_rows(dst,src_view,idx_view)[64 5 2 2]"},
 		{"CPY(type_src=f32,type_dst=q8_0,ne=[256,4,1,1],permute_src=[0,0,0,0],permute_dst=[0,0,0,0])",
 			"src:f32[256 4 1 1]=uniform(-150, 150) | out=cpy(src){type=q8_0}[256 4 1 1]"},
 		{"CPY(type_src=f32,type_dst=f16,ne=[8,4,2,1],permute_src=[1,0,2,3],permute_dst=[0,0,0,0])",
