@@ -509,25 +509,42 @@ func buildBinary(b *csBuilder, op ops.Op) {
 	}
 }
 
-// RMS_NORM/NORM(type, ne=[4], v, eps, inplace): v views a at
-// half its size in every dim (ggml_view_4d(a, ne0/2, ne1/2, ne2/2, ne3/2,
-// a->nb[1..3], 0)), as test_rms_norm and test_norm do.
+// RMS_NORM(type, ne=[4], v, eps, inplace) and NORM(type, ne=[4], v, eps,
+// noncontig_rows), as test_rms_norm and test_norm build them:
+// noncontig_rows (NORM) makes a as [ne1, ne0, ne2, ne3] and permutes dims
+// 0 and 1 back; v then views a as ne/2 in every dim with a's strides
+// (ggml_view_4d(a, ne0/2, ne1/2, ne2/2, ne3/2, a->nb[1..3], 0); a dim of 1
+// stays 1 here, where ggml would make it empty).
 func buildNorm(b *csBuilder, op ops.Op) {
 	t := b.typ("type", ops.F32)
 	ne := b.shape("ne", 64, 5, 4, 3)
 	v := b.bool("v")
 	eps := b.float("eps", 1e-6)
-	b.inplace = b.bool("inplace")
+	nc := false
+	if op == ops.OpNorm {
+		nc = b.bool("noncontig_rows")
+	} else {
+		b.inplace = b.bool("inplace")
+	}
 	if b.err != nil {
 		return
 	}
-	x := b.leaf("a", t, ne, defaultRange)
+	var x string
+	nb := contiguousNb(t, ne)
+	if nc {
+		x = b.leaf("a", t, []int64{ne[1], ne[0], ne[2], ne[3]}, defaultRange)
+		nb = contiguousNb(t, []int64{ne[1], ne[0], ne[2], ne[3]})
+		nb[0], nb[1] = nb[1], nb[0]
+		x = b.node("a_perm", ops.OpPermute, map[string]any{"axes": []int64{1, 0, 2, 3}}, x)
+	} else {
+		x = b.leaf("a", t, ne, defaultRange)
+	}
 	if v {
 		half := make([]int64, 4)
 		for i := range half {
 			half[i] = max(ne[i]/2, 1)
 		}
-		x = b.viewOf(x, t, ne, half)
+		x = b.viewNode(x+"_view", x, half, [3]uint64{nb[1], nb[2], nb[3]}, 0)
 	}
 	b.node("out", op, map[string]any{"eps": eps}, x)
 }
@@ -857,16 +874,32 @@ func buildCpy(b *csBuilder) {
 	b.node("out", ops.OpCpy, map[string]any{"type": td.String()}, x, dst)
 }
 
-// CONT(type, ne=[4]): cont of the transpose of a, as test_cont builds it.
+// CONT(type, ne=[4], use_view_slice, permute=[4]), as test_cont builds
+// it: cont of a permuted by permute when that is not all zero, else of
+// the [ne0, 1, ne2, ne3] view of a's last row (offset nb0*(ne1-1), as
+// test_cont computes it) with use_view_slice, else of a's transpose.
 func buildCont(b *csBuilder) {
 	t := b.typ("type", ops.F32)
 	ne := b.shape("ne", 10, 10, 10, 1)
-	b.onlyInt("use_view_slice", 0, "et case strings do not slice cont sources")
+	slice := b.bool("use_view_slice")
+	perm := b.ints("permute", 0, 0, 0, 0)
 	if b.err != nil {
 		return
 	}
 	x := b.leaf("a", t, ne, defaultRange)
-	x = b.node("a_t", ops.OpTranspose, nil, x)
+	switch {
+	case perm[0]+perm[1]+perm[2]+perm[3] > 0:
+		if !isPermutation(perm) {
+			b.fail("permute=%v is not a permutation of 0..3", perm)
+			return
+		}
+		x = b.node("a_perm", ops.OpPermute, map[string]any{"axes": perm}, x)
+	case slice:
+		nb := contiguousNb(t, ne)
+		x = b.viewNode("a_slice", x, []int64{ne[0], 1, ne[2], ne[3]}, [3]uint64{nb[1], nb[2], nb[3]}, nb[0]*uint64(ne[1]-1))
+	default:
+		x = b.node("a_t", ops.OpTranspose, nil, x)
+	}
 	b.node("out", ops.OpCont, nil, x)
 }
 
