@@ -473,16 +473,20 @@ func buildMulMat(b *csBuilder) {
 	b.node("out", ops.OpMulMat, nil, a, "b")
 }
 
-// ADD/SUB/MUL(type, ne=[4], nr=[4], nf, perm1, src_overlap): a is ne*nr,
-// b is ne (repeated over a); nf > 1 chains nf ops with nf different b's,
-// as test_bin_bcast does.
+// ADD/SUB/MUL(type, ne=[4], nr=[4], nf, perm1, src_overlap), as
+// test_bin_bcast builds them: a is ne*nr, b is ne (repeated over a); nf >
+// 1 chains nf ops with nf different b's; perm1 makes each b as [ne1, ne2,
+// ne0, ne3] permuted by (1, 2, 0, 3); src_overlap makes b the view [ne0,
+// ne1, ne2, 2*(ne3/3)] of a at offset (ne3/3)*a.nb3 and the first operand
+// the same-shaped view of a at offset 0. MUL's inputs are uniform in
+// [0.9, 1.1], the others' in [-1, 1], as test_bin_bcast draws them.
 func buildBinary(b *csBuilder, op ops.Op) {
 	t := b.typ("type", ops.F32)
 	ne := b.shape("ne", 10, 10, 1, 1)
 	nr := b.shape("nr", 1, 1, 1, 1)
 	nf := b.int("nf", 1)
-	b.onlyInt("perm1", 0, "et case strings do not permute src1")
-	b.onlyInt("src_overlap", 0, "overlapping sources cannot be expressed in a case file")
+	perm1 := b.bool("perm1")
+	overlap := b.bool("src_overlap")
 	if b.err != nil {
 		return
 	}
@@ -490,11 +494,24 @@ func buildBinary(b *csBuilder, op ops.Op) {
 		b.fail("nf = %d, want 1 to 16", nf)
 		return
 	}
+	init := defaultRange
+	if op == ops.OpMul {
+		init = "uniform(0.9, 1.1)"
+	}
 	neA := make([]int64, 4)
 	for i := range neA {
 		neA[i] = ne[i] * nr[i]
 	}
-	cur := b.leaf("a", t, neA, defaultRange)
+	cur := b.leaf("a", t, neA, init)
+	nbA := contiguousNb(t, neA)
+	ov := []int64{ne[0], ne[1], ne[2], 2 * (ne[3] / 3)}
+	if overlap {
+		if ov[3] == 0 {
+			b.fail("src_overlap=1 needs ne3 >= 3 (the views are 2*(ne3/3) deep)")
+			return
+		}
+		cur = b.viewNode("a_view", "a", ov, [3]uint64{nbA[1], nbA[2], nbA[3]}, 0)
+	}
 	for i := int64(0); i < nf; i++ {
 		name := "b"
 		out := "out"
@@ -504,8 +521,17 @@ func buildBinary(b *csBuilder, op ops.Op) {
 				out = fmt.Sprintf("out%d", i)
 			}
 		}
-		b.leaf(name, t, ne, defaultRange)
-		cur = b.node(out, op, nil, cur, name)
+		var src string
+		switch {
+		case perm1:
+			b.leaf(name, t, []int64{ne[1], ne[2], ne[0], ne[3]}, init)
+			src = b.node(name+"_perm", ops.OpPermute, map[string]any{"axes": []int64{1, 2, 0, 3}}, name)
+		case overlap:
+			src = b.viewNode(name, "a", ov, [3]uint64{nbA[1], nbA[2], nbA[3]}, uint64(ne[3]/3)*nbA[3])
+		default:
+			src = b.leaf(name, t, ne, init)
+		}
+		cur = b.node(out, op, nil, cur, src)
 	}
 }
 

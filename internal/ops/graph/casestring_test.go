@@ -56,7 +56,11 @@ func TestParseCaseString(t *testing.T) {
 		{"ADD(type=f32,ne=[4096,1,1,1],nr=[1,512,1,1],nf=1,perm1=0,src_overlap=0)",
 			"a:f32[4096 512 1 1] b:f32[4096 1 1 1] | out=add(a,b)[4096 512 1 1]"},
 		{"MUL(type=f32,ne=[10,5,4,3],nr=[2,1,1,1],nf=3)",
-			"a:f32[20 5 4 3] b0:f32[10 5 4 3] b1:f32[10 5 4 3] b2:f32[10 5 4 3] | out0=mul(a,b0)[20 5 4 3] out1=mul(out0,b1)[20 5 4 3] out=mul(out1,b2)[20 5 4 3]"},
+			"a:f32[20 5 4 3]=uniform(0.9, 1.1) b0:f32[10 5 4 3]=uniform(0.9, 1.1) b1:f32[10 5 4 3]=uniform(0.9, 1.1) b2:f32[10 5 4 3]=uniform(0.9, 1.1) | out0=mul(a,b0)[20 5 4 3] out1=mul(out0,b1)[20 5 4 3] out=mul(out1,b2)[20 5 4 3]"},
+		{"ADD(type=f32,ne=[4,3,2,1],nr=[1,1,1,1],nf=1,perm1=1,src_overlap=0)",
+			"a:f32[4 3 2 1] b:f32[3 2 4 1] | b_perm=permute(b){axes=[1 2 0 3]}[4 3 2 1] out=add(a,b_perm)[4 3 2 1]"},
+		{"SUB(type=f32,ne=[4,3,2,6],nr=[2,1,1,1],nf=2,perm1=0,src_overlap=1)",
+			"a:f32[8 3 2 6] | a_view=view(a){nb=[32 96 192],ne=[4 3 2 4],offset=0}[4 3 2 4] b0=view(a){nb=[32 96 192],ne=[4 3 2 4],offset=384}[4 3 2 4] out0=sub(a_view,b0)[4 3 2 4] b1=view(a){nb=[32 96 192],ne=[4 3 2 4],offset=384}[4 3 2 4] out=sub(out0,b1)[4 3 2 4]"},
 		{"SUB(type=f16)", "a:f16[10 10 1 1] b:f16[10 10 1 1] | out=sub(a,b)[10 10 1 1]"},
 		{"RMS_NORM(type=f32,ne=[64,5,4,3],v=0,eps=0.000001,inplace=0)",
 			"a:f32[64 5 4 3] | out=rms_norm(a){eps=1e-06}[64 5 4 3]"},
@@ -184,6 +188,7 @@ func TestParseCaseStringErrors(t *testing.T) {
 		{"SET_ROWS(ne=[16,5,1,1],r=6)", "SET_ROWS: r = 6 is more than the 5 rows of dst"},
 		{"GET_ROWS(r=1,v=1)", "GET_ROWS: v=1 needs r >= 2"},
 		{"ADD(nf=0)", "ADD: nf = 0, want 1 to 16"},
+		{"ADD(ne=[4,3,2,2],src_overlap=1)", "ADD: src_overlap=1 needs ne3 >= 3"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
