@@ -695,7 +695,20 @@ func buildRope(b *csBuilder) {
 // Unary ops, e.g. SILU(type, ne_a=[4], v): v views a out of a
 // [3*ne0, ne1, ne2, ne3] tensor. Inputs are uniform in [-150, 150], the
 // range test_unary uses.
+//
+// FLOOR, CEIL, ROUND and TRUNC also have test classes of their own
+// (test_floor, ...): FLOOR(type, ne=[4] (10,2,2,2)), inputs uniform in
+// [-10, 10]; a string with the ne key is that form.
 func buildUnary(b *csBuilder, op string) {
+	if _, ok := b.kv["ne"]; ok && (op == "floor" || op == "ceil" || op == "round" || op == "trunc") {
+		t := b.typ("type", ops.F32)
+		ne := b.shape("ne", 10, 2, 2, 2)
+		if b.err != nil {
+			return
+		}
+		b.node("out", ops.OpUnary, map[string]any{"op": op}, b.leaf("a", t, ne, "uniform(-10, 10)"))
+		return
+	}
 	t := b.typ("type", ops.F32)
 	ne := b.shape("ne_a", 128, 2, 2, 2)
 	v := b.bool("v")

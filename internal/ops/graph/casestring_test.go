@@ -112,6 +112,8 @@ func TestParseCaseString(t *testing.T) {
 			"a:f32[2 3 5 7] | a_slice=view(a){nb=[8 24 120],ne=[2 1 5 7],offset=8}[2 1 5 7] out=cont(a_slice)[2 1 5 7]"},
 		{"CONT(type=f16,ne=[2,3,5,7],use_view_slice=0,permute=[0,2,1,3])",
 			"a:f16[2 3 5 7] | a_perm=permute(a){axes=[0 2 1 3]}[2 5 3 7] out=cont(a_perm)[2 5 3 7]"},
+		{"FLOOR(type=f16,ne=[7,1,5,3])", "a:f16[7 1 5 3]=uniform(-10, 10) | out=unary(a){op=floor}[7 1 5 3]"},
+		{"SWIGLU(type=f32,ne_a=[5,7,1,1],v=0,swapped=0)", "a:f32[5 7 1 1]=uniform(-150, 150) | out=glu(a){alpha=1.702,limit=7,op=swiglu,swapped=false}[2 7 1 1]"},
 		{"CPY(type_src=f32,type_dst=q8_0,ne=[256,4,1,1],permute_src=[0,0,0,0],permute_dst=[0,0,0,0])",
 			"src:f32[256 4 1 1]=uniform(-150, 150) | out=cpy(src){type=q8_0}[256 4 1 1]"},
 		{"CPY(type_src=f32,type_dst=f16,ne=[8,4,2,1],permute_src=[1,0,2,3],permute_dst=[0,0,0,0])",
