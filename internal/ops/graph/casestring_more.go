@@ -517,11 +517,14 @@ func buildSSMConv(b *csBuilder) {
 }
 
 // SSM_SCAN(type, d_state (32), head_dim (1), n_head (32), n_group (1),
-// n_seq_tokens (32), n_seqs (32), xbc_overlap (0)): s [d_state, head_dim,
-// n_head, n_seqs], x [head_dim, n_head, n_t, n_seqs], dt [n_head, n_t,
-// n_seqs], A [d_state (1 when head_dim > 1), n_head], B and C [d_state,
-// n_group, n_t, n_seqs], ids i32 [n_seqs] a permutation. xbc_overlap=1
-// (x, B and C as views of one buffer) is not supported.
+// n_seq_tokens (32), n_seqs (32), xbc_overlap (0), K (1)), as
+// test_ssm_scan builds it: s [d_state, head_dim, n_head, n_seqs], x
+// [head_dim, n_head, n_t, n_seqs], dt [n_head, n_t, n_seqs], A [d_state
+// (1 when head_dim > 1), n_head] uniform in [-1, -0.5], B and C [d_state,
+// n_group, n_t, n_seqs], ids i32 [n_seqs] a permutation; K is the number
+// of state snapshots. xbc_overlap=1 makes x, B and C views of one
+// [d_state, n_head, n_t, 2*n_seqs] buffer (x at offset nb3, B at 0, C at
+// 2*nb3).
 func buildSSMScan(b *csBuilder) {
 	t := b.typ("type", ops.F32)
 	dState := b.pos("d_state", 32)
@@ -530,7 +533,8 @@ func buildSSMScan(b *csBuilder) {
 	nGroup := b.pos("n_group", 1)
 	nTok := b.pos("n_seq_tokens", 32)
 	nSeqs := b.pos("n_seqs", 32)
-	b.onlyInt("xbc_overlap", 0, "overlapping x, B and C cannot be expressed in a case file")
+	overlap := b.bool("xbc_overlap")
+	k := b.pos("K", 1)
 	if b.err != nil {
 		return
 	}
@@ -539,13 +543,24 @@ func buildSSMScan(b *csBuilder) {
 		aRows = 1
 	}
 	s := b.leaf("s", t, []int64{dState, headDim, nHead, nSeqs}, defaultRange)
-	x := b.leaf("x", t, []int64{headDim, nHead, nTok, nSeqs}, defaultRange)
 	dt := b.leaf("dt", t, []int64{nHead, nTok, nSeqs}, defaultRange)
-	a := b.leaf("A", t, []int64{aRows, nHead}, defaultRange)
-	bb := b.leaf("B", t, []int64{dState, nGroup, nTok, nSeqs}, defaultRange)
-	c := b.leaf("C", t, []int64{dState, nGroup, nTok, nSeqs}, defaultRange)
+	a := b.leaf("A", t, []int64{aRows, nHead}, "uniform(-1, -0.5)")
+	var x, bb, c string
+	if overlap {
+		full := []int64{dState, nHead, nTok, 2 * nSeqs}
+		b.leaf("xbc", t, full, defaultRange)
+		nb := contiguousNb(t, full)
+		strides := [3]uint64{nb[1], nb[2], nb[3]}
+		x = b.viewNode("x", "xbc", []int64{headDim, nHead, nTok, nSeqs}, strides, nb[3])
+		bb = b.viewNode("B", "xbc", []int64{dState, nGroup, nTok, nSeqs}, strides, 0)
+		c = b.viewNode("C", "xbc", []int64{dState, nGroup, nTok, nSeqs}, strides, 2*nb[3])
+	} else {
+		x = b.leaf("x", t, []int64{headDim, nHead, nTok, nSeqs}, defaultRange)
+		bb = b.leaf("B", t, []int64{dState, nGroup, nTok, nSeqs}, defaultRange)
+		c = b.leaf("C", t, []int64{dState, nGroup, nTok, nSeqs}, defaultRange)
+	}
 	ids := b.leaf("ids", ops.I32, []int64{nSeqs}, fmt.Sprintf("perm(%d)", nSeqs))
-	b.node("out", ops.OpSSMScan, nil, s, x, dt, a, bb, c, ids)
+	b.node("out", ops.OpSSMScan, map[string]any{"K": k}, s, x, dt, a, bb, c, ids)
 }
 
 // RWKV_WKV6 and RWKV_WKV7(type, head_count (32), head_size (64),
