@@ -312,11 +312,12 @@ var Catalog = []OpInfo{
 		Infer:  inferRepeat, Ref: refRepeat,
 	},
 	{
-		Name: OpPad, Doc: "zero padding before (lp) and after (rp) each dim (ggml_pad_ext)",
+		Name: OpPad, Doc: "zero (or circular) padding before (lp) and after (rp) each dim (ggml_pad_ext)",
 		Srcs: []string{"x"}, MinSrc: 1,
 		Params: []ParamSpec{
 			{Name: "lp", Kind: KindInts, MinLen: 4, MaxLen: 4, Default: []int64{0, 0, 0, 0}, Doc: "zeros before, per dim in ne order"},
 			{Name: "rp", Kind: KindInts, MinLen: 4, MaxLen: 4, Default: []int64{0, 0, 0, 0}, Doc: "zeros after, per dim in ne order"},
+			{Name: "circular", Kind: KindBool, Default: false, Doc: "wrap around instead of zeros (ggml_pad_ext_circular)"},
 		},
 		Infer: inferPad, Ref: refPad,
 	},

@@ -347,7 +347,8 @@ var padExtKeys = []string{"lp0", "rp0", "lp1", "rp1", "lp2", "rp2", "lp3", "rp3"
 // is given): PAD(type, ne_a=[4] (512,512,3,1), lp0, rp0, ..., lp3, rp3
 // (1 each), tfrm (0), circular (0)) pads before (lp) and after (rp) each
 // dim; tfrm 1 views a as ((ne+1)/2) in each dim, tfrm 2 permutes it with
-// axes (2, 1, 0, 3). circular must be 0: et's pad has no circular mode.
+// axes (2, 1, 0, 3). circular=1 wraps around instead of padding zeros
+// (ggml_pad_circular, ggml_pad_ext_circular).
 func buildPad(b *csBuilder) {
 	ext := false
 	for _, k := range append([]string{"tfrm"}, padExtKeys...) {
@@ -356,7 +357,7 @@ func buildPad(b *csBuilder) {
 		}
 	}
 	t := b.typ("type", ops.F32)
-	b.onlyInt("circular", 0, "et's pad has no circular mode")
+	circular := b.bool("circular")
 	lp := []int64{0, 0, 0, 0}
 	rp := []int64{0, 0, 0, 0}
 	var ne []int64
@@ -406,7 +407,7 @@ func buildPad(b *csBuilder) {
 		b.fail("tfrm = %d, want 0 (none), 1 (view) or 2 (permute)", tfrm)
 		return
 	}
-	b.node("out", ops.OpPad, map[string]any{"lp": lp, "rp": rp}, x)
+	b.node("out", ops.OpPad, map[string]any{"lp": lp, "rp": rp, "circular": circular}, x)
 }
 
 // FILL(type, ne=[4] (10,10,4,3), c): test_fill has no default for c; et
