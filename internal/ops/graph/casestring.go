@@ -765,26 +765,33 @@ func buildGLU(b *csBuilder, op string) {
 	b.node("out", ops.OpGLU, params, src...)
 }
 
-// GET_ROWS(type, n, m, r, b, v): data is [n, m, b], rows i32 [r, b] in
-// [0, m); v takes a [r/2, b] view of the rows.
+// GET_ROWS(type, n, m, r, be1, be2, v), as test_get_rows builds it: data
+// is [n, m, be1, be2], rows i32 [r, be1, be2] in [0, m); v takes the
+// [r/2, be1, be2] view of the rows. "b" is an older spelling of be1.
 func buildGetRows(b *csBuilder) {
 	t := b.typ("type", ops.F32)
 	n := b.pos("n", 10)
 	m := b.pos("m", 5)
 	r := b.pos("r", 3)
-	bb := b.pos("b", 1)
+	var be1 int64
+	if _, ok := b.kv["b"]; ok {
+		be1 = b.pos("b", 1)
+		if _, ok := b.kv["be1"]; ok {
+			b.fail("b and be1 cannot be mixed")
+		}
+	} else {
+		be1 = b.pos("be1", 1)
+	}
+	be2 := b.pos("be2", 1)
 	v := b.bool("v")
 	if b.err != nil {
 		return
 	}
-	data := b.leaf("data", t, []int64{n, m, bb}, defaultRange)
-	rows := b.leaf("rows", ops.I32, []int64{r, bb}, fmt.Sprintf("randint(0, %d)", m))
+	data := b.leaf("data", t, []int64{n, m, be1, be2}, defaultRange)
+	rows := b.leaf("rows", ops.I32, []int64{r, be1, be2}, fmt.Sprintf("randint(0, %d)", m))
 	if v {
-		if r < 2 {
-			b.fail("v=1 needs r >= 2")
-			return
-		}
-		rows = b.viewOf(rows, ops.I32, []int64{r, bb}, []int64{r / 2, bb})
+		nb := contiguousNb(ops.I32, []int64{r, be1, be2})
+		rows = b.viewNode("rows_view", rows, []int64{r / 2, be1, be2}, [3]uint64{nb[1], nb[2], nb[3]}, 0)
 	}
 	b.node("out", ops.OpGetRows, nil, data, rows)
 }
