@@ -287,9 +287,10 @@ func buildConv2D(b *csBuilder) {
 }
 
 // CONCAT(type, ne_a=[4] (10,5,5,5), ne_b_d (5), dim (2), v (0)): b is
-// ne_a with ne_b_d in dimension dim; v bit 0 views a out of a [2·ne0,
-// 4·ne1, 3·ne2, ne3] tensor, bit 1 views b out of [3·ne0, 2·ne1, 4·ne2,
-// ne3], as test_concat does.
+// ne_a with ne_b_d in dimension dim; as test_concat does, v bit 0 views a
+// out of a [2·ne0, 4·ne1, 3·ne2, ne3] tensor (else bit 2 out of [ne0,
+// ne1, 2·ne2, 4·ne3]), bit 1 views b out of [3·ne0, 2·ne1, 4·ne2, ne3]
+// (else bit 3 out of [ne0, ne1, 3·ne2, 2·ne3]).
 func buildConcat(b *csBuilder) {
 	t := b.typ("type", ops.F32)
 	neA := b.shape("ne_a", 10, 5, 5, 5)
@@ -303,22 +304,31 @@ func buildConcat(b *csBuilder) {
 		b.fail("dim = %d, want 0 to 3", dim)
 		return
 	}
-	if v < 0 || v > 3 {
-		b.fail("v = %d, want 0 to 3 (bit 0: view a, bit 1: view b)", v)
+	if v < 0 || v > 15 {
+		b.fail("v = %d, want 0 to 15 (bits 0 and 2: view a, bits 1 and 3: view b)", v)
 		return
 	}
 	neB := append([]int64(nil), neA...)
 	neB[dim] = nbd
-	input := func(name string, ne []int64, view bool, f [3]int64) string {
-		if !view {
+	input := func(name string, ne []int64, f *[4]int64) string {
+		if f == nil {
 			return b.leaf(name, t, ne, defaultRange)
 		}
-		full := []int64{ne[0] * f[0], ne[1] * f[1], ne[2] * f[2], ne[3]}
+		full := []int64{ne[0] * f[0], ne[1] * f[1], ne[2] * f[2], ne[3] * f[3]}
 		b.leaf(name, t, full, defaultRange)
 		return b.viewOf(name, t, full, ne)
 	}
-	a := input("a", neA, v&1 != 0, [3]int64{2, 4, 3})
-	bb := input("b", neB, v&2 != 0, [3]int64{3, 2, 4})
+	pick := func(first, second int64, f1, f2 [4]int64) *[4]int64 {
+		switch {
+		case v&first != 0:
+			return &f1
+		case v&second != 0:
+			return &f2
+		}
+		return nil
+	}
+	a := input("a", neA, pick(1, 4, [4]int64{2, 4, 3, 1}, [4]int64{1, 1, 2, 4}))
+	bb := input("b", neB, pick(2, 8, [4]int64{3, 2, 4, 1}, [4]int64{1, 1, 3, 2}))
 	b.node("out", ops.OpConcat, map[string]any{"dim": dim}, a, bb)
 }
 
