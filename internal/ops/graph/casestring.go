@@ -107,20 +107,21 @@ var caseBuilders map[string]func(*csBuilder)
 
 func init() {
 	caseBuilders = map[string]func(*csBuilder){
-		"MUL_MAT":        buildMulMat,
-		"ADD":            func(b *csBuilder) { buildBinary(b, "add") },
-		"SUB":            func(b *csBuilder) { buildBinary(b, "sub") },
-		"MUL":            func(b *csBuilder) { buildBinary(b, "mul") },
-		"RMS_NORM":       func(b *csBuilder) { buildNorm(b, "rms_norm") },
-		"NORM":           func(b *csBuilder) { buildNorm(b, "norm") },
-		"SCALE":          buildScale,
-		"SOFT_MAX":       buildSoftMax,
-		"ROPE":           buildRope,
-		"GET_ROWS":       buildGetRows,
-		"SET_ROWS":       buildSetRows,
-		"CPY":            buildCpy,
-		"CONT":           buildCont,
-		"FLASH_ATTN_EXT": buildFlashAttn,
+		"MUL_MAT":          buildMulMat,
+		"MUL_MAT_HADAMARD": buildMulMatHadamard,
+		"ADD":              func(b *csBuilder) { buildBinary(b, "add") },
+		"SUB":              func(b *csBuilder) { buildBinary(b, "sub") },
+		"MUL":              func(b *csBuilder) { buildBinary(b, "mul") },
+		"RMS_NORM":         func(b *csBuilder) { buildNorm(b, "rms_norm") },
+		"NORM":             func(b *csBuilder) { buildNorm(b, "norm") },
+		"SCALE":            buildScale,
+		"SOFT_MAX":         buildSoftMax,
+		"ROPE":             buildRope,
+		"GET_ROWS":         buildGetRows,
+		"SET_ROWS":         buildSetRows,
+		"CPY":              buildCpy,
+		"CONT":             buildCont,
+		"FLASH_ATTN_EXT":   buildFlashAttn,
 
 		"SQR":             buildSqr,
 		"SUM_ROWS":        buildSumRows,
@@ -412,11 +413,21 @@ func (b *csBuilder) viewOf(x string, t ops.Type, full, ne []int64) string {
 
 const defaultRange = "uniform(-1, 1)"
 
-// MUL_MAT(type_a, type_b, m, n, k, bs=[2], nr=[2], per=[4], k_v, o):
-// a is [k, m, bs0, bs1], b is [k, n, bs0*nr0, bs1*nr1]; per != identity
-// builds both as permuted tensors and permutes them back; k_v > 0 makes a
-// a view of its first k columns of a [k_v, m, ...] tensor.
-func buildMulMat(b *csBuilder) {
+// MUL_MAT(type_a, type_b, m, n, k, bs=[2], nr=[2], per=[4], k_v, o,
+// src_overlap), as test_mul_mat builds it: a is [k, m, bs0, bs1], b is [k,
+// n, bs0*nr0, bs1*nr1]; per != identity builds both as permuted tensors
+// and permutes them back; k_v > 0 makes a and b views of their first k
+// columns of [k_v, ...] tensors; src_overlap makes a and b views of one
+// [2k, max(m, n), bs0*nr0, bs1*nr1] tensor (b at offset k elements); o > 1
+// adds o-1 more products of a and b to the first (out = mm + mm2 + ...),
+// and the output is the last add. MUL_MAT_HADAMARD is the same case with a
+// filled with the Walsh-Hadamard matrix (init hadamard); ggml's hint that
+// src0 is one changes no result.
+func buildMulMat(b *csBuilder) { buildMulMatInit(b, defaultRange) }
+
+func buildMulMatHadamard(b *csBuilder) { buildMulMatInit(b, "hadamard") }
+
+func buildMulMatInit(b *csBuilder, initA string) {
 	ta := b.typ("type_a", ops.F32)
 	tb := b.typ("type_b", ops.F32)
 	m := b.pos("m", 32)
@@ -426,8 +437,8 @@ func buildMulMat(b *csBuilder) {
 	nr := b.shape("nr", 1, 1)
 	per := b.ints("per", 0, 1, 2, 3)
 	kv := b.int("k_v", 0)
-	b.onlyInt("o", 1, "et compares one output per case string (write a YAML case for MUL_MAT+ADD chains)")
-	b.onlyInt("src_overlap", 0, "overlapping sources cannot be expressed in a case file")
+	o := b.pos("o", 1)
+	overlap := b.bool("src_overlap")
 	if b.err != nil {
 		return
 	}
@@ -435,42 +446,66 @@ func buildMulMat(b *csBuilder) {
 		b.fail("k_v = %d, want 0 or at least k = %d", kv, k)
 		return
 	}
+	if o > 16 {
+		b.fail("o = %d, want 1 to 16", o)
+		return
+	}
 	neA := []int64{k, m, bs[0], bs[1]}
 	neB := []int64{k, n, bs[0] * nr[0], bs[1] * nr[1]}
 	identity := per[0] == 0 && per[1] == 1 && per[2] == 2 && per[3] == 3
-	if !identity {
-		if kv != 0 {
-			b.fail("per and k_v together are not supported")
+	var a, bb string
+	switch {
+	case !identity:
+		if kv != 0 || overlap {
+			b.fail("per with k_v or src_overlap is not a test_mul_mat case")
 			return
 		}
-		var seen [4]bool
-		for _, p := range per {
-			if p < 0 || p > 3 || seen[p] {
-				b.fail("per=%v is not a permutation of 0..3", per)
-				return
-			}
-			seen[p] = true
+		if !isPermutation(per) {
+			b.fail("per=%v is not a permutation of 0..3", per)
+			return
 		}
 		pa := []int64{neA[per[0]], neA[per[1]], neA[per[2]], neA[per[3]]}
 		pb := []int64{neB[per[0]], neB[per[1]], neB[per[2]], neB[per[3]]}
-		b.leaf("a", ta, pa, defaultRange)
+		b.leaf("a", ta, pa, initA)
 		b.leaf("b", tb, pb, defaultRange)
 		axes := map[string]any{"axes": per}
-		a := b.node("a_perm", ops.OpPermute, axes, "a")
-		bb := b.node("b_perm", ops.OpPermute, axes, "b")
+		a = b.node("a_perm", ops.OpPermute, axes, "a")
+		bb = b.node("b_perm", ops.OpPermute, axes, "b")
+	case overlap:
+		if ta != tb || kv != 0 {
+			b.fail("src_overlap=1 needs type_a == type_b and k_v = 0")
+			return
+		}
+		full := []int64{2 * k, max(m, n), neB[2], neB[3]}
+		b.leaf("base", ta, full, defaultRange)
+		nb := contiguousNb(ta, full)
+		strides := [3]uint64{nb[1], nb[2], nb[3]}
+		a = b.viewNode("a", "base", neA, strides, 0)
+		bb = b.viewNode("b", "base", neB, strides, ta.RowSize(k))
+	case kv != 0:
+		fa := []int64{kv, m, bs[0], bs[1]}
+		fb := []int64{kv, n, neB[2], neB[3]}
+		b.leaf("a", ta, fa, initA)
+		b.leaf("b", tb, fb, defaultRange)
+		a = b.viewOf("a", ta, fa, neA)
+		bb = b.viewOf("b", tb, fb, neB)
+	default:
+		a = b.leaf("a", ta, neA, initA)
+		bb = b.leaf("b", tb, neB, defaultRange)
+	}
+	if o == 1 {
 		b.node("out", ops.OpMulMat, nil, a, bb)
 		return
 	}
-	a := "a"
-	if kv != 0 {
-		full := []int64{kv, m, bs[0], bs[1]}
-		b.leaf("a", ta, full, defaultRange)
-		a = b.viewOf("a", ta, full, neA)
-	} else {
-		b.leaf("a", ta, neA, defaultRange)
+	cur := b.node("mm", ops.OpMulMat, nil, a, bb)
+	for i := int64(1); i < o; i++ {
+		mm := b.node(fmt.Sprintf("mm%d", i+1), ops.OpMulMat, nil, a, bb)
+		name := "out"
+		if i < o-1 {
+			name = fmt.Sprintf("sum%d", i)
+		}
+		cur = b.node(name, ops.OpAdd, nil, cur, mm)
 	}
-	b.leaf("b", tb, neB, defaultRange)
-	b.node("out", ops.OpMulMat, nil, a, "b")
 }
 
 // ADD/SUB/MUL(type, ne=[4], nr=[4], nf, perm1, src_overlap), as

@@ -52,7 +52,13 @@ func TestParseCaseString(t *testing.T) {
 		{"MUL_MAT(type_a=f32,type_b=f32,m=16,n=8,k=32,bs=[2,3],nr=[1,1],per=[0,2,1,3])",
 			"a:f32[32 2 16 3] b:f32[32 2 8 3] | a_perm=permute(a){axes=[0 2 1 3]}[32 16 2 3] b_perm=permute(b){axes=[0 2 1 3]}[32 8 2 3] out=mul_mat(a_perm,b_perm)[16 8 2 3]"},
 		{"MUL_MAT(type_a=f32,type_b=f32,m=4,n=2,k=32,k_v=64)",
-			"a:f32[64 4 1 1] b:f32[32 2 1 1] | a_view=view(a){nb=[256 1024 1024],ne=[32 4 1 1],offset=0}[32 4 1 1] out=mul_mat(a_view,b)[4 2 1 1]"},
+			"a:f32[64 4 1 1] b:f32[64 2 1 1] | a_view=view(a){nb=[256 1024 1024],ne=[32 4 1 1],offset=0}[32 4 1 1] b_view=view(b){nb=[256 512 512],ne=[32 2 1 1],offset=0}[32 2 1 1] out=mul_mat(a_view,b_view)[4 2 1 1]"},
+		{"MUL_MAT(type_a=f32,type_b=f32,m=32,n=4,k=96,bs=[3,2],nr=[1,1],per=[0,1,2,3],k_v=0,o=1,src_overlap=1)",
+			"base:f32[192 32 3 2] | a=view(base){nb=[768 24576 73728],ne=[96 32 3 2],offset=0}[96 32 3 2] b=view(base){nb=[768 24576 73728],ne=[96 4 3 2],offset=384}[96 4 3 2] out=mul_mat(a,b)[32 4 3 2]"},
+		{"MUL_MAT(type_a=f16,type_b=f32,m=16,n=2,k=32,o=3)",
+			"a:f16[32 16 1 1] b:f32[32 2 1 1] | mm=mul_mat(a,b)[16 2 1 1] mm2=mul_mat(a,b)[16 2 1 1] sum1=add(mm,mm2)[16 2 1 1] mm3=mul_mat(a,b)[16 2 1 1] out=add(sum1,mm3)[16 2 1 1]"},
+		{"MUL_MAT_HADAMARD(type_a=f32,type_b=f32,m=4,n=1,k=4,bs=[1,1],nr=[1,1],per=[0,1,2,3],k_v=0,o=1,src_overlap=0)",
+			"a:f32[4 4 1 1]=hadamard() b:f32[4 1 1 1] | out=mul_mat(a,b)[4 1 1 1]"},
 		{"ADD(type=f32,ne=[4096,1,1,1],nr=[1,512,1,1],nf=1,perm1=0,src_overlap=0)",
 			"a:f32[4096 512 1 1] b:f32[4096 1 1 1] | out=add(a,b)[4096 512 1 1]"},
 		{"MUL(type=f32,ne=[10,5,4,3],nr=[2,1,1,1],nf=3)",
@@ -174,7 +180,8 @@ func TestParseCaseStringErrors(t *testing.T) {
 		{"MUL_MAT(bs=1)", "MUL_MAT: bs: want a list [n,n]"},
 		{"MUL_MAT(bs=[[1],1])", "nested '['"},
 		{"MUL_MAT(bs=[1,1)", "unbalanced '['"},
-		{"MUL_MAT(o=2)", "MUL_MAT: o=2 is not supported"},
+		{"MUL_MAT(o=17)", "MUL_MAT: o = 17, want 1 to 16"},
+		{"MUL_MAT(type_a=f16,src_overlap=1)", "MUL_MAT: src_overlap=1 needs type_a == type_b"},
 		{"MUL_MAT(per=[0,1,1,3])", "MUL_MAT: per=[0 1 1 3] is not a permutation of 0..3"},
 		{"MUL_MAT(type_a=q8_0,k=48)", "tensor a: ne0 = 48 is not a multiple of the q8_0 block size 32"},
 		{"MUL_MAT(m=4,,n=4)", "empty item"},
@@ -205,6 +212,31 @@ func TestParseCaseStringErrors(t *testing.T) {
 				t.Errorf("error %T does not implement InputError", err)
 			}
 		})
+	}
+}
+
+// TestHadamardInit: MUL_MAT_HADAMARD's a is test-backend-ops' Walsh-Hadamard
+// matrix: ±1/sqrt(k), negative where row & column has an odd bit count.
+func TestHadamardInit(t *testing.T) {
+	c, err := ParseCaseString("MUL_MAT_HADAMARD(type_a=f32,type_b=f32,m=4,n=1,k=4)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaves, err := Materialize(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []float32{
+		0.5, 0.5, 0.5, 0.5,
+		0.5, -0.5, 0.5, -0.5,
+		0.5, 0.5, -0.5, -0.5,
+		0.5, -0.5, -0.5, 0.5,
+	}
+	got := leaves["a"].ToF32()
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("a = %v, want %v", got, want)
+		}
 	}
 }
 
