@@ -590,6 +590,13 @@ func buildNorm(b *csBuilder, op ops.Op) {
 	if b.err != nil {
 		return
 	}
+	b.node("out", op, map[string]any{"eps": eps}, b.normInput(t, ne, nc, v))
+}
+
+// normInput is the input of test_norm and test_l2_norm: a of shape ne
+// (made as [ne1, ne0, ne2, ne3] and permuted back with noncontig_rows),
+// then with v the ne/2 view with a's strides.
+func (b *csBuilder) normInput(t ops.Type, ne []int64, nc, v bool) string {
 	var x string
 	nb := contiguousNb(t, ne)
 	if nc {
@@ -607,7 +614,7 @@ func buildNorm(b *csBuilder, op ops.Op) {
 		}
 		x = b.viewNode(x+"_view", x, half, [3]uint64{nb[1], nb[2], nb[3]}, 0)
 	}
-	b.node("out", op, map[string]any{"eps": eps}, x)
+	return x
 }
 
 // SCALE(type, ne=[4], scale, bias, inplace).
@@ -999,8 +1006,8 @@ func buildCont(b *csBuilder) {
 // CPU divides it by logit_softcap itself). prec (def or f32) is accepted
 // and ignored: et's reference accumulates in f32, and ggml-et accepts
 // both. type_KV is an older spelling of type_K = type_V, and "nr" of a
-// single nr23_0. kv_view defaults to 1 and type_K/type_V to f16, as in
-// test_flash_attn_ext; mask and the other flags default to 0.
+// single nr23_0. mask and kv_view default to 1 and type_K/type_V to f16,
+// as in test_flash_attn_ext; the other flags default to 0.
 func buildFlashAttn(b *csBuilder) {
 	hsk := b.pos("hsk", 128)
 	hsv := b.pos("hsv", 128)
@@ -1011,7 +1018,7 @@ func buildFlashAttn(b *csBuilder) {
 	}
 	kv := b.pos("kv", 96)
 	nb := b.pos("nb", 8)
-	mask := b.bool("mask")
+	mask := b.boolDef("mask", true)
 	sinks := b.bool("sinks")
 	maxBias := b.float("max_bias", 0)
 	softcap := b.float("logit_softcap", 0)

@@ -181,9 +181,9 @@ func buildMulMatID(b *csBuilder) {
 }
 
 // L2_NORM(type, ne=[4] (64,64,320,1), eps (1e-12), v, noncontig_rows):
-// noncontig_rows builds a as [ne1, ne0, ne2, ne3] and permutes dims 0 and
-// 1 back; v views half of a in each dim (both together are not
-// supported: the view of a permuted tensor has no case-file form here).
+// as test_l2_norm builds it, noncontig_rows builds a as [ne1, ne0, ne2,
+// ne3] and permutes dims 0 and 1 back; v then views half of a in each dim
+// with a's strides (buildNorm's input).
 func buildL2Norm(b *csBuilder) {
 	t := b.typ("type", ops.F32)
 	ne := b.shape("ne", 64, 64, 320, 1)
@@ -193,25 +193,7 @@ func buildL2Norm(b *csBuilder) {
 	if b.err != nil {
 		return
 	}
-	var x string
-	switch {
-	case nc && v:
-		b.fail("v=1 with noncontig_rows=1 is not supported by et case strings")
-		return
-	case nc:
-		x = b.leaf("a", t, []int64{ne[1], ne[0], ne[2], ne[3]}, defaultRange)
-		x = b.node("a_perm", ops.OpPermute, map[string]any{"axes": []int64{1, 0, 2, 3}}, x)
-	case v:
-		x = b.leaf("a", t, ne, defaultRange)
-		half := make([]int64, 4)
-		for i := range half {
-			half[i] = max(ne[i]/2, 1)
-		}
-		x = b.viewOf(x, t, ne, half)
-	default:
-		x = b.leaf("a", t, ne, defaultRange)
-	}
-	b.node("out", ops.OpL2Norm, map[string]any{"eps": eps}, x)
+	b.node("out", ops.OpL2Norm, map[string]any{"eps": eps}, b.normInput(t, ne, nc, v))
 }
 
 // GROUP_NORM(type, ne=[4] (64,64,320,1), num_groups (32), eps (1e-6)).
