@@ -39,7 +39,7 @@ func inferFlashAttn(srcs []*Tensor, p Params) (Type, [MaxDims]int64, error) {
 		name string
 		x    *Tensor
 	}{{"k", k}, {"v", v}} {
-		if t.x.Type == I32 || t.x.Type == I64 {
+		if t.x.Type.Integer() {
 			return 0, ne, shapeErr(OpFlashAttnExt, "%s is %s, want a float or quantized type", t.name, t.x.Type)
 		}
 	}

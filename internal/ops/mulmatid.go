@@ -21,8 +21,8 @@ import (
 func inferMulMatID(srcs []*Tensor, _ Params) (Type, [MaxDims]int64, error) {
 	as, b, ids := srcs[0], srcs[1], srcs[2]
 	var zero [MaxDims]int64
-	if err := wantTypes(OpMulMatID, "as", as.Type, F32, F16, Q8_0, Q4_0, Q4_K); err != nil {
-		return 0, zero, err
+	if as.Type.Integer() {
+		return 0, zero, shapeErr(OpMulMatID, "as is %s, want a float or quantized type", as.Type)
 	}
 	if err := wantTypes(OpMulMatID, "b", b.Type, F32, F16); err != nil {
 		return 0, zero, err
@@ -51,6 +51,9 @@ func inferMulMatID(srcs []*Tensor, _ Params) (Type, [MaxDims]int64, error) {
 
 func refMulMatID(dst *Tensor, srcs []*Tensor, _ Params) error {
 	as, b, ids := srcs[0], srcs[1], srcs[2]
+	if err := CodecError(as.Type); err != nil {
+		return err
+	}
 	nUsed, nTok := ids.Ne[0], ids.Ne[1]
 	expert := make([]int64, nUsed*nTok)
 	for t := int64(0); t < nTok; t++ {
