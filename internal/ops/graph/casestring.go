@@ -1001,7 +1001,7 @@ func buildCont(b *csBuilder) {
 // that the op sees the shapes above with permuted strides. kv_view (the
 // default) makes k and v views of the first half of a buffer twice as
 // long in dim 1 (a KV cache); v_is_view_of_k makes v the first hsv
-// columns of k instead. mask is f16 [kv, nb, 1, nr23_1] (GGML_KQ_MASK_PAD
+// columns of k instead. mask is f16 [kv, nb, 1, nr23_1] kq_mask (GGML_KQ_MASK_PAD
 // is 1 in this ggml), sinks f32 [nh*nr23_0]; scale is 1/sqrt(hsk) (ggml's
 // CPU divides it by logit_softcap itself). prec (def or f32) is accepted
 // and ignored: et's reference accumulates in f32, and ggml-et accepts
@@ -1092,7 +1092,7 @@ func buildFlashAttn(b *csBuilder) {
 	}
 	src := []string{q, k, v}
 	if mask {
-		src = append(src, b.leaf("mask", ops.F16, []int64{kv, nb, 1, nr23[1]}, defaultRange))
+		src = append(src, b.leaf("mask", ops.F16, []int64{kv, nb, 1, nr23[1]}, "kq_mask"))
 	}
 	if sinks {
 		src = append(src, b.leaf("sinks", ops.F32, []int64{nh * nr23[0]}, "uniform(-10, 10)"))

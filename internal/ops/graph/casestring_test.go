@@ -135,10 +135,10 @@ func TestParseCaseString(t *testing.T) {
 		{"CONT(type=f32,ne=[10,10,10,1])",
 			"a:f32[10 10 10 1] | a_t=transpose(a)[10 10 10 1] out=cont(a_t)[10 10 10 1]"},
 		{"FLASH_ATTN_EXT(hsk=64,hsv=64,nh=4,nr23=[2,1],kv=128,nb=3,mask=1,sinks=0,max_bias=0.000000,logit_softcap=0.000000,prec=f32,type_KV=f16,permute=[0,1,2,3],kv_view=0)",
-			"q:f32[64 3 8 1] k:f16[64 128 4 1] v:f16[64 128 4 1] mask:f16[128 3 1 1] | out=flash_attn_ext(q,k,v,mask){logit_softcap=0,max_bias=0,scale=0.125,sinks=false}[64 8 3 1]"},
+			"q:f32[64 3 8 1] k:f16[64 128 4 1] v:f16[64 128 4 1] mask:f16[128 3 1 1]=kq_mask() | out=flash_attn_ext(q,k,v,mask){logit_softcap=0,max_bias=0,scale=0.125,sinks=false}[64 8 3 1]"},
 		// kv_view defaults to 1: k and v are the first half (in dim 1) of a cache twice as long.
 		{"FLASH_ATTN_EXT(hsk=64,hsv=64,nh=4,nr23=[2,1],kv=128,nb=3,mask=1,sinks=0,max_bias=0.000000,logit_softcap=0.000000,prec=f32,type_K=f16,type_V=f16,permute=[0,1,2,3])",
-			"q:f32[64 3 8 1] k_cache:f16[64 256 4 1] v_cache:f16[64 256 4 1] mask:f16[128 3 1 1] | k_view=view(k_cache){nb=[128 32768 131072],ne=[64 128 4 1],offset=0}[64 128 4 1] v_view=view(v_cache){nb=[128 32768 131072],ne=[64 128 4 1],offset=0}[64 128 4 1] out=flash_attn_ext(q,k_view,v_view,mask){logit_softcap=0,max_bias=0,scale=0.125,sinks=false}[64 8 3 1]"},
+			"q:f32[64 3 8 1] k_cache:f16[64 256 4 1] v_cache:f16[64 256 4 1] mask:f16[128 3 1 1]=kq_mask() | k_view=view(k_cache){nb=[128 32768 131072],ne=[64 128 4 1],offset=0}[64 128 4 1] v_view=view(v_cache){nb=[128 32768 131072],ne=[64 128 4 1],offset=0}[64 128 4 1] out=flash_attn_ext(q,k_view,v_view,mask){logit_softcap=0,max_bias=0,scale=0.125,sinks=false}[64 8 3 1]"},
 		// permute: built as [64, nh, nb, 1] and permuted back; v the first 32 columns of k; sinks without a mask.
 		{"FLASH_ATTN_EXT(hsk=64,hsv=32,nh=2,nr23=[1,1],kv=16,nb=3,mask=0,sinks=1,max_bias=0.000000,logit_softcap=0.000000,prec=def,type_K=f16,type_V=f16,permute=[0,2,1,3],kv_view=1,v_is_view_of_k=1)",
 			"q:f32[64 2 3 1] k_cache:f16[64 4 16 1] sinks:f32[2]=uniform(-10, 10) | q_perm=permute(q){axes=[0 2 1 3]}[64 3 2 1] k_view=view(k_cache){nb=[128 512 8192],ne=[64 2 16 1],offset=0}[64 2 16 1] k_perm=permute(k_view){axes=[0 2 1 3]}[64 16 2 1] v_of_k=view(k_perm){nb=[512 128 8192],ne=[32 16 2 1],offset=0}[32 16 2 1] out=flash_attn_ext(q_perm,k_perm,v_of_k,sinks){logit_softcap=0,max_bias=0,scale=0.125,sinks=true}[32 2 3 1]"},
