@@ -29,15 +29,16 @@ import (
 // test class's constructor default; batch and broadcast repeat keys (bs,
 // nr, nr23) default to 1, so that a short string such as
 // MUL_MAT(type_a=q8_0,type_b=f32,m=4096,n=1,k=4096) is one matrix-vector
-// product and not the constructor's 10x10 batch of 2x2 repeats; flags (v,
-// inplace, mask, ...) default to off. test-backend-ops always prints every
-// key, so strings copied from its output are unaffected.
+// product and not the constructor's 10x10 batch of 2x2 repeats; flags
+// take the constructor's default too (off, except FLASH_ATTN_EXT's mask and
+// kv_view and IM2COL's is_2D). test-backend-ops always prints every key,
+// so strings copied from its output are unaffected.
 //
 // inplace=1 makes the op's result a view of its first source (ggml's
 // *_inplace op): the node is InPlace, and et launches it with the same
-// aliasing ggml-et does (dst.data == src0.data). Keys et cannot express in a
-// case file (o > 1, src_overlap, perm1, ...) are accepted only at their
-// default value, otherwise they are an error.
+// aliasing ggml-et does (dst.data == src0.data). Every key test-backend-ops
+// prints (ggml d99724f2) is acted on; internal/runner's whole-list test
+// checks every case string of that version.
 
 // ParseCaseString parses a test-backend-ops case string into a validated
 // Case. Errors name the string and say which key is wrong.
