@@ -106,8 +106,9 @@ type OpInfo struct {
 // MaxSrc is the largest number of sources the op accepts.
 func (info *OpInfo) MaxSrc() int { return len(info.Srcs) }
 
-// Catalog lists every op et knows, in a stable order.
-var Catalog = []OpInfo{
+// Catalog lists every op et knows, in a stable order: the ops ggml-et
+// implements, then the ones it does not (hostCatalog, catalog_host.go).
+var Catalog = append([]OpInfo{
 	{
 		Name: OpMulMat, Doc: "matrix product: dst[m, n] = Σ_k a[k, m]·b[k, n], b broadcast over a in dims 2 and 3",
 		Srcs: []string{"a", "b"}, MinSrc: 2,
@@ -379,7 +380,7 @@ var Catalog = []OpInfo{
 		Params: []ParamSpec{{Name: "K", Kind: KindInt, Default: int64(1), Doc: "state snapshot slots (1 = final state only)"}},
 		Infer:  inferGatedDeltaNet, Ref: refGatedDeltaNet,
 	},
-}
+}, hostCatalog...)
 
 var epsSpec = ParamSpec{Name: "eps", Kind: KindFloat, Default: 1e-6, Doc: "added to the variance (default 1e-6, test-backend-ops' default)"}
 

@@ -142,7 +142,12 @@ var genericSuggesters = []suggester{
 	sug(`^(\S+) strides are not ordered`, func(m []string) string { return contFix(m[1]) }),
 	sug(`^src1\.nb0 != 4 and src1\.ne0 != 1`, fixed1("insert a cont on src1")),
 	sug(`^(?:unary|glu) op \S+ is not accepted by ggml-et`, fixed1("none: ggml-et has no kernel for it (it runs on the host)")),
-	sug(`^op \S+ is not implemented by ggml-et`, fixed1("none: ggml-et has no kernel for it (it runs on the host)")),
+	sug(`^op (\S+) is not implemented by ggml-et`, func(m []string) string {
+		if info, ok := ops.Lookup(m[1]); ok && info.Ref == nil && !info.View {
+			return "none: ggml-et has no kernel for it, and et has no host math for it (the case is skipped)"
+		}
+		return "none: ggml-et has no kernel for it (it runs on the host)"
+	}),
 }
 
 func roundUp(v, k int64) int64 { return (v + k - 1) / k * k }

@@ -1,0 +1,293 @@
+package ops
+
+import (
+	"fmt"
+	"math"
+)
+
+// acc, add_id, arange, timestep_embedding and out_prod, as ggml's CPU
+// computes them (ggml-cpu/ops.cpp), plus the shapes of the model-specific
+// ops et has no host math for (gated_linear_attn, lightning_indexer, the
+// DeepSeek-V4 hyper-connection ops).
+
+func inferAcc(srcs []*Tensor, p Params) (Type, [MaxDims]int64, error) {
+	a, b := srcs[0], srcs[1]
+	if err := wantTypes(OpAcc, "a", a.Type, F32); err != nil {
+		return 0, a.Ne, err
+	}
+	if err := wantTypes(OpAcc, "b", b.Type, F32); err != nil {
+		return 0, a.Ne, err
+	}
+	if b.NElements() > a.NElements() {
+		return 0, a.Ne, shapeErr(OpAcc, "b %s has more elements than a %s", b.ShapeString(), a.ShapeString())
+	}
+	nb := accStrides(a, p)
+	last := p.Int("offset")
+	for d := 0; d < MaxDims; d++ {
+		if nb[d] < 0 {
+			return 0, a.Ne, &ParamError{Op: OpAcc, Param: fmt.Sprintf("nb%d", d), Msg: "negative stride"}
+		}
+		last += (b.Ne[d] - 1) * nb[d]
+	}
+	if p.Int("offset") < 0 || last+4 > int64(a.NBytes()) {
+		return 0, a.Ne, shapeErr(OpAcc, "the view of b's shape %s at offset %d with strides %v ends at byte %d, past a's %d bytes", b.ShapeString(), p.Int("offset"), nb, last+4, a.NBytes())
+	}
+	return F32, a.Ne, nil
+}
+
+// accStrides are the byte strides of the view acc adds b into: 4, then
+// nb1..nb3 (0 means a's own stride).
+func accStrides(a *Tensor, p Params) [MaxDims]int64 {
+	full := ContiguousStrides(a.Type, a.Ne)
+	nb := [MaxDims]int64{int64(full[0])}
+	for d, k := range []string{"nb1", "nb2", "nb3"} {
+		nb[d+1] = p.Int(k)
+		if nb[d+1] == 0 {
+			nb[d+1] = int64(full[d+1])
+		}
+	}
+	return nb
+}
+
+// refAcc is a copied into dst, then dst's view (accStrides, offset) +=
+// b, in float32.
+func refAcc(dst *Tensor, srcs []*Tensor, p Params) error {
+	a, b := srcs[0], srcs[1]
+	normRows(dst, a, func([]float32) {})
+	nb := accStrides(a, p)
+	off := p.Int("offset")
+	view := &Tensor{Type: F32, Ne: b.Ne, Buf: dst.Buf, Offs: dst.Offs + uint64(off)}
+	for d := range nb {
+		view.Nb[d] = uint64(nb[d])
+	}
+	b.forEach(func(i0, i1, i2, i3 int64) {
+		view.SetF32(i0, i1, i2, i3, view.F32(i0, i1, i2, i3)+b.F32(i0, i1, i2, i3))
+	})
+	return nil
+}
+
+func inferAddID(srcs []*Tensor, _ Params) (Type, [MaxDims]int64, error) {
+	a, b, ids := srcs[0], srcs[1], srcs[2]
+	if err := wantTypes(OpAddID, "a", a.Type, F32); err != nil {
+		return 0, a.Ne, err
+	}
+	if err := wantTypes(OpAddID, "b", b.Type, F32); err != nil {
+		return 0, a.Ne, err
+	}
+	if ids.Type != I32 {
+		return 0, a.Ne, shapeErr(OpAddID, "ids is %s, want i32", ids.Type)
+	}
+	if a.Ne[0] != b.Ne[0] || a.Ne[1] != ids.Ne[0] || a.Ne[2] != ids.Ne[1] {
+		return 0, a.Ne, shapeErr(OpAddID, "a %s, b %s, ids %s: want a.ne0 = b.ne0, a.ne1 = ids.ne0, a.ne2 = ids.ne1", a.ShapeString(), b.ShapeString(), ids.ShapeString())
+	}
+	return F32, a.Ne, nil
+}
+
+func refAddID(dst *Tensor, srcs []*Tensor, _ Params) error {
+	a, b, ids := srcs[0], srcs[1], srcs[2]
+	n0 := a.Ne[0]
+	ra, rb := make([]float32, n0), make([]float32, n0)
+	for r := int64(0); r < a.NRows(); r++ {
+		i1, i2, i3 := rowIndex(a.Ne, r)
+		e := ids.Int(i1, i2, 0, 0)
+		if e < 0 || e >= b.Ne[1] {
+			return shapeErr(OpAddID, "ids[%d, %d] = %d is outside [0, %d)", i1, i2, e, b.Ne[1])
+		}
+		a.Row(i1, i2, i3, ra)
+		b.Row(e, 0, 0, rb)
+		for i := range ra {
+			ra[i] += rb[i]
+		}
+		dst.SetRow(i1, i2, i3, ra)
+	}
+	return nil
+}
+
+// arangeSteps is ggml_arange's element count, (int64) ceilf((stop -
+// start) / step) in float32.
+func arangeSteps(p Params) int64 {
+	start, stop, step := p.F32("start"), p.F32("stop"), p.F32("step")
+	return int64(float32(math.Ceil(float64((stop - start) / step))))
+}
+
+func inferArange(_ []*Tensor, p Params) (Type, [MaxDims]int64, error) {
+	if !(p.F32("stop") > p.F32("start")) {
+		return 0, [MaxDims]int64{}, &ParamError{Op: OpArange, Param: "stop", Msg: "must be greater than start"}
+	}
+	n := arangeSteps(p)
+	if n <= 0 || n > 1<<31 {
+		return 0, [MaxDims]int64{}, &ParamError{Op: OpArange, Param: "step", Msg: fmt.Sprintf("gives %d elements", n)}
+	}
+	return F32, [MaxDims]int64{n, 1, 1, 1}, nil
+}
+
+func refArange(dst *Tensor, _ []*Tensor, p Params) error {
+	start, step := p.F32("start"), p.F32("step")
+	for i := int64(0); i < dst.Ne[0]; i++ {
+		dst.SetF32(i, 0, 0, 0, start+step*float32(i))
+	}
+	return nil
+}
+
+func inferTimestepEmbedding(srcs []*Tensor, p Params) (Type, [MaxDims]int64, error) {
+	x := srcs[0]
+	if err := wantTypes(OpTimestepEmbedding, "x", x.Type, F32); err != nil {
+		return 0, x.Ne, err
+	}
+	dim := p.Int("dim")
+	if dim <= 0 {
+		return 0, x.Ne, &ParamError{Op: OpTimestepEmbedding, Param: "dim", Msg: "must be positive"}
+	}
+	if p.Int("max_period") <= 0 {
+		return 0, x.Ne, &ParamError{Op: OpTimestepEmbedding, Param: "max_period", Msg: "must be positive"}
+	}
+	return F32, [MaxDims]int64{dim, x.Ne[0], 1, 1}, nil
+}
+
+// refTimestepEmbedding: for timestep t = x[i] and j < dim/2, freq =
+// expf(-logf(max_period)·j/half), dst[j, i] = cos(t·freq), dst[j + half,
+// i] = sin(t·freq); an odd dim leaves a trailing 0.
+func refTimestepEmbedding(dst *Tensor, srcs []*Tensor, p Params) error {
+	x := srcs[0]
+	dim := p.Int("dim")
+	half := dim / 2
+	lmp := logf32(float32(p.Int("max_period")))
+	for i := int64(0); i < x.Ne[0]; i++ {
+		t := x.F32(i, 0, 0, 0)
+		for j := int64(0); j < half; j++ {
+			freq := expf32(-lmp * float32(j) / float32(half))
+			arg := t * freq
+			dst.SetF32(j, i, 0, 0, cosf32(arg))
+			dst.SetF32(j+half, i, 0, 0, sinf32(arg))
+		}
+		if dim%2 != 0 {
+			dst.SetF32(2*half, i, 0, 0, 0)
+		}
+	}
+	return nil
+}
+
+func inferOutProd(srcs []*Tensor, _ Params) (Type, [MaxDims]int64, error) {
+	a, b := srcs[0], srcs[1]
+	if !isFloatType(a.Type) || !isFloatType(b.Type) {
+		return 0, a.Ne, shapeErr(OpOutProd, "a, b are %s, %s, want float or quantized types", a.Type, b.Type)
+	}
+	if a.Ne[1] != b.Ne[1] {
+		return 0, a.Ne, shapeErr(OpOutProd, "a.ne1 = %d != b.ne1 = %d (the shared dimension k)", a.Ne[1], b.Ne[1])
+	}
+	for d := 2; d < MaxDims; d++ {
+		if b.Ne[d]%a.Ne[d] != 0 {
+			return 0, a.Ne, shapeErr(OpOutProd, "b.ne%d = %d is not a multiple of a.ne%d = %d", d, b.Ne[d], d, a.Ne[d])
+		}
+	}
+	if a.Nb[0] > a.Nb[1] {
+		return 0, a.Ne, shapeErr(OpOutProd, "a is transposed (nb0 > nb1)")
+	}
+	return F32, [MaxDims]int64{a.Ne[0], b.Ne[0], b.Ne[2], b.Ne[3]}, nil
+}
+
+// refOutProd: dst[i0, i1, i2, i3] = Σ_k a[i0, k, i2/(ne2/a.ne2), i3/(ne3/a.ne3)]·b[i1, k, i2, i3],
+// accumulated in float32 in k order (ggml_vec_mad_f32).
+func refOutProd(dst *Tensor, srcs []*Tensor, _ Params) error {
+	a, b := srcs[0], srcs[1]
+	ne := dst.Ne
+	K := a.Ne[1]
+	d2, d3 := ne[2]/a.Ne[2], ne[3]/a.Ne[3]
+	refParallel(ne[1]*ne[2]*ne[3], ne[0]*K, func(lo, hi int64) {
+		acc := make([]float32, ne[0])
+		col := make([]float32, ne[0])
+		for r := lo; r < hi; r++ {
+			i1, i2, i3 := rowIndex(ne, r)
+			clear(acc)
+			for k := int64(0); k < K; k++ {
+				a.Row(k, i2/d2, i3/d3, col)
+				bv := b.F32(i1, k, i2, i3)
+				for i := range acc {
+					acc[i] += col[i] * bv
+				}
+			}
+			dst.SetRow(i1, i2, i3, acc)
+		}
+	})
+	return nil
+}
+
+func flopsOutProd(dst *Tensor, srcs []*Tensor, _ Params) int64 {
+	return 2 * dst.NElements() * srcs[0].Ne[1]
+}
+
+func inferGatedLinearAttn(srcs []*Tensor, _ Params) (Type, [MaxDims]int64, error) {
+	k, v, q, g, s := srcs[0], srcs[1], srcs[2], srcs[3], srcs[4]
+	S, H, T := k.Ne[0], k.Ne[1], k.Ne[2]
+	for i, x := range []*Tensor{v, q, g} {
+		if x.Ne[0] != S || x.Ne[1] != H || x.Ne[2] != T {
+			return 0, k.Ne, shapeErr(OpGatedLinearAttn, "%s %s differs from k %s", []string{"v", "q", "g"}[i], x.ShapeString(), k.ShapeString())
+		}
+	}
+	nSeqs := s.Ne[1]
+	if s.NElements() != S*S*H*nSeqs {
+		return 0, k.Ne, shapeErr(OpGatedLinearAttn, "state %s does not hold S·S·H·n_seqs = %d values", s.ShapeString(), S*S*H*nSeqs)
+	}
+	return F32, [MaxDims]int64{S * H, T + S*nSeqs, 1, 1}, nil
+}
+
+func inferLightningIndexer(srcs []*Tensor, _ Params) (Type, [MaxDims]int64, error) {
+	q, k, w, m := srcs[0], srcs[1], srcs[2], srcs[3]
+	switch {
+	case q.Type != F32 || w.Type != F32 || m.Type != F16:
+		return 0, q.Ne, shapeErr(OpLightningIndexer, "q, weights, mask are %s, %s, %s, want f32, f32, f16", q.Type, w.Type, m.Type)
+	case q.Ne[0] != k.Ne[0] || m.Ne[0] != k.Ne[2] || q.Ne[1] != w.Ne[0] || k.Ne[1] != 1 || m.Ne[1] != q.Ne[2] ||
+		q.Ne[2] != w.Ne[1] || w.Ne[2] != 1 || m.Ne[2] != 1 || q.Ne[3] != k.Ne[3] || k.Ne[3] != w.Ne[3] || m.Ne[3] == 0 || w.Ne[3]%m.Ne[3] != 0:
+		return 0, q.Ne, shapeErr(OpLightningIndexer, "q %s, k %s, weights %s, mask %s do not fit together (ggml_lightning_indexer)", q.ShapeString(), k.ShapeString(), w.ShapeString(), m.ShapeString())
+	}
+	return F32, [MaxDims]int64{k.Ne[2], q.Ne[2], 1, q.Ne[3]}, nil
+}
+
+func allF32(op Op, names []string, srcs []*Tensor) error {
+	for i, s := range srcs {
+		if s.Type != F32 {
+			return shapeErr(op, "%s is %s, want f32", names[i], s.Type)
+		}
+	}
+	return nil
+}
+
+func inferDSV4HCComb(srcs []*Tensor, p Params) (Type, [MaxDims]int64, error) {
+	mixes, scale, base := srcs[0], srcs[1], srcs[2]
+	if err := allF32(OpDSV4HCComb, []string{"mixes", "scale", "base"}, srcs); err != nil {
+		return 0, mixes.Ne, err
+	}
+	const hc = 4
+	if mixes.Ne[0] != (2+hc)*hc || mixes.Ne[2] != 1 || mixes.Ne[3] != 1 || scale.Ne[0] < 3 || scale.NElements() != scale.Ne[0] || base.Ne[0] != mixes.Ne[0] || base.NElements() != base.Ne[0] {
+		return 0, mixes.Ne, shapeErr(OpDSV4HCComb, "mixes %s, scale %s, base %s: want [24, n_tokens], [>= 3], [24]", mixes.ShapeString(), scale.ShapeString(), base.ShapeString())
+	}
+	if p.Int("n_iter") <= 0 {
+		return 0, mixes.Ne, &ParamError{Op: OpDSV4HCComb, Param: "n_iter", Msg: "must be positive"}
+	}
+	return F32, [MaxDims]int64{hc, hc, mixes.Ne[1], 1}, nil
+}
+
+func inferDSV4HCPre(srcs []*Tensor, _ Params) (Type, [MaxDims]int64, error) {
+	x, w := srcs[0], srcs[1]
+	if err := allF32(OpDSV4HCPre, []string{"x", "weights"}, srcs); err != nil {
+		return 0, x.Ne, err
+	}
+	if x.Ne[3] != 1 || w.Ne[0] != x.Ne[1] || w.Ne[1] != x.Ne[2] || w.Ne[2] != 1 || w.Ne[3] != 1 {
+		return 0, x.Ne, shapeErr(OpDSV4HCPre, "x %s, weights %s: want [n_embd, hc, n_tokens], [hc, n_tokens]", x.ShapeString(), w.ShapeString())
+	}
+	return F32, [MaxDims]int64{x.Ne[0], x.Ne[2], 1, 1}, nil
+}
+
+func inferDSV4HCPost(srcs []*Tensor, _ Params) (Type, [MaxDims]int64, error) {
+	x, res, post, comb := srcs[0], srcs[1], srcs[2], srcs[3]
+	if err := allF32(OpDSV4HCPost, []string{"x", "residual", "post", "comb"}, srcs); err != nil {
+		return 0, x.Ne, err
+	}
+	nE, nT, hc := x.Ne[0], x.Ne[1], res.Ne[1]
+	if x.Ne[2] != 1 || x.Ne[3] != 1 || res.Ne[0] != nE || res.Ne[2] != nT || res.Ne[3] != 1 ||
+		post.Ne != [MaxDims]int64{hc, nT, 1, 1} || comb.Ne != [MaxDims]int64{hc, hc, nT, 1} {
+		return 0, x.Ne, shapeErr(OpDSV4HCPost, "x %s, residual %s, post %s, comb %s: want [n_embd, n_tokens], [n_embd, hc, n_tokens], [hc, n_tokens], [hc, hc, n_tokens]",
+			x.ShapeString(), res.ShapeString(), post.ShapeString(), comb.ShapeString())
+	}
+	return F32, [MaxDims]int64{nE, hc, nT, 1}, nil
+}
