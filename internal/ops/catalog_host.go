@@ -259,7 +259,7 @@ var hostCatalog = []OpInfo{
 			{Name: "align_corners", Kind: KindBool, Default: false, Doc: "GGML_SCALE_FLAG_ALIGN_CORNERS"},
 			{Name: "antialias", Kind: KindBool, Default: false, Doc: "GGML_SCALE_FLAG_ANTIALIAS (bilinear only)"},
 		},
-		Infer: inferUpscale,
+		Infer: inferUpscale, Ref: refUpscale,
 	},
 	{
 		Name: OpPadReflect1D, Doc: "reflection padding of ne0: p0 before, p1 after",
