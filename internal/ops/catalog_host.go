@@ -194,7 +194,7 @@ var hostCatalog = []OpInfo{
 		Name: OpConvTranspose1D, Doc: "1-D transposed convolution: kernel [K, OC, IC] * input [L, IC] -> f32 [(L-1)·s0 + K, OC, N]",
 		Srcs: []string{"kernel", "input"}, MinSrc: 2,
 		Params: []ParamSpec{intSpec("s0", 1, "stride"), intSpec("p0", 0, "padding (ggml: only 0)"), intSpec("d0", 1, "dilation (ggml: only 1)")},
-		Infer:  inferConvTranspose1D,
+		Infer:  inferConvTranspose1D, Ref: refConvTranspose1D,
 	},
 	{
 		Name: OpIm2col3D, Doc: "3-D convolution patches: [KW·KH·KD·IC, OW, OH, OD·N]",
@@ -202,13 +202,13 @@ var hostCatalog = []OpInfo{
 		Params: append(conv3Specs(),
 			ParamSpec{Name: "IC", Kind: KindInt, Required: true, Doc: "input channels (input.ne3 = N·IC)"},
 			ParamSpec{Name: "dst_type", Kind: KindType, Default: F32, Doc: "result type, f32 or f16"}),
-		Infer: inferIm2col3D,
+		Infer: inferIm2col3D, Ref: refIm2col3D,
 	},
 	{
 		Name: OpCol2im1D, Doc: "overlap-add of columns [K·OC, T_in] into [T_out, OC] (the adjoint of 1-D im2col)",
 		Srcs: []string{"cols"}, MinSrc: 1,
 		Params: []ParamSpec{intSpec("s0", 1, "stride"), {Name: "oc", Kind: KindInt, Required: true, Doc: "output channels"}, intSpec("p0", 0, "padding cropped from both sides")},
-		Infer:  inferCol2im1D,
+		Infer:  inferCol2im1D, Ref: refCol2im1D,
 	},
 	{
 		Name: OpConv3D, Doc: "direct 3-D convolution: kernel [KW, KH, KD, IC·OC] * input [W, H, D, IC·N] -> f32 [OW, OH, OD, OC·N]",
@@ -217,18 +217,18 @@ var hostCatalog = []OpInfo{
 			ParamSpec{Name: "IC", Kind: KindInt, Required: true, Doc: "input channels"},
 			ParamSpec{Name: "N", Kind: KindInt, Required: true, Doc: "batch size"},
 			ParamSpec{Name: "OC", Kind: KindInt, Required: true, Doc: "output channels"}),
-		Infer: inferConv3D,
+		Infer: inferConv3D, Ref: refConv3D, Flops: flopsConv3D,
 	},
 	{
 		Name: OpConv2DDW, Doc: "depthwise 2-D convolution: kernel [KW, KH, 1, C] * input [W, H, C, N] -> [OW, OH, C, N]",
 		Srcs: []string{"kernel", "input"}, MinSrc: 2, Params: convSpecs(),
-		Infer: inferConv2DDW,
+		Infer: inferConv2DDW, Ref: refConv2DDW,
 	},
 	{
 		Name: OpConvTranspose2D, Doc: "2-D transposed convolution, no padding: kernel [KW, KH, OC, IC] * input [W, H, IC, N] -> f32",
 		Srcs: []string{"kernel", "input"}, MinSrc: 2,
 		Params: []ParamSpec{intSpec("stride", 1, "stride along x and y")},
-		Infer:  inferConvTranspose2D,
+		Infer:  inferConvTranspose2D, Ref: refConvTranspose2D,
 	},
 	{
 		Name: OpPool1D, Doc: "max or average pooling along ne0: f32 [(ne0 + 2·p0 - k0)/s0 + 1, ...]",

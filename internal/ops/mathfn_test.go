@@ -124,20 +124,19 @@ func TestHostDup(t *testing.T) {
 // TestHostNoMath: an op with no reference math still infers its shape,
 // and running it says NoHostMathError.
 func TestHostNoMath(t *testing.T) {
-	k := New(F32, 3, 3, 3, 2) // KW, KH, KD, IC·OC with IC = 1, OC = 2
-	in := New(F32, 8, 8, 8, 1)
-	info, _ := Lookup(string(OpConv3D))
-	p, err := info.Normalize(map[string]any{"IC": 1, "N": 1, "OC": 2})
+	srcs := []*Tensor{New(F32, 8, 2, 3, 1), New(F16, 8, 1, 5, 1), New(F32, 2, 3, 1, 1), New(F16, 5, 3, 1, 1)}
+	info, _ := Lookup(string(OpLightningIndexer))
+	p, err := info.Normalize(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	typ, ne, err := info.Shape([]*Tensor{k, in}, p)
-	if err != nil || typ != F32 || ne != [MaxDims]int64{6, 6, 6, 2} {
-		t.Fatalf("conv_3d shape = %s %v, %v; want f32 [6 6 6 2]", typ, ne, err)
+	typ, ne, err := info.Shape(srcs, p)
+	if err != nil || typ != F32 || ne != [MaxDims]int64{5, 3, 1, 1} {
+		t.Fatalf("lightning_indexer shape = %s %v, %v; want f32 [5 3 1 1]", typ, ne, err)
 	}
-	_, err = info.Compute([]*Tensor{k, in}, p)
+	_, err = info.Compute(srcs, p)
 	var nm *NoHostMathError
-	if !errors.As(err, &nm) || nm.What != "op CONV_3D" {
-		t.Fatalf("Compute: %v, want NoHostMathError for op CONV_3D", err)
+	if !errors.As(err, &nm) || nm.What != "op LIGHTNING_INDEXER" {
+		t.Fatalf("Compute: %v, want NoHostMathError for op LIGHTNING_INDEXER", err)
 	}
 }

@@ -46,7 +46,7 @@ func TestSuggest(t *testing.T) {
 		{ops.OpConv2D, "dilation != 1 (d0 = 2, d1 = 1)", "use d0 = d1 = 1 (or im2col + mul_mat)"},
 		{ops.OpUnary, "unary op xielu is not accepted by ggml-et", "none: ggml-et has no kernel for it (it runs on the host)"},
 		{ops.Op("argmax"), "op argmax is not implemented by ggml-et", "none: ggml-et has no kernel for it (it runs on the host)"},
-		{ops.OpConv3D, "op conv_3d is not implemented by ggml-et", "none: ggml-et has no kernel for it, and et has no host math for it (the case is skipped)"},
+		{ops.OpLightningIndexer, "op lightning_indexer is not implemented by ggml-et", "none: ggml-et has no kernel for it, and et has no host math for it (the case is skipped)"},
 		// Conditions with no nearby supported variant.
 		{ops.OpMulMatID, "src2.ne1 != src1.ne2 (src2.ne1 = 3, src1.ne2 = 4)", ""},
 		{ops.OpFlashAttnExt, "nhq % nhk != 0 (nhq = 4, nhk = 3)", ""},
