@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ainekko/et/internal/driver/registry"
+	"github.com/ainekko/et/internal/runner"
 	"io"
 	"os"
 	"path/filepath"
@@ -17,9 +19,7 @@ import (
 
 	"github.com/ainekko/et/internal/driver"
 	"github.com/ainekko/et/internal/driver/etrt"
-	"github.com/ainekko/et/internal/driver/ref"
 	"github.com/ainekko/et/internal/ops/abi"
-	"github.com/ainekko/et/internal/ops/plan"
 	"github.com/ainekko/et/internal/sysemu"
 )
 
@@ -101,107 +101,48 @@ func (b *backendOptions) withTimeout(ctx context.Context, cmd string) (context.C
 }
 
 // native reports whether the backend runs through the ET runtime.
-func (b *backendOptions) native() bool { return b.Backend == "sysemu" || b.Backend == "pcie" }
+func (b *backendOptions) native() bool { return registry.Native(b.Backend) }
 
 // available fails early, before any work, when the backend is not built
 // into this binary.
-func (b *backendOptions) available() error {
-	if b.native() && !etrt.Built {
-		return fmt.Errorf("%s backend: %w", b.Backend, driver.ErrNotBuilt)
-	}
-	return nil
-}
+func (b *backendOptions) available() error { return registry.Available(b.Backend) }
 
-// open opens the device. m is the ABI manifest of the reference device
-// (nil: the built-in one). done must be called with the command's final
-// error: it closes the device (stopping the worker), prints the tails of
-// the logs for a timeout or a worker death, and removes a temporary run
-// directory after a clean run or keeps and names it after a failure.
+// open opens the device through the registry. m is the ABI manifest of
+// the reference device (nil: the built-in one). done must be called with
+// the command's final error: it closes the device (stopping the worker),
+// prints the tails of the logs for a timeout or a worker death, and says
+// where a temporary run directory was kept after a device failure.
 func (b *backendOptions) open(ctx context.Context, f *factory, m *abi.Manifest) (driver.Device, func(error), error) {
-	if b.Backend == "ref" {
-		if b.Device != 0 {
-			return nil, nil, fmt.Errorf("ref device %d: %w (the reference device is index 0)", b.Device, driver.ErrNoDevice)
+	spec := registry.Spec{Backend: b.Backend, Index: b.Device, Manifest: m, RunDir: b.RunDir,
+		SysemuOpts: b.SysemuOpts, Timeout: b.Timeout, Worker: b.Worker, Logf: f.logf, Now: f.Now}
+	if b.native() {
+		if err := b.available(); err != nil {
+			return nil, nil, err
 		}
-		if m == nil {
-			m = abi.Default()
+		exe, err := f.Executable()
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s backend: find the et binary: %w", b.Backend, err)
 		}
-		dev := ref.New(ref.Options{Manifest: m})
-		return dev, func(error) { dev.Close() }, nil
+		spec.Exe = exe
+		spec.Cwd, _ = f.Getwd()
+		spec.Prefix = sysemu.ResolvePrefix(b.Prefix, f.Getenv)
+		if f.IO.ErrTTY {
+			spec.Progress = func(dir string) func() { return bootProgress(dir, f.IO.ErrOut, 250*time.Millisecond) }
+		}
 	}
-	if err := b.available(); err != nil {
+	h, err := registry.Open(ctx, spec)
+	if err != nil {
+		printWorkerLogs(f, err)
 		return nil, nil, err
 	}
-	exe, err := f.Executable()
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s backend: find the et binary: %w", b.Backend, err)
-	}
-	cwd, _ := f.Getwd()
-	prefix := sysemu.ResolvePrefix(b.Prefix, f.Getenv)
-	if prefix.Dir != "" && !filepath.IsAbs(prefix.Dir) && cwd != "" {
-		prefix.Dir = filepath.Join(cwd, prefix.Dir)
-	}
-	runDir, temp := b.RunDir, false
-	if runDir == "" {
-		if runDir, err = os.MkdirTemp("", "et-"+b.Backend+"-"); err != nil {
-			return nil, nil, fmt.Errorf("%s backend: run directory: %w", b.Backend, err)
-		}
-		temp = true
-	} else if !filepath.IsAbs(runDir) && cwd != "" {
-		runDir = filepath.Join(cwd, runDir)
-	}
-	wo := etrt.WorkerOptions{
-		Exe:        exe,
-		Backend:    b.Backend,
-		Index:      b.Device,
-		Prefix:     prefix,
-		RunDir:     runDir,
-		SysemuOpts: b.SysemuOpts,
-		Timeout:    b.Timeout,
-	}
-	if b.Worker != nil {
-		b.Worker(&wo)
-	}
-	if b.Backend == "sysemu" {
-		f.logf("booting sysemu from %s (run directory %s)", prefix.Dir, runDir)
-	} else {
-		f.logf("opening pcie device %d through the runtime (run directory %s)", b.Device, runDir)
-	}
-	var stop func()
-	if b.Backend == "sysemu" && f.IO.ErrTTY {
-		stop = bootProgress(runDir, f.IO.ErrOut, 250*time.Millisecond)
-	}
-	start := f.Now()
-	dev, err := etrt.OpenWorker(ctx, wo)
-	if stop != nil {
-		stop()
-	}
-	if err != nil {
-		var ce *etrt.CheckError
-		if temp && (errors.As(err, &ce) || errors.Is(err, driver.ErrNotBuilt)) {
-			os.RemoveAll(runDir) // nothing ran: nothing to keep
-		} else {
-			printWorkerLogs(f, err)
-		}
-		return nil, nil, err
-	}
-	f.logf("%s device ready in %s", b.Backend, f.Now().Sub(start).Round(time.Millisecond))
 	done := func(runErr error) {
-		// Keep the logs only when the device failed (a timeout, a crash,
-		// a stream error, an interrupted call), not for a plain
-		// out-of-tolerance verdict.
-		failed := dev.Failed()
-		dev.Close()
+		kept := h.Close()
 		printWorkerLogs(f, runErr)
-		if !temp {
-			return
+		if kept != "" {
+			fmt.Fprintf(f.IO.ErrOut, "et: %s logs kept in %s\n", b.Backend, kept)
 		}
-		if failed {
-			fmt.Fprintf(f.IO.ErrOut, "et: %s logs kept in %s\n", b.Backend, runDir)
-			return
-		}
-		os.RemoveAll(runDir)
 	}
-	return dev, done, nil
+	return h.Device, done, nil
 }
 
 // printWorkerLogs prints, on stderr, the log tails a timeout or a worker
@@ -235,10 +176,6 @@ func lastLines(s string, n int) []string {
 	return lines
 }
 
-// bootLogs are the firmware consoles whose lines show boot progress: the
-// Service Processor's (BL2 milestones) and the Master Minion's.
-var bootLogs = []string{"spio_uart0_tx.log", "pu_uart0_tx.log"}
-
 // bootProgress copies the new lines of the boot consoles in dir to w,
 // every interval, until the returned stop is called (which does a last
 // pass). It is for a terminal on stderr.
@@ -246,7 +183,7 @@ func bootProgress(dir string, w io.Writer, interval time.Duration) (stop func())
 	offs := map[string]int64{}
 	partial := map[string]string{}
 	scan := func() {
-		for _, name := range bootLogs {
+		for _, name := range etrt.BootConsoles {
 			fh, err := os.Open(filepath.Join(dir, name))
 			if err != nil {
 				continue
@@ -299,40 +236,9 @@ func bootProgress(dir string, w io.Writer, interval time.Duration) (stop func())
 	}
 }
 
-// planKernels returns the kernel names the plans launch, sorted: the same
-// set the executor loads (each step's kernel, plus "uberkernel" for a
-// batched segment).
-func planKernels(plans []*plan.Plan) []string {
-	var names []string
-	for _, p := range plans {
-		for _, seg := range p.Segments() {
-			if len(seg) > 1 || (p.Uberkernel && p.Steps[seg[0]].Batchable) {
-				names = append(names, "uberkernel")
-			}
-			for _, si := range seg {
-				names = append(names, p.Steps[si].Kernel)
-			}
-		}
-	}
-	slices.Sort(names)
-	return slices.Compact(names)
-}
-
-// fatalELFProblems are the kernel ELF problems that make loadCode throw
-// or abort the process, or that no RISC-V device can run: refused before
-// booting. The other problems (entry outside the code, inconsistent
-// segment offsets, a segment beyond the code buffer, the wrong float ABI or
-// ELF type) load and run wrongly: warnings. What loads and runs correctly
-// (an empty segment, .bss, an entry away from the link base) is no
-// problem at all (reference et-driver-and-sysemu.md §4.2).
-var fatalELFProblems = map[string]bool{
-	"not_regular": true, "unreadable": true, "not_elf": true, "truncated": true, "malformed": true,
-	"version": true, "class": true, "endian": true, "machine": true, "memsz": true, "no_load": true,
-}
-
 // loadKernelELFs reads DIR/<name>.elf for every name, before anything
-// boots. Missing kernels are listed together (exit 3); unusable ones are
-// an input error (exit 2); other ELF problems are warnings.
+// boots (sysemu.LoadKernels: missing kernels exit 3, unusable ones 2,
+// other problems are warnings). dir "" is $GGML_ET_KERNELS_PATH.
 func loadKernelELFs(f *factory, dir string, names []string) (map[string][]byte, error) {
 	if len(names) == 0 {
 		return map[string][]byte{}, nil
@@ -343,55 +249,12 @@ func loadKernelELFs(f *factory, dir string, names []string) (map[string][]byte, 
 	if dir == "" {
 		return nil, usageErrorf("no kernel folder: give --kernels DIR or set %s (this run loads %s)", kernelsPathEnv, strings.Join(names, ", "))
 	}
-	var missing, bad []string
-	elfs := map[string][]byte{}
-	for _, name := range names {
-		path := filepath.Join(dir, name+".elf")
-		_, probs := sysemu.CheckELF(path, sysemu.KernelSpec)
-		fatal := ""
-		for _, p := range probs {
-			switch {
-			case p.Code == "missing" || p.Code == "empty":
-				missing = append(missing, name+".elf")
-				fatal = "-"
-			case fatalELFProblems[p.Code]:
-				fatal = p.Msg
-			default:
-				f.warnf("kernel %s: %s", path, p.Msg)
-			}
-			if fatal != "" {
-				break
-			}
-		}
-		if fatal == "-" {
-			continue
-		}
-		if fatal != "" {
-			bad = append(bad, fmt.Sprintf("%s: %s", name+".elf", fatal))
-			continue
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			bad = append(bad, fmt.Sprintf("%s: %v", name+".elf", errText(err)))
-			continue
-		}
-		elfs[name] = b
+	elfs, warns, err := sysemu.LoadKernels(dir, names)
+	for _, w := range warns {
+		f.warnf("%s", w)
 	}
-	if len(missing) > 0 {
-		return nil, &exitError{code: exitUnavailable, err: fmt.Errorf("%d kernel ELF(s) missing from %s, nothing booted: %s",
-			len(missing), dir, strings.Join(missing, ", "))}
-	}
-	if len(bad) > 0 {
-		return nil, &kernelELFError{fmt.Sprintf("unusable kernel ELF(s) in %s, nothing booted: %s", dir, strings.Join(bad, "; "))}
-	}
-	return elfs, nil
+	return elfs, err
 }
-
-// kernelELFError is a kernel ELF the runtime cannot load (exit 2).
-type kernelELFError struct{ msg string }
-
-func (e *kernelELFError) Error() string { return e.msg }
-func (e *kernelELFError) InputError()   {}
 
 // streamErrorRows are the table rows of stream errors: one per group of
 // hart contexts that say the same thing (detail, registers, user error),
@@ -488,21 +351,13 @@ func hartList(harts []uint32) string {
 // streamErrorHeaders go with streamErrorRows.
 var streamErrorHeaders = []string{"code", "harts", "which", "cause", "epc", "tval", "detail"}
 
-// isWorkerFailure reports a timeout or death of the worker: the error
-// carries the log tails and must reach the user as it is.
-func isWorkerFailure(err error) bool {
-	var te *etrt.TimeoutError
-	var we *etrt.WorkerError
-	return errors.As(err, &te) || errors.As(err, &we)
-}
-
 // openRunOpDevices opens run-op's devices, jobs of them. For sysemu and
 // pcie it first makes sure the backend is built and that every kernel the
 // plans launch has its ELF in --kernels (listing the missing ones before
 // anything boots), then boots the devices, each in its own worker with its
 // own run directory, in parallel; kernelELF serves the ELFs to the
 // executor. done closes every device (see backendOptions.open).
-func openRunOpDevices(ctx context.Context, f *factory, opts *runOpOptions, m *abi.Manifest, planned []runOpCase, jobs int) (
+func openRunOpDevices(ctx context.Context, f *factory, opts *runOpOptions, m *abi.Manifest, planned []*runner.Planned, jobs int) (
 	devs []driver.Device, kernelELF func(string) ([]byte, error), done func(error), err error) {
 	b := opts.backendOptions
 	if !b.native() {
@@ -519,11 +374,7 @@ func openRunOpDevices(ctx context.Context, f *factory, opts *runOpOptions, m *ab
 	if err := b.available(); err != nil {
 		return nil, nil, nil, err
 	}
-	plans := make([]*plan.Plan, len(planned))
-	for i, rc := range planned {
-		plans[i] = rc.p
-	}
-	elfs, err := loadKernelELFs(f, b.Kernels, planKernels(plans))
+	elfs, err := loadKernelELFs(f, b.Kernels, runner.Kernels(planned))
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -571,20 +422,12 @@ func closeAll(devs []driver.Device) {
 	}
 }
 
-// runOpFault is a kernel fault that stopped a case: the step and the
-// decoded stream errors (DeviceErrorCode, per-hart contexts).
-type runOpFault struct {
-	Case   string               `json:"case"`
-	Step   string               `json:"step"`
-	Errors []driver.StreamError `json:"errors"`
-}
-
 // maxFaultContexts bounds the groups of hart contexts shown per stream
 // error in tables (a kernel error can carry one per hart, 2080); JSON has
 // all.
 const maxFaultContexts = 8
 
-func runOpFaultTable(faults []runOpFault) table {
+func runOpFaultTable(faults []runner.Fault) table {
 	t := table{Title: "Kernel faults", Headers: append([]string{"case", "step"}, streamErrorHeaders...), Right: []int{3, 5}}
 	for _, fl := range faults {
 		rows, notes := streamErrorRows([]string{fl.Case, fl.Step}, fl.Errors, maxFaultContexts)
@@ -599,7 +442,7 @@ func runOpFaultTable(faults []runOpFault) table {
 // the runtime, in a worker (booting the emulator), and replaces its
 // properties with the ones the runtime reports. A device that fails is
 // marked boot-failed; the first failure is returned.
-func devicesBoot(ctx context.Context, opts *devicesOptions, devs []devicesDevice) error {
+func devicesBoot(ctx context.Context, opts *devicesOptions, devs []registry.Entry) error {
 	f := opts.f
 	var first error
 	for i := range devs {
@@ -631,4 +474,13 @@ func devicesBoot(ctx context.Context, opts *devicesOptions, devs []devicesDevice
 		done(nil)
 	}
 	return first
+}
+
+// jobRunDir is job j's run directory when --run-dir DIR is given for
+// several jobs: DIR/job<j>, so that each emulator has its own logs.
+func jobRunDir(dir string, j, jobs int) string {
+	if dir == "" || jobs == 1 {
+		return dir
+	}
+	return filepath.Join(dir, fmt.Sprintf("job%d", j))
 }

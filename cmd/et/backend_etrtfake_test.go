@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/ainekko/et/internal/runner"
 	"os"
 	"path/filepath"
 	"strings"
@@ -195,7 +196,7 @@ func TestRunOpSysemuFake(t *testing.T) {
 		if code != exitNegative {
 			t.Fatalf("exit %d, stderr %s", code, errOut)
 		}
-		var doc runOpDoc
+		var doc runner.Report
 		if err := json.Unmarshal([]byte(out), &doc); err != nil {
 			t.Fatal(err)
 		}
@@ -312,7 +313,7 @@ func TestRunOpJobsSysemuFake(t *testing.T) {
 	if code != exitNegative {
 		t.Fatalf("exit %d, stderr %s", code, errOut)
 	}
-	var doc runOpDoc
+	var doc runner.Report
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatal(err)
 	}

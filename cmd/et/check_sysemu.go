@@ -211,3 +211,8 @@ func checkSysemuPlural(n int, word string) string {
 	}
 	return fmt.Sprintf("%d %ss", n, word)
 }
+
+// checkSysemuCSV is the raw CSV form: one row per check, paths whole.
+func checkSysemuCSV(d checkSysemuDoc) []csvTable {
+	return []csvTable{{Rows: d.Checks}}
+}

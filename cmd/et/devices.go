@@ -2,11 +2,8 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
+	"github.com/ainekko/et/internal/driver/registry"
 	"strconv"
 	"strings"
 	"time"
@@ -128,49 +125,9 @@ kinds are usable. Scripts should use -o json (schema et.devices/v1).`,
 
 // devicesDoc is the JSON/YAML document (schema et.devices/v1).
 type devicesDoc struct {
-	Schema   string          `json:"schema"`
-	Devices  []devicesDevice `json:"devices"`
-	Warnings []string        `json:"warnings,omitempty"`
-}
-
-// devicesDevice is one listed device. Facts that are unknown are omitted.
-type devicesDevice struct {
-	// Index is the device's index within its kind, as the runtime numbers
-	// them (pcie: devnum).
-	Index  *int   `json:"index,omitempty"`
-	Kind   string `json:"kind"`
-	Name   string `json:"name"`
-	Status string `json:"status"`
-	Usable bool   `json:"usable"`
-	Detail string `json:"detail,omitempty"`
-	// PCIe facts.
-	BDF             string        `json:"bdf,omitempty"`
-	PCIID           string        `json:"pci_id,omitempty"`
-	Devnum          *int          `json:"devnum,omitempty"`
-	Driver          string        `json:"driver,omitempty"`
-	DriverVersion   string        `json:"driver_version,omitempty"`
-	DriverVersionOK *bool         `json:"driver_version_ok,omitempty"`
-	Nodes           *devicesNodes `json:"nodes,omitempty"`
-	PCIeLink        *pcie.Link    `json:"pcie_link,omitempty"`
-	NUMANode        *int          `json:"numa_node,omitempty"`
-	// Prefix is the sysemu install.
-	Prefix     string        `json:"prefix,omitempty"`
-	Properties *driver.Props `json:"properties,omitempty"`
-	// AssumedProperties names the properties that are expected values,
-	// not yet reported by the device (sysemu before boot).
-	AssumedProperties []string       `json:"assumed_properties,omitempty"`
-	Probe             *pcie.Probe    `json:"probe,omitempty"`
-	Counters          []pcie.Counter `json:"counters,omitempty"`
-
-	// Booted is set when --boot opened the device through the runtime;
-	// BootNS is how long that took, in nanoseconds.
-	Booted bool  `json:"booted,omitempty"`
-	BootNS int64 `json:"boot_ns,omitempty"`
-}
-
-type devicesNodes struct {
-	Mgmt string `json:"mgmt,omitempty"`
-	Ops  string `json:"ops,omitempty"`
+	Schema   string           `json:"schema"`
+	Devices  []registry.Entry `json:"devices"`
+	Warnings []string         `json:"warnings,omitempty"`
 }
 
 func devicesRun(ctx context.Context, opts *devicesOptions) error {
@@ -179,25 +136,20 @@ func devicesRun(ctx context.Context, opts *devicesOptions) error {
 	if len(kinds) == 0 {
 		kinds = driver.Kinds
 	}
-	doc := devicesDoc{Schema: "et.devices/v1", Devices: []devicesDevice{}}
-	for _, k := range kinds {
-		var devs []devicesDevice
-		var warns []string
-		var err error
-		switch k {
-		case driver.KindPCIe:
-			devs, warns, err = devicesPCIe(ctx, opts)
-		case driver.KindSysemu:
-			devs, warns, err = devicesSysemu(ctx, opts)
-		case driver.KindRef:
-			devs = []devicesDevice{devicesRef()}
-		}
-		if err != nil {
-			return err
-		}
-		doc.Devices = append(doc.Devices, devs...)
-		doc.Warnings = append(doc.Warnings, warns...)
+	cwd, err := opts.Getwd()
+	if err != nil {
+		cwd = ""
 	}
+	devs, warns, err := registry.List(ctx, registry.ListOptions{Kinds: kinds, SysfsRoot: opts.SysfsRoot, DevRoot: opts.DevRoot,
+		Probe: opts.Probe, Nodes: opts.Nodes, Prefix: sysemu.ResolvePrefix(opts.Prefix, opts.Getenv), Cwd: cwd,
+		ScanPCIe: opts.ScanPCIe, CheckSysemu: opts.CheckSysemu, Logf: f.logf})
+	if err != nil {
+		return err
+	}
+	for i := range devs {
+		sanitizeEntry(&devs[i])
+	}
+	doc := devicesDoc{Schema: "et.devices/v1", Devices: devs, Warnings: warns}
 	var bootErr error
 	if opts.Boot {
 		bootErr = devicesBoot(ctx, opts, doc.Devices)
@@ -230,155 +182,7 @@ func devicesRun(ctx context.Context, opts *devicesOptions) error {
 	return nil
 }
 
-// devicesPCIe scans sysfs (and probes with --probe).
-func devicesPCIe(ctx context.Context, opts *devicesOptions) ([]devicesDevice, []string, error) {
-	f := opts.f
-	res, err := opts.ScanPCIe(ctx, pcie.Options{
-		Sysfs:   driver.Sysfs{Root: opts.SysfsRoot},
-		DevRoot: opts.DevRoot,
-		Probe:   opts.Probe,
-		Nodes:   opts.Nodes,
-	})
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, nil, err
-		}
-		// Other kinds are still worth listing.
-		return nil, []string{"pcie: " + err.Error()}, nil
-	}
-	if res.NoBus {
-		f.logf("pcie: no %s: no PCI bus visible", filepath.Join(opts.SysfsRoot, "bus/pci/devices"))
-	} else {
-		f.logf("pcie: %d ET device(s) under %s", len(res.Devices), opts.SysfsRoot)
-	}
-	var out []devicesDevice
-	for _, d := range res.Devices {
-		dd := devicesDevice{
-			Kind:     string(driver.KindPCIe),
-			Name:     devicesPCIeName(d.DeviceID),
-			Status:   string(d.Status),
-			Usable:   d.Usable(),
-			Detail:   sanitizeText(d.Detail),
-			BDF:      sanitizeText(d.BDF),
-			PCIID:    fmt.Sprintf("%04x:%04x", d.VendorID, d.DeviceID),
-			Driver:   sanitizeText(d.Driver),
-			Probe:    d.Probe,
-			Counters: d.Counters,
-		}
-		if d.Devnum >= 0 {
-			n := d.Devnum
-			dd.Index, dd.Devnum = &n, &n
-		}
-		if d.DriverVersion != "" {
-			// Bytes from sysfs: never sent raw to a terminal.
-			dd.DriverVersion = sanitizeText(d.DriverVersion)
-			ok := d.DriverVersionOK
-			dd.DriverVersionOK = &ok
-		}
-		if d.MgmtNode != "" || d.OpsNode != "" {
-			dd.Nodes = &devicesNodes{Mgmt: d.MgmtNode, Ops: d.OpsNode}
-		}
-		if d.Link != (pcie.Link{}) {
-			l := d.Link
-			l.Speed, l.MaxSpeed = sanitizeText(l.Speed), sanitizeText(l.MaxSpeed)
-			dd.PCIeLink = &l
-		}
-		if d.NUMANode >= 0 {
-			n := d.NUMANode
-			dd.NUMANode = &n
-		}
-		if d.Props != (driver.Props{}) {
-			p := d.Props
-			dd.Properties = &p
-		}
-		out = append(out, dd)
-	}
-	return out, res.Warnings, nil
-}
-
-func devicesPCIeName(id uint16) string {
-	if id == pcie.DeviceIDTest {
-		return "ET-SoC-1 (test id)"
-	}
-	return "ET-SoC-1"
-}
-
-// devicesSysemu lists the sysemu device when an install exists.
-func devicesSysemu(ctx context.Context, opts *devicesOptions) ([]devicesDevice, []string, error) {
-	f := opts.f
-	prefix := sysemu.ResolvePrefix(opts.Prefix, opts.Getenv)
-	cwd, err := opts.Getwd()
-	if err != nil {
-		cwd = ""
-	}
-	dir := prefix.Dir
-	if !filepath.IsAbs(dir) && cwd != "" {
-		dir = filepath.Join(cwd, dir)
-	}
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		why := "not a directory"
-		if errors.Is(err, fs.ErrNotExist) {
-			why = "no such directory"
-		} else if err != nil {
-			why = err.Error()
-		}
-		f.logf("sysemu: no install at %s (%s, from %s)", dir, why, prefix.Source)
-		return nil, nil, nil
-	}
-	rep := opts.CheckSysemu(ctx, sysemu.Options{Prefix: prefix, Cwd: cwd})
-	if err := ctx.Err(); err != nil {
-		return nil, nil, err
-	}
-	// The run and current directories are checked too; they decide where
-	// logs land, not whether the install is complete.
-	var failed, envFailed []string
-	for _, r := range rep.Failed() {
-		if r.ID == "run_dir" || r.ID == "cwd" {
-			envFailed = append(envFailed, r.ID+": "+r.Detail)
-			continue
-		}
-		failed = append(failed, r.ID)
-	}
-	zero := 0
-	d := devicesDevice{
-		Index:             &zero,
-		Kind:              string(driver.KindSysemu),
-		Name:              "sys_emu",
-		Status:            "installed",
-		Usable:            true,
-		Prefix:            prefix.Dir,
-		AssumedProperties: driver.SysemuAssumed(),
-	}
-	p := driver.SysemuProps()
-	d.Properties = &p
-	if len(failed) > 0 {
-		d.Status, d.Usable = "incomplete", false
-		d.Detail = fmt.Sprintf("%d check(s) failed (%s): run et check-sysemu --prefix %s",
-			len(failed), strings.Join(failed, ", "), prefix.Dir)
-	}
-	f.logf("sysemu: install at %s (from %s): %s", dir, prefix.Source, d.Status)
-	warns := append([]string(nil), prefix.Warnings...)
-	for _, e := range envFailed {
-		warns = append(warns, "sysemu: "+e)
-	}
-	return []devicesDevice{d}, warns, nil
-}
-
-// devicesRef is the built-in reference device.
-func devicesRef() devicesDevice {
-	zero := 0
-	p := driver.FakeProps()
-	return devicesDevice{
-		Index:      &zero,
-		Kind:       string(driver.KindRef),
-		Name:       "reference device",
-		Status:     "ready",
-		Usable:     true,
-		Properties: &p,
-	}
-}
-
-// devicesTables builds the table, CSV and Markdown forms.
+// devicesTables builds the table and Markdown forms (CSV: devicesCSV).
 func devicesTables(doc devicesDoc, opts *devicesOptions, st styles) []table {
 	headers := []string{"INDEX", "KIND", "NAME", "STATUS", "LOCATION", "MEMORY", "SHIRES", "FREQ", "DRIVER"}
 	right := []int{0, 5, 6, 7}
@@ -535,7 +339,7 @@ func devicesProbes(doc devicesDoc) table {
 	return t
 }
 
-func devicesLocation(d devicesDevice) string {
+func devicesLocation(d registry.Entry) string {
 	switch {
 	case d.BDF != "":
 		return d.BDF
@@ -562,3 +366,32 @@ func devicesOr(s, def string) string {
 }
 
 // devicesBytes scales a size for tables: 32 GiB, 15.9 GiB, 12 MiB.
+
+// sanitizeEntry makes the bytes a device listing read from sysfs safe to
+// print (never sent raw to a terminal, nor into JSON that one may show).
+func sanitizeEntry(e *registry.Entry) {
+	for _, p := range []*string{&e.Detail, &e.BDF, &e.Driver, &e.DriverVersion} {
+		*p = sanitizeText(*p)
+	}
+	if e.PCIeLink != nil {
+		e.PCIeLink.Speed, e.PCIeLink.MaxSpeed = sanitizeText(e.PCIeLink.Speed), sanitizeText(e.PCIeLink.MaxSpeed)
+	}
+}
+
+// devicesCSV is the raw CSV form: the devices (nested facts flattened:
+// properties_memory_bytes, probe_ops_state, ...) and their driver
+// counters.
+func devicesCSV(doc devicesDoc) []csvTable {
+	type counter struct {
+		Index *int   `json:"index"`
+		BDF   string `json:"bdf"`
+		pcie.Counter
+	}
+	counters := []counter{}
+	for _, d := range doc.Devices {
+		for _, c := range d.Counters {
+			counters = append(counters, counter{Index: d.Index, BDF: d.BDF, Counter: c})
+		}
+	}
+	return []csvTable{{Name: "devices", Rows: doc.Devices}, {Name: "counters", Rows: counters}}
+}

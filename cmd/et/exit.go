@@ -7,6 +7,7 @@ import (
 
 	"github.com/ainekko/et/internal/driver"
 	"github.com/ainekko/et/internal/driver/etrt"
+	"github.com/ainekko/et/internal/sysemu"
 )
 
 // Exit codes, DESIGN.md §5. They are mapped from errors in exactly one
@@ -97,6 +98,7 @@ func exitCode(err error) int {
 	var ue *usageError
 	var ie inputError
 	var we *etrt.WorkerError
+	var mk *sysemu.MissingKernelsError
 	switch {
 	case errors.As(err, &ee):
 		return ee.code
@@ -106,7 +108,7 @@ func exitCode(err error) int {
 		return exitInterrupted
 	case errors.Is(err, driver.ErrTimeout), errors.Is(err, context.DeadlineExceeded):
 		return exitTimeout
-	case errors.Is(err, driver.ErrUnavailable):
+	case errors.Is(err, driver.ErrUnavailable), errors.As(err, &mk):
 		return exitUnavailable
 	case errors.As(err, &we):
 		// The emulator or runtime died under a kernel: the kernel's

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/ainekko/et/internal/runner"
 	"math"
 	"strconv"
 
@@ -43,10 +44,10 @@ func checkNMSELimit(v float64) error {
 // nmseCell is a result's nmse in the table: a NaN or an infinity that
 // failed the output is shown as such, not as the 0 or MaxFloat64 JSON
 // carries.
-func nmseCell(r runOpResult) string { return errorCell(r.Failure, r.NMSE) }
+func nmseCell(r runner.Result) string { return errorCell(r.Failure, r.NMSE) }
 
 // driftCell is a result's drift in the table, as nmseCell shows the NMSE.
-func driftCell(r runOpResult) string { return errorCell(r.DriftFailure, r.DriftNMSE) }
+func driftCell(r runner.Result) string { return errorCell(r.DriftFailure, r.DriftNMSE) }
 
 func errorCell(failure string, nmse float64) string {
 	switch failure {
@@ -60,7 +61,7 @@ func errorCell(failure string, nmse float64) string {
 
 // maxAbsCell is a result's max abs error in the table: NaN when the
 // output holds one (the error is then not measured).
-func maxAbsCell(r runOpResult) string {
+func maxAbsCell(r runner.Result) string {
 	if r.Failure == ops.FailNaN {
 		return "NaN"
 	}

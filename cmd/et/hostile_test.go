@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"github.com/ainekko/et/internal/runner"
 	"io"
 	"os"
 	"path/filepath"
@@ -66,7 +67,7 @@ func TestRunOpDirWithBadFiles(t *testing.T) {
 	if code != exitUsage {
 		t.Fatalf("exit %d, want 2; stderr %s", code, errOut)
 	}
-	var doc runOpDoc
+	var doc runner.Report
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}
@@ -221,7 +222,7 @@ func TestRunOpNaNOutputs(t *testing.T) {
 			t.Fatalf("exit %d (%v)", exitCode(err), err)
 		}
 		if format == "json" {
-			var doc runOpDoc
+			var doc runner.Report
 			if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
 				t.Fatal(err)
 			}

@@ -314,9 +314,15 @@ type opsExplainNode struct {
 	InPlace bool `json:"in_place,omitempty"`
 }
 
+// opsExplainFailure is a failed condition: the sentence, its typed form
+// (code, subject, have, want; see plan.Reason) and the suggested fix.
 type opsExplainFailure struct {
-	Condition  string `json:"condition"`
-	Suggestion string `json:"suggestion"`
+	Condition  string          `json:"condition"`
+	Code       plan.ReasonCode `json:"code"`
+	Subject    string          `json:"subject,omitempty"`
+	Have       string          `json:"have,omitempty"`
+	Want       string          `json:"want,omitempty"`
+	Suggestion string          `json:"suggestion"`
 }
 
 func opsExplainRun(ctx context.Context, f *factory, opts *opsExplainOptions) error {
@@ -331,29 +337,24 @@ func opsExplainRun(ctx context.Context, f *factory, opts *opsExplainOptions) err
 	if len(bad) > 0 {
 		return bad[0]
 	}
-	var planned []runOpCase
-	for _, c := range cases {
-		g, err := runner.BuildGraph(context.Background(), c, false)
-		if err != nil {
-			return err
-		}
-		p, err := plan.Build(g, m, plan.Options{})
-		if err != nil {
-			return fmt.Errorf("%s: plan: %w", c.File, err)
-		}
-		planned = append(planned, runOpCase{c: c, g: g, p: p})
+	planned, bad, err := runner.PlanAll(cases, runner.PlanOptions{Manifest: m}, nil)
+	if err != nil {
+		return err
+	}
+	if len(bad) > 0 {
+		return bad[0]
 	}
 	return f.render(opsExplainDocument(explainPlans(planned)))
 }
 
 // explainPlans is the per-node explanation of planned cases, shared by
 // et ops explain and et run-op --explain.
-func explainPlans(planned []runOpCase) opsExplainDoc {
+func explainPlans(planned []*runner.Planned) opsExplainDoc {
 	d := opsExplainDoc{Schema: "et.ops-explain/v1", Nodes: []opsExplainNode{}}
 	for _, rc := range planned {
-		p := rc.p
+		p := rc.Plan
 		for i, r := range p.Explain() {
-			n := opsExplainNode{Case: rc.c.Name, Node: r.Node, Op: r.Op, Action: r.Kind.String(),
+			n := opsExplainNode{Case: rc.Case.Name, Node: r.Node, Op: r.Op, Action: r.Kind.String(),
 				Supported: r.Supported || r.Kind == plan.StepView, Failures: []opsExplainFailure{},
 				Fusion: r.Fusion, FusedWith: r.FusedWith, FusionMissed: r.FusionMissed, Note: r.Note, InPlace: r.InPlace}
 			if r.Step >= 0 && p.Steps[r.Step].Nodes[0] != i {
@@ -364,7 +365,8 @@ func explainPlans(planned []runOpCase) opsExplainDoc {
 				n.ShireMask, n.ShireMaskNote = r.ShireMask, r.MaskNote
 			}
 			for _, s := range plan.Suggestions(ops.Op(r.Op), r.Reasons) {
-				n.Failures = append(n.Failures, opsExplainFailure{Condition: s.Reason, Suggestion: s.Fix})
+				n.Failures = append(n.Failures, opsExplainFailure{Condition: s.Reason.Text, Code: s.Reason.Code,
+					Subject: s.Reason.Subject, Have: s.Reason.Have, Want: s.Reason.Want, Suggestion: s.Fix})
 			}
 			d.Nodes = append(d.Nodes, n)
 		}
@@ -434,4 +436,38 @@ func opsExplainDocument(d opsExplainDoc) document {
 		tables = append(tables, ft)
 	}
 	return document{Data: d, Tables: tables}
+}
+
+// opsListCSV is et ops list's raw CSV form: the ops, their kernels (one
+// row per op and kernel), the unary and GLU sub-ops and the fusions.
+func opsListCSV(d opsListDoc) []csvTable {
+	type kernel struct {
+		Op string `json:"op"`
+		opsListKernel
+	}
+	kernels := []kernel{}
+	for _, o := range d.Ops {
+		for _, k := range o.Kernels {
+			kernels = append(kernels, kernel{Op: o.Op, opsListKernel: k})
+		}
+	}
+	return []csvTable{{Name: "ops", Rows: d.Ops}, {Name: "kernels", Rows: kernels},
+		{Name: "sub_ops", Rows: d.SubOps}, {Name: "fusions", Rows: d.Fusions}}
+}
+
+// opsExplainCSV is et ops explain's (and run-op --explain's) raw CSV
+// form: one row per node, and one per failed condition of a node.
+func opsExplainCSV(d opsExplainDoc) []csvTable {
+	type failure struct {
+		Case string `json:"case"`
+		Node string `json:"node"`
+		opsExplainFailure
+	}
+	failures := []failure{}
+	for _, n := range d.Nodes {
+		for _, fl := range n.Failures {
+			failures = append(failures, failure{Case: n.Case, Node: n.Node, opsExplainFailure: fl})
+		}
+	}
+	return []csvTable{{Name: "nodes", Rows: d.Nodes}, {Name: "failures", Rows: failures}}
 }

@@ -222,7 +222,7 @@ func TestOpsJSONKeys(t *testing.T) {
 	if len(node.Failures) == 0 {
 		t.Fatal("no failures for a q4_K mul_mat")
 	}
-	check("ops-explain failure", jsonKeys(t, node.Failures[0]), "condition,suggestion")
+	check("ops-explain failure", jsonKeys(t, node.Failures[0]), "code,condition,have,subject,suggestion,want")
 }
 
 // shellFields splits an example command line: whitespace-separated, with

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -30,12 +29,10 @@ func validateOutput(format string, allowed ...string) error {
 	return usageErrorf("invalid output format %q (want %s)", format, strings.Join(allowed, ", "))
 }
 
-// table is a rectangular block of text cells: the table, CSV and Markdown
-// forms of a command's result. Headers are rendered exactly as written.
+// table is a rectangular block of text cells: the table and Markdown
+// forms of a command's result (CSV is written from Data: see csv.go). Headers are rendered exactly as written.
 type table struct {
-	// Title is printed above the table in table and Markdown form; CSV
-	// output of several tables separates them by a blank line and a
-	// "# title" line.
+	// Title is printed above the table in table and Markdown form.
 	Title   string
 	Headers []string
 	Rows    [][]string
@@ -46,7 +43,8 @@ type table struct {
 }
 
 // document is a command's result: Data (a struct with a Schema field) for
-// JSON and YAML, Tables for the text forms.
+// JSON, YAML and CSV (raw values), Tables for the table and Markdown forms
+// (which may scale).
 type document struct {
 	Data   any
 	Tables []table
@@ -61,7 +59,7 @@ func render(w io.Writer, format string, st styles, doc document) error {
 	case "yaml":
 		return writeYAML(w, doc.Data)
 	case "csv":
-		return writeCSV(w, doc.Tables)
+		return writeRawCSV(w, doc.Data)
 	case "markdown":
 		return writeTables(w, doc.Tables, true, st)
 	default:
@@ -148,30 +146,6 @@ func jsonToYAML(dec *json.Decoder) (*yaml.Node, error) {
 		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Value: "null"}, nil
 	}
 	return nil, fmt.Errorf("unexpected JSON token %v", tok)
-}
-
-func writeCSV(w io.Writer, tables []table) error {
-	cw := csv.NewWriter(w)
-	for i, t := range tables {
-		if len(tables) > 1 {
-			if i > 0 {
-				cw.Write(nil)
-			}
-			if t.Title != "" {
-				cw.Write([]string{"# " + t.Title})
-			}
-		}
-		if err := cw.Write(t.Headers); err != nil {
-			return err
-		}
-		for _, r := range t.Rows {
-			if err := cw.Write(r); err != nil {
-				return err
-			}
-		}
-	}
-	cw.Flush()
-	return cw.Error()
 }
 
 func writeTables(w io.Writer, tables []table, markdown bool, st styles) error {

@@ -19,6 +19,10 @@ type sampleItem struct {
 	Note      string  `json:"note,omitempty"`
 }
 
+func (d sampleDoc) csvTables() []csvTable {
+	return []csvTable{{Name: "items", Rows: d.Items}, {Name: "empty", Rows: []sampleItem(nil)}}
+}
+
 func sampleDocument() document {
 	d := sampleDoc{Schema: "et.sample/v1", Items: []sampleItem{
 		{Name: "a|b", SizeBytes: 18446744073709551615, Ratio: 0.5, OK: true},

@@ -341,3 +341,22 @@ func diffFmtCycles(c float64) string {
 func init() {
 	profileSubcommands = append(profileSubcommands, func(f *factory) *cobra.Command { return newProfileDiffCmd(f, nil) })
 }
+
+// profileDiffCSV is the raw CSV form: the comparison's settings and
+// inputs (one row), and one row per kernel or copy direction (sides
+// flattened: base_median_exec_ns, new_count, ...).
+func profileDiffCSV(d profileDiffDoc) []csvTable {
+	type diff struct {
+		Base         profileDiffTrace `json:"base"`
+		New          profileDiffTrace `json:"new"`
+		ThresholdPct float64          `json:"threshold_pct"`
+		Alpha        float64          `json:"alpha"`
+		MinTimeNS    int64            `json:"min_time_ns"`
+		Unit         string           `json:"unit"`
+		Regression   bool             `json:"regression"`
+	}
+	return []csvTable{
+		{Name: "diff", Rows: []diff{{d.Base, d.New, d.ThresholdPct, d.Alpha, d.MinTimeNS, d.Unit, d.Regression}}},
+		{Name: "rows", Rows: d.Rows},
+	}
+}

@@ -156,8 +156,8 @@ func TestProfileDiffRun(t *testing.T) {
 		{"slowdown", []string{"main=" + base, "pr=" + slow}, 1, "profile_diff_slow", nil, ""},
 		{"slowdown under a huge threshold", []string{base, slow, "--threshold", "50%"}, 0, "", []string{"10 same"}, ""},
 		{"speedup is not a regression", []string{slow, base}, 0, "", []string{"8 faster, 2 same"}, ""},
-		{"gone kernel", []string{base, fewer, "-o", "csv"}, 0, "", []string{"cpy_f32_f16,", ",gone\n"}, ""},
-		{"new kernel", []string{fewer, base, "-o", "csv"}, 0, "", []string{",new\n"}, ""},
+		{"gone kernel", []string{base, fewer, "-o", "csv"}, 0, "", []string{"\nkernel,cpy_f32_f16,48,", ",gone,only in base\n"}, ""},
+		{"new kernel", []string{fewer, base, "-o", "csv"}, 0, "", []string{"\nkernel,cpy_f32_f16,,,,,,,,48,", ",new,only in new\n"}, ""},
 		{"malformed trace", []string{base, bad}, 2, "", nil, "et: parsing trace: "},
 		{"missing trace", []string{base, filepath.Join(root, "nope.json")}, 2, "", nil, "et: open trace "},
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/ainekko/et/internal/outfile"
 	"io"
 	"path/filepath"
 	"strconv"
@@ -116,11 +117,11 @@ func profileExportRun(ctx context.Context, opts *profileExportOptions) error {
 		return err
 	}
 	var dst io.Writer = opts.IO.Out
-	var out *atomicFile
+	var out *outfile.File
 	toStdout := opts.Out == "" || opts.Out == "-"
 	counter := &exportCounter{}
 	if !toStdout {
-		if out, err = createAtomic(opts.Out); err != nil {
+		if out, err = outfile.Create(opts.Out); err != nil {
 			return err
 		}
 		dst = out
@@ -147,7 +148,7 @@ func profileExportRun(ctx context.Context, opts *profileExportOptions) error {
 		if out != nil {
 			out.Abort()
 			if counter.err != nil {
-				return writeError(opts.Out, counter.err)
+				return out.Fail(counter.err)
 			}
 		}
 		return err
@@ -226,4 +227,25 @@ func (c *exportCounter) Write(p []byte) (int, error) {
 
 func init() {
 	profileSubcommands = append(profileSubcommands, func(f *factory) *cobra.Command { return newProfileExportCmd(f, nil) })
+}
+
+// profileExportCSV is the raw CSV form of the summary after an export to
+// a file: the export (one row) and its devices.
+func profileExportCSV(d profileExportDoc) []csvTable {
+	type export struct {
+		Trace       string `json:"trace"`
+		Output      string `json:"output"`
+		Format      string `json:"format"`
+		Events      int    `json:"events"`
+		HostEvents  int    `json:"host_events"`
+		DeviceSpans int    `json:"device_spans"`
+		Flows       int    `json:"flows"`
+		Counters    int    `json:"counters"`
+		Bytes       int64  `json:"bytes"`
+		Truncated   bool   `json:"truncated"`
+	}
+	return []csvTable{
+		{Name: "export", Rows: []export{{d.Trace, d.Output, d.Format, d.Events, d.HostEvents, d.DeviceSpans, d.Flows, d.Counters, d.Bytes, d.Truncated}}},
+		{Name: "devices", Rows: d.Devices},
+	}
 }

@@ -57,7 +57,7 @@ Several traces are reported one after the other, labelled by file name or
 by label=path; --merge aggregates them into one report. Device times are
 converted with each device's frequency (GetDeviceProperties); raw cycles
 are kept in -o json (schema et.profile-report/v1, raw _ns, _cycles and
-_bytes values). -o markdown fits a CI job summary.`,
+_bytes values) and -o csv (one table per kind of row, keyed by report). -o markdown fits a CI job summary.`,
 		Example: `  $ et profile report et_runtime_trace.json
   $ et profile report trace.json --view all --top 5
   $ et profile report base=old/et_runtime_trace.json new=new/et_runtime_trace.json
@@ -383,4 +383,120 @@ func shortCycles(c uint64) string {
 		return strconv.FormatUint(c/1000, 10) + "k"
 	}
 	return strconv.FormatUint(c, 10)
+}
+
+// profileReportCSV is the raw CSV form: for the views asked for, one table
+// per kind of row, every row keyed by its report's label (and device,
+// stream), all reports in one table.
+func profileReportCSV(d profileReportDoc) []csvTable {
+	type summary struct {
+		Report string   `json:"report"`
+		Files  []string `json:"files"`
+		profile.ReportSummary
+	}
+	type device struct {
+		Report string `json:"report"`
+		profile.DeviceSummary
+	}
+	type warning struct {
+		Report string `json:"report"`
+		profile.Warning
+	}
+	type kernel struct {
+		Report string `json:"report"`
+		profile.KernelRow
+	}
+	type copyRow struct {
+		Report string `json:"report"`
+		profile.CopyRow
+	}
+	type gaps struct {
+		Report string `json:"report"`
+		profile.DeviceGaps
+	}
+	type bucket struct {
+		Report string `json:"report"`
+		Device int    `json:"device"`
+		profile.GapBucket
+	}
+	type gap struct {
+		Report string `json:"report"`
+		Device int    `json:"device"`
+		profile.Gap
+	}
+	type command struct {
+		Report string `json:"report"`
+		Device int    `json:"device"`
+		Stream int    `json:"stream"`
+		profile.Command
+	}
+	type slow struct {
+		Report string `json:"report"`
+		profile.SlowLaunch
+	}
+	var (
+		summaries = []summary{}
+		devices   = []device{}
+		warnings  = []warning{}
+		kernels   = []kernel{}
+		copies    = []copyRow{}
+		devGaps   = []gaps{}
+		buckets   = []bucket{}
+		tops      = []gap{}
+		commands  = []command{}
+		slowest   = []slow{}
+	)
+	views := profile.DefaultViews
+	for _, r := range d.Reports {
+		views = r.Views
+		l := r.Label
+		summaries = append(summaries, summary{Report: l, Files: r.Files, ReportSummary: r.Summary})
+		for _, x := range r.Summary.Devices {
+			devices = append(devices, device{l, x})
+		}
+		for _, x := range r.Warnings {
+			warnings = append(warnings, warning{l, x})
+		}
+		for _, x := range r.Kernels {
+			kernels = append(kernels, kernel{l, x})
+		}
+		for _, x := range r.Memcpy {
+			copies = append(copies, copyRow{l, x})
+		}
+		for _, g := range r.Gaps {
+			devGaps = append(devGaps, gaps{l, g})
+			for _, x := range g.Histogram {
+				buckets = append(buckets, bucket{l, g.Device, x})
+			}
+			for _, x := range g.Top {
+				tops = append(tops, gap{l, g.Device, x})
+			}
+		}
+		for _, s := range r.Streams {
+			for _, x := range s.Commands {
+				commands = append(commands, command{l, s.Device, s.Stream, x})
+			}
+		}
+		for _, x := range r.Slowest {
+			slowest = append(slowest, slow{l, x})
+		}
+	}
+	var out []csvTable
+	for _, v := range views {
+		switch v {
+		case profile.ViewSummary:
+			out = append(out, csvTable{"summary", summaries}, csvTable{"devices", devices}, csvTable{"warnings", warnings})
+		case profile.ViewKernels:
+			out = append(out, csvTable{"kernels", kernels})
+		case profile.ViewMemcpy:
+			out = append(out, csvTable{"memcpy", copies})
+		case profile.ViewGaps:
+			out = append(out, csvTable{"gaps", devGaps}, csvTable{"gap_histogram", buckets}, csvTable{"top_gaps", tops})
+		case profile.ViewStreams:
+			out = append(out, csvTable{"stream_commands", commands})
+		case profile.ViewSlowest:
+			out = append(out, csvTable{"slowest", slowest})
+		}
+	}
+	return out
 }

@@ -99,7 +99,9 @@ the exact path ggml-et takes and compares them with reference math, and
 turns ET runtime traces into reports.
 
 Text output is for people and may change; scripts should use -o json or
--o csv, whose keys are stable and carry raw values in base units.
+-o csv, whose keys are stable and carry raw values in base units (CSV: one
+table per kind of row, columns named as the JSON keys; docs/output-formats.md
+lists them).
 
 ` + exitCodesHelp,
 		Example: `  $ et devices
@@ -246,6 +248,22 @@ func oneLine(s string) string {
 	return strings.ReplaceAll(s, "\n", "; ")
 }
 
+// versionDoc is et version's document (schema et.version/v1).
+type versionDoc struct {
+	Schema  string `json:"schema"`
+	Version string `json:"version"`
+	Go      string `json:"go"`
+}
+
+// csvTables is et version's raw CSV form.
+func (d versionDoc) csvTables() []csvTable {
+	type row struct {
+		Version string `json:"version"`
+		Go      string `json:"go"`
+	}
+	return []csvTable{{Rows: []row{{d.Version, d.Go}}}}
+}
+
 func newVersionCmd(f *factory) *cobra.Command {
 	return &cobra.Command{
 		Use:     "version",
@@ -253,12 +271,7 @@ func newVersionCmd(f *factory) *cobra.Command {
 		Args:    cobra.NoArgs,
 		Example: "  $ et version\n  $ et version -o json",
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			type doc struct {
-				Schema  string `json:"schema"`
-				Version string `json:"version"`
-				Go      string `json:"go"`
-			}
-			d := doc{Schema: "et.version/v1", Version: version, Go: goVersion()}
+			d := versionDoc{Schema: "et.version/v1", Version: version, Go: goVersion()}
 			if f.Global.Output == "table" {
 				fmt.Fprintf(f.IO.Out, "et %s (%s)\n", d.Version, d.Go)
 				return nil

@@ -6,8 +6,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/ainekko/et/internal/outfile"
+	"github.com/ainekko/et/internal/runner"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -381,7 +382,7 @@ func runKernelRun(ctx context.Context, f *factory, opts *runKernelOptions) (runE
 		return err
 	}
 	// Everything read from files is read before anything boots.
-	elf, warns, err := readKernelELF(opts.ELF)
+	elf, warns, err := sysemu.ReadKernel(opts.ELF)
 	if err != nil {
 		return err
 	}
@@ -400,7 +401,7 @@ func runKernelRun(ctx context.Context, f *factory, opts *runKernelOptions) (runE
 				if ctx.Err() != nil {
 					return ctx.Err()
 				}
-				return &kernelELFError{fmt.Sprintf("--arg %q: %s: %s", a.Spec, a.File, errText(err))}
+				return inputErrorf("--arg %q: %s: %s", a.Spec, a.File, errText(err))
 			}
 			files[a.File] = data
 		}
@@ -423,7 +424,7 @@ func runKernelRun(ctx context.Context, f *factory, opts *runKernelOptions) (runE
 	defer func() { done(runErr) }()
 	doc.Device = dev.Info().Name
 	fail := func(err error) error {
-		if isWorkerFailure(err) {
+		if runner.IsWorkerFailure(err) {
 			return err
 		}
 		if ctx.Err() != nil {
@@ -500,25 +501,6 @@ func runKernelRun(ctx context.Context, f *factory, opts *runKernelOptions) (runE
 	return nil
 }
 
-// readKernelELF reads the kernel ELF and checks it as the runtime's
-// loadCode needs it: a file that loadCode cannot load is an input error;
-// other problems (an entry outside the code, ...) are warnings.
-func readKernelELF(path string) ([]byte, []string, error) {
-	_, probs := sysemu.CheckELF(path, sysemu.KernelSpec)
-	var warns []string
-	for _, p := range probs {
-		if p.Code == "missing" || p.Code == "empty" || fatalELFProblems[p.Code] {
-			return nil, nil, &kernelELFError{fmt.Sprintf("%s: %s", path, p.Msg)}
-		}
-		warns = append(warns, fmt.Sprintf("%s: %s", path, p.String()))
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, nil, &kernelELFError{fmt.Sprintf("%s: %s", path, errText(err))}
-	}
-	return b, warns, nil
-}
-
 // kernelBufInit builds a buffer's initial bytes.
 func kernelBufInit(ctx context.Context, kb kernelBuf) ([]byte, error) {
 	buf := make([]byte, kb.Size)
@@ -543,12 +525,12 @@ func kernelBufInit(ctx context.Context, kb kernelBuf) ([]byte, error) {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
-			return nil, &kernelELFError{fmt.Sprintf("--buf %s: %s: %s (INIT is zeros, pattern, FILE.npy or FILE)", kb.Name, kb.Init, errText(err))}
+			return nil, inputErrorf("--buf %s: %s: %s (INIT is zeros, pattern, FILE.npy or FILE)", kb.Name, kb.Init, errText(err))
 		}
 		data = b
 	}
 	if uint64(len(data)) > kb.Size {
-		return nil, &kernelELFError{fmt.Sprintf("--buf %s: %s holds %d bytes, more than the buffer's %d", kb.Name, kb.Init, len(data), kb.Size)}
+		return nil, inputErrorf("--buf %s: %s holds %d bytes, more than the buffer's %d", kb.Name, kb.Init, len(data), kb.Size)
 	}
 	copy(buf, data)
 	return buf, nil
@@ -602,7 +584,7 @@ func writeKernelDump(path string, data []byte) error {
 		b.Write(data)
 		data = b.Bytes()
 	}
-	return writeFileAtomic(path, data)
+	return outfile.WriteFile(path, data)
 }
 
 func runKernelDocument(d runKernelDoc, st styles) document {
@@ -631,4 +613,29 @@ func runKernelDocument(d runKernelDoc, st styles) document {
 		tables = append(tables, ft)
 	}
 	return document{Data: d, Tables: tables}
+}
+
+// runKernelCSV is the raw CSV form: the launch (one row), its buffers,
+// params fields, dumps and faults (one row per hart context).
+func runKernelCSV(d runKernelDoc) []csvTable {
+	type run struct {
+		Backend   string `json:"backend"`
+		Device    string `json:"device"`
+		Kernel    string `json:"kernel"`
+		ELF       string `json:"elf"`
+		ELFBytes  int    `json:"elf_bytes"`
+		ShireMask uint64 `json:"shire_mask"`
+		Barrier   bool   `json:"barrier"`
+		FlushL3   bool   `json:"flush_l3"`
+		ArgsBytes int    `json:"args_bytes"`
+		Status    string `json:"status"`
+		TimeNS    int64  `json:"time_ns"`
+	}
+	return []csvTable{
+		{Name: "run", Rows: []run{{d.Backend, d.Device, d.Kernel, d.ELF, d.ELFBytes, d.ShireMask, d.Barrier, d.FlushL3, d.ArgsBytes, d.Status, d.TimeNS}}},
+		{Name: "buffers", Rows: d.Buffers},
+		{Name: "args", Rows: d.Args},
+		{Name: "dumps", Rows: d.Dumps},
+		{Name: "faults", Rows: csvFaults(d.Faults)},
+	}
 }

@@ -2,10 +2,11 @@ package main
 
 import (
 	"context"
-	"encoding/xml"
 	"errors"
 	"fmt"
-	"math"
+	"github.com/ainekko/et/internal/driver/registry"
+	"github.com/ainekko/et/internal/outfile"
+	"github.com/ainekko/et/internal/runner"
 	"os"
 	"path/filepath"
 	"sort"
@@ -15,7 +16,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ainekko/et/internal/driver"
-	"github.com/ainekko/et/internal/driver/ref"
 	"github.com/ainekko/et/internal/ops/abi"
 	"github.com/ainekko/et/internal/ops/exec"
 	"github.com/ainekko/et/internal/ops/expect"
@@ -157,12 +157,6 @@ or flags (the good cases of -f DIR still run), 3 backend unavailable,
 }
 
 // runOpCase is one loaded case.
-type runOpCase struct {
-	c *graph.Case
-	g *plan.Graph
-	p *plan.Plan
-}
-
 func runOpRun(ctx context.Context, f *factory, opts *runOpOptions) (runErr error) {
 	m, err := loadManifest(opts.ABI)
 	if err != nil {
@@ -187,9 +181,17 @@ func runOpRun(ctx context.Context, f *factory, opts *runOpOptions) (runErr error
 	for _, e := range badFiles {
 		bad.add(f, e)
 	}
-	planned, err := planCases(f, cases, m, opts, bad)
+	po := runner.PlanOptions{Manifest: m, Uberkernel: opts.Uberkernel, ShireMask: opts.ShireMask}
+	var seed *uint64
+	if opts.SeedSet {
+		seed = &opts.Seed
+	}
+	planned, badPlans, err := runner.PlanAll(cases, po, seed)
 	if err != nil {
 		return err
+	}
+	for _, e := range badPlans {
+		bad.add(f, e)
 	}
 	if len(planned) == 0 && len(bad.errs) > 0 {
 		return bad.err()
@@ -217,60 +219,36 @@ func runOpRun(ctx context.Context, f *factory, opts *runOpOptions) (runErr error
 		return err
 	}
 	defer prof.abort(ctx, f)
-	cr := &caseRun{f: f, opts: opts, m: m, kernelELF: kernelELF, trace: prof.recorder(), saveDirs: make([]string, len(planned))}
-	if opts.SaveOutputs != "" {
-		caseDirs := uniqueNames{}
-		for i, rc := range planned {
-			cr.saveDirs[i] = opts.SaveOutputs
-			if len(planned) > 1 {
-				cr.saveDirs[i] = filepath.Join(opts.SaveOutputs, caseDirs.name(rc.c.Name))
-			}
-		}
+	ro := runner.Options{Plan: po, Backend: opts.Backend, NMSE: opts.NMSE, Trace: prof.recorder(), KernelELF: kernelELF,
+		SaveOutputs: opts.SaveOutputs, Expected: xfail, Logf: f.logf}
+	if opts.Perf {
+		ro.Perf = exec.PerfOptions{Warmup: opts.PerfWarmup, Runs: opts.PerfRuns}
 	}
-	run := make([]*graph.Case, len(planned))
-	for i, rc := range planned {
-		run[i] = rc.c
-	}
-	outcomes, err := cr.runCases(ctx, devs, run)
+	out, err := runner.Run(ctx, devs, planned, ro)
 	if err != nil {
 		return err
 	}
-	doc := runOpDoc{Schema: "et.run-op/v1", Backend: opts.Backend, Device: devs[0].Info().Name, Results: []runOpResult{}}
-	if len(devs) > 1 {
-		doc.Device = fmt.Sprintf("%d %s devices", len(devs), opts.Backend)
+	for _, e := range out.Bad {
+		bad.add(f, e)
 	}
-	failed := false
-	var lateErr error
-	for _, o := range outcomes {
-		doc.Results = append(doc.Results, o.results...)
-		doc.Perf = append(doc.Perf, o.perf...)
-		if o.fault != nil {
-			doc.Faults = append(doc.Faults, *o.fault)
-			failed = true
-		}
-		if o.bad != nil {
-			bad.add(f, o.bad)
-		}
-		if lateErr == nil {
-			lateErr = o.lateErr
-		}
-	}
+	doc := out.Report
 	if len(doc.Results) == 0 && len(doc.Faults) == 0 && len(bad.errs) > 0 {
 		return bad.err() // no case could run: nothing to show
 	}
-	for _, w := range applyExpected(xfail, expect.Run{Backend: opts.Backend, Uberkernel: opts.Uberkernel}, doc.Results) {
+	for _, w := range out.Warnings {
 		f.warnf("%s", w)
-	}
-	for _, r := range doc.Results {
-		failed = failed || failedStatus(r.Status)
 	}
 	// Files are written after the run; a failure there still prints the
 	// results first, then fails the command.
+	lateErr := out.LateErr
 	if err := prof.write(ctx, f); err != nil && lateErr == nil {
 		lateErr = err
 	}
 	if opts.JUnit != "" && lateErr == nil {
-		lateErr = writeJUnit(opts.JUnit, doc)
+		var b []byte
+		if b, lateErr = runner.JUnit(&doc); lateErr == nil {
+			lateErr = outfile.WriteFile(opts.JUnit, b)
+		}
 	}
 	if err := f.render(runOpDocument(doc, f.styles())); err != nil {
 		return err
@@ -281,7 +259,7 @@ func runOpRun(ctx context.Context, f *factory, opts *runOpOptions) (runErr error
 	if err := bad.err(); err != nil {
 		return err
 	}
-	if failed {
+	if doc.Failed() {
 		return errSilent
 	}
 	return nil
@@ -307,32 +285,16 @@ func checkOutputPaths(opts *runOpOptions) error {
 	return nil
 }
 
-// uniqueNames gives each case a distinct, safe directory name.
-type uniqueNames map[string]int
-
-func (u uniqueNames) name(s string) string {
-	n := safeName(s)
-	u[n]++
-	if c := u[n]; c > 1 {
-		n = fmt.Sprintf("%s_%d", n, c)
-	}
-	return n
-}
-
 // openDevice opens the reference device (runOpOptions.OpenDevice; tests
-// replace it). sysemu and pcie open through a worker: openRunOpDevice.
+// replace it). sysemu and pcie open through a worker (backendOptions.open).
 func openDevice(backend string, index int, m *abi.Manifest) (driver.Device, error) {
-	b := backendOptions{Backend: backend, Device: index}
-	if b.native() {
-		if err := b.available(); err != nil {
+	if registry.Native(backend) {
+		if err := registry.Available(backend); err != nil {
 			return nil, err
 		}
-		return nil, fmt.Errorf("%s backend: opens through a worker (openRunOpDevice)", backend)
+		return nil, fmt.Errorf("%s backend: opens through a worker (backendOptions.open)", backend)
 	}
-	if index != 0 {
-		return nil, fmt.Errorf("ref device %d: %w (the reference device is index 0)", index, driver.ErrNoDevice)
-	}
-	return ref.New(ref.Options{Manifest: m}), nil
+	return registry.OpenRef(index, m)
 }
 
 // loadRunOpCases reads the cases named by -f, the op flags or a case string.
@@ -435,102 +397,7 @@ func errText(err error) string {
 	return err.Error()
 }
 
-type runOpDoc struct {
-	Schema  string        `json:"schema"`
-	Backend string        `json:"backend"`
-	Device  string        `json:"device"`
-	Results []runOpResult `json:"results"`
-	Perf    []runOpPerf   `json:"perf,omitempty"`
-	// Faults are the kernel faults (stream errors) that stopped a case.
-	Faults []runOpFault `json:"faults,omitempty"`
-}
-
-type runOpResult struct {
-	Case   string  `json:"case"`
-	Output string  `json:"output"`
-	Node   string  `json:"node"`
-	Op     string  `json:"op"`
-	Kernel string  `json:"kernel"`
-	Fusion string  `json:"fusion,omitempty"`
-	Status string  `json:"status"`
-	NMSE   float64 `json:"nmse"`
-	// Failure is the check that failed (ops.FailNaN "nan", "inf_mismatch",
-	// "nmse"...); nmse is 0 in JSON when it is NaN.
-	Failure   string  `json:"failure,omitempty"`
-	MaxNMSE   float64 `json:"max_nmse"`
-	MaxAbsErr float64 `json:"max_abs_err"`
-	TimeNS    int64   `json:"time_ns"`
-	// DriftNMSE is the NMSE of the output against the reference math
-	// chained from the leaves (the end-to-end error up to this output);
-	// DriftMaxNMSE is the case's graph_nmse tolerance, when it states one
-	// (drift is then part of the verdict).
-	DriftNMSE    float64 `json:"drift_nmse"`
-	DriftMaxNMSE float64 `json:"drift_max_nmse,omitempty"`
-	// DriftFailure is the drift check that failed or could not be
-	// measured ("nan", ...), as Failure is for the NMSE.
-	DriftFailure string   `json:"drift_failure,omitempty"`
-	Detail       string   `json:"detail,omitempty"`
-	Reasons      []string `json:"reasons,omitempty"`
-	// Expected is the file:line of the --expected-failures entry that
-	// lists this output.
-	Expected string `json:"expected_failure,omitempty"`
-}
-
-type runOpPerf struct {
-	Case   string   `json:"case"`
-	Kernel string   `json:"kernel"`
-	Nodes  []string `json:"nodes"`
-	Runs   int      `json:"runs"`
-	MedNS  int64    `json:"median_ns"`
-	MinNS  int64    `json:"min_ns"`
-	MaxNS  int64    `json:"max_ns"`
-	Flops  int64    `json:"flops"`
-	Bytes  int64    `json:"bytes"`
-	// FlopsPerS and BytesPerS are the median rates in base units (tables
-	// show GFLOP/s and GB/s); FlopsPerS is omitted for ops without a flop
-	// count (test-backend-ops counts flops for MUL_MAT and FLASH_ATTN_EXT).
-	FlopsPerS float64 `json:"flops_per_s,omitempty"`
-	BytesPerS float64 `json:"bytes_per_s"`
-}
-
-func newRunOpResult(c *graph.Case, o exec.OutputResult) runOpResult {
-	r := runOpResult{Case: c.Name, Output: o.Output, Node: o.Node, Op: string(o.Op), Kernel: o.Kernel, Fusion: o.Fusion,
-		Status: o.Status, NMSE: finite(o.Compare.NMSE), MaxNMSE: o.Compare.MaxNMSE, MaxAbsErr: finite(o.Compare.MaxAbsErr),
-		TimeNS: o.TimeNS, Reasons: o.Reasons, Failure: o.Compare.Failure, DriftNMSE: finite(o.Drift.NMSE),
-		DriftFailure: o.Drift.Failure}
-	if o.DriftJudged {
-		r.DriftMaxNMSE = o.Drift.MaxNMSE
-	}
-	switch {
-	case !o.Compare.OK():
-		r.Detail = o.Compare.String()
-	case o.DriftJudged && !o.Drift.OK():
-		r.Detail = "graph drift: " + o.Drift.String()
-	}
-	return r
-}
-
-// finite keeps NaN (0/0 of an all-zero output) and ±Inf (an output a
-// kernel never wrote, all zeros) out of JSON, which cannot carry them:
-// NaN becomes 0 and ±Inf the largest float of its sign.
-func finite(x float64) float64 {
-	switch {
-	case x != x:
-		return 0
-	case math.IsInf(x, 1):
-		return math.MaxFloat64
-	case math.IsInf(x, -1):
-		return -math.MaxFloat64
-	}
-	return x
-}
-
-func newRunOpPerf(name string, p exec.PerfResult) runOpPerf {
-	return runOpPerf{Case: name, Kernel: p.Kernel, Nodes: p.Nodes, Runs: p.Runs, MedNS: p.MedNS, MinNS: p.MinNS, MaxNS: p.MaxNS,
-		Flops: p.Flops, Bytes: p.Bytes, FlopsPerS: p.GFLOPS() * 1e9, BytesPerS: p.GBPS() * 1e9}
-}
-
-func runOpDocument(d runOpDoc, st styles) document {
+func runOpDocument(d runner.Report, st styles) document {
 	t := table{Headers: []string{"case", "node", "op", "kernel", "status", "nmse", "max_abs_err", "drift", "time"}, Right: []int{5, 6, 7, 8}}
 	pass := 0
 	for _, r := range d.Results {
@@ -543,29 +410,46 @@ func runOpDocument(d runOpDoc, st styles) document {
 		}
 		t.Rows = append(t.Rows, []string{r.Case, r.Node, r.Op, kernel, st.Status(r.Status),
 			nmseCell(r), maxAbsCell(r), driftCell(r), runTime(r.TimeNS)})
-		if !failedStatus(r.Status) {
+		if !runner.Failed(r.Status) {
 			pass++
 		}
 	}
 	t.Notes = append(t.Notes, fmt.Sprintf("%d/%d outputs passed on %s (%s)", pass, len(d.Results), d.Device, d.Backend))
+	if d.Numerics == "reference" {
+		t.Notes = append(t.Notes, fmt.Sprintf("reference device: the outputs are et's reference math behind the ABI; checked are the dispatch (support, fusion, kernel) and the params of %d kernel run(s), decoded field by field equal to the plan, not device numerics", d.ABIChecked))
+	}
 	t.Notes = append(t.Notes, "nmse: each node on the device's own inputs of it; drift: the output against the reference chained from the inputs")
 	for _, r := range d.Results {
 		if r.Detail != "" {
 			t.Notes = append(t.Notes, fmt.Sprintf("%s/%s: %s", r.Case, r.Node, r.Detail))
 		}
-		if r.Status == statusXFail {
+		if r.Status == runner.StatusXFail {
 			t.Notes = append(t.Notes, fmt.Sprintf("%s/%s: expected failure (%s)", r.Case, r.Node, r.Expected))
 		}
 		if r.Status == exec.StatusFallback && len(r.Reasons) > 0 {
-			t.Notes = append(t.Notes, fmt.Sprintf("%s/%s ran on the host: %s", r.Case, r.Node, strings.Join(r.Reasons, "; ")))
+			t.Notes = append(t.Notes, fmt.Sprintf("%s/%s ran on the host: %s", r.Case, r.Node, plan.JoinTexts(r.Reasons)))
 		}
 	}
 	doc := document{Data: d, Tables: []table{t}}
 	if len(d.Faults) > 0 {
 		doc.Tables = append(doc.Tables, runOpFaultTable(d.Faults))
 	}
+	if len(d.ABIMismatches) > 0 {
+		at := table{Title: "ABI mismatches", Headers: []string{"case", "step", "field", "planned", "decoded"}}
+		for _, m := range d.ABIMismatches {
+			for _, fd := range m.Fields {
+				at.Rows = append(at.Rows, []string{m.Case, m.Step, fd.Field, fd.Planned, fd.Decoded})
+			}
+		}
+		at.Notes = append(at.Notes, fmt.Sprintf("%d launch(es) whose params the device decoded differently from the plan: the plan's ABI manifest and the device's disagree", len(d.ABIMismatches)))
+		doc.Tables = append(doc.Tables, at)
+	}
 	if len(d.Perf) > 0 {
-		pt := table{Title: "Performance", Headers: []string{"case", "kernel", "nodes", "runs", "median", "min", "max", "GFLOP/s", "GB/s"}, Right: []int{3, 4, 5, 6, 7, 8}}
+		title := "Performance"
+		if d.Perf[0].Clock == "host" {
+			title = "Performance (host time: the reference device runs its kernels on this CPU)"
+		}
+		pt := table{Title: title, Headers: []string{"case", "kernel", "nodes", "runs", "median", "min", "max", "GFLOP/s", "GB/s"}, Right: []int{3, 4, 5, 6, 7, 8}}
 		for _, p := range d.Perf {
 			gf := "-"
 			if p.Flops > 0 {
@@ -577,130 +461,6 @@ func runOpDocument(d runOpDoc, st styles) document {
 		doc.Tables = append(doc.Tables, pt)
 	}
 	return doc
-}
-
-// saveOutputs writes each output into dir as float32 .npy: <output>.npy
-// is what the device produced, <output>.ref.npy the reference it was
-// judged against (its node's reference math on the device's inputs), and
-// <output>.graph.npy the reference math chained from the leaves.
-func saveOutputs(dir string, rc runOpCase, outs []exec.OutputResult) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return inputErrorf("--save-outputs %s: %v", dir, errText(err))
-	}
-	for _, o := range outs {
-		i, ok := rc.g.Lookup(o.Output)
-		if !ok || o.Got == nil {
-			continue
-		}
-		base := filepath.Join(dir, safeName(o.Output))
-		if err := writeTensorNpy(base+".npy", o.Got); err != nil {
-			return fmt.Errorf("--save-outputs: %w", err)
-		}
-		want := o.Want
-		if want == nil {
-			want = rc.g.Values[i].T
-		}
-		if err := writeTensorNpy(base+".ref.npy", want); err != nil {
-			return fmt.Errorf("--save-outputs: %w", err)
-		}
-		chained := o.Chained
-		if chained == nil {
-			chained = rc.g.Values[i].T
-		}
-		if err := writeTensorNpy(base+".graph.npy", chained); err != nil {
-			return fmt.Errorf("--save-outputs: %w", err)
-		}
-	}
-	return nil
-}
-
-// safeName makes a case or output name usable as a file name: letters,
-// digits, '-', '_' and '.' are kept, anything else becomes '_', and a name
-// of dots only ("." or "..") is replaced.
-func safeName(s string) string {
-	n := strings.Map(func(r rune) rune {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
-			return r
-		}
-		return '_'
-	}, s)
-	if strings.Trim(n, ".") == "" {
-		n = strings.Repeat("_", max(len(n), 1))
-	}
-	return n
-}
-
-type junitSuites struct {
-	XMLName xml.Name     `xml:"testsuites"`
-	Suites  []junitSuite `xml:"testsuite"`
-}
-
-type junitSuite struct {
-	Name     string      `xml:"name,attr"`
-	Tests    int         `xml:"tests,attr"`
-	Failures int         `xml:"failures,attr"`
-	Skipped  int         `xml:"skipped,attr"`
-	Cases    []junitCase `xml:"testcase"`
-}
-
-type junitCase struct {
-	Name      string        `xml:"name,attr"`
-	Classname string        `xml:"classname,attr"`
-	Time      string        `xml:"time,attr"`
-	Failure   *junitFailure `xml:"failure,omitempty"`
-	Skipped   *junitSkipped `xml:"skipped,omitempty"`
-	Output    string        `xml:"system-out,omitempty"`
-}
-
-type junitSkipped struct {
-	Message string `xml:"message,attr"`
-}
-
-type junitFailure struct {
-	Message string `xml:"message,attr"`
-	Text    string `xml:",chardata"`
-}
-
-// writeJUnit writes the results as JUnit XML (one suite per case),
-// atomically.
-func writeJUnit(path string, d runOpDoc) error {
-	var suites junitSuites
-	idx := map[string]int{}
-	for _, r := range d.Results {
-		i, ok := idx[r.Case]
-		if !ok {
-			i = len(suites.Suites)
-			idx[r.Case] = i
-			suites.Suites = append(suites.Suites, junitSuite{Name: r.Case})
-		}
-		s := &suites.Suites[i]
-		jc := junitCase{Name: r.Node, Classname: "et.run-op." + r.Case, Time: fmt.Sprintf("%.6f", float64(r.TimeNS)/1e9)}
-		switch r.Status {
-		case exec.StatusFail:
-			jc.Failure = &junitFailure{Message: r.Detail, Text: fmt.Sprintf("op %s kernel %s: %s", r.Op, r.Kernel, r.Detail)}
-			s.Failures++
-		case statusXPass:
-			jc.Failure = &junitFailure{Message: r.Detail, Text: r.Detail}
-			s.Failures++
-		case statusXFail:
-			jc.Skipped = &junitSkipped{Message: fmt.Sprintf("expected failure (%s): %s", r.Expected, r.Detail)}
-			s.Skipped++
-		case exec.StatusFallback:
-			jc.Output = "ran on the host (unsupported by ggml-et): " + strings.Join(r.Reasons, "; ") + "\n"
-		}
-		jc.Output += fmt.Sprintf("nmse %.3g (max %.3g), drift nmse %.3g", r.NMSE, r.MaxNMSE, r.DriftNMSE)
-		if r.DriftMaxNMSE > 0 {
-			jc.Output += fmt.Sprintf(" (max %.3g)", r.DriftMaxNMSE)
-		}
-		s.Tests++
-		s.Cases = append(s.Cases, jc)
-	}
-	b, err := xml.MarshalIndent(suites, "", "  ")
-	if err != nil {
-		return err
-	}
-	return writeFileAtomic(path, append([]byte(xml.Header), append(b, '\n')...))
 }
 
 // opArgs checks the ways run-op and ops explain name their work: -f files,

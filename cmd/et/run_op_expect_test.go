@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"encoding/xml"
+	"github.com/ainekko/et/internal/runner"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,7 +16,7 @@ import (
 
 // runExpected runs testcases/binary.yaml with an --expected-failures file
 // on the reference device, corrupted (every output fails) or not.
-func runExpected(t *testing.T, xf string, corrupt bool, extra func(*runOpOptions)) (error, runOpDoc, string, string) {
+func runExpected(t *testing.T, xf string, corrupt bool, extra func(*runOpOptions)) (error, runner.Report, string, string) {
 	t.Helper()
 	f, out, errOut := testFactory(nil)
 	path := filepath.Join(t.TempDir(), "xfail.yaml")
@@ -36,7 +37,7 @@ func runExpected(t *testing.T, xf string, corrupt bool, extra func(*runOpOptions
 		extra(opts)
 	}
 	err := runOpRun(context.Background(), f, opts)
-	var doc runOpDoc
+	var doc runner.Report
 	if opts.JUnit == "" || err == nil || exitCode(err) == 1 {
 		if jerr := json.Unmarshal(out.Bytes(), &doc); jerr != nil {
 			t.Fatalf("json: %v\n%s", jerr, out)
@@ -45,7 +46,7 @@ func runExpected(t *testing.T, xf string, corrupt bool, extra func(*runOpOptions
 	return err, doc, out.String(), errOut.String()
 }
 
-func statusOf(doc runOpDoc) map[string]string {
+func statusOf(doc runner.Report) map[string]string {
 	m := map[string]string{}
 	for _, r := range doc.Results {
 		m[r.Output] = r.Status
@@ -64,7 +65,7 @@ func TestRunOpExpectedFailures(t *testing.T) {
 			t.Fatalf("err %v, want success", err)
 		}
 		for out, st := range statusOf(doc) {
-			if st != statusXFail {
+			if st != runner.StatusXFail {
 				t.Errorf("%s: status %s, want XFAIL", out, st)
 			}
 		}
@@ -72,7 +73,7 @@ func TestRunOpExpectedFailures(t *testing.T) {
 			t.Errorf("expected_failure = %q", doc.Results[0].Expected)
 		}
 		b, _ := os.ReadFile(junit)
-		var suites junitSuites
+		var suites runner.JUnitSuites
 		if err := xml.Unmarshal(b, &suites); err != nil {
 			t.Fatal(err)
 		}
@@ -88,7 +89,7 @@ func TestRunOpExpectedFailures(t *testing.T) {
 			t.Fatalf("exit %d (%v), want 1", exitCode(err), err)
 		}
 		st := statusOf(doc)
-		if st["sub_bc"] != statusXPass || st["add_row"] != "PASS" {
+		if st["sub_bc"] != runner.StatusXPass || st["add_row"] != "PASS" {
 			t.Errorf("statuses %v", st)
 		}
 		for _, r := range doc.Results {
@@ -104,7 +105,7 @@ func TestRunOpExpectedFailures(t *testing.T) {
 		if exitCode(err) != 1 {
 			t.Fatalf("exit %d, want 1", exitCode(err))
 		}
-		if st := statusOf(doc); st["sub_bc"] != statusXFail || st["add_row"] != "FAIL" {
+		if st := statusOf(doc); st["sub_bc"] != runner.StatusXFail || st["add_row"] != "FAIL" {
 			t.Errorf("statuses %v", st)
 		}
 	})

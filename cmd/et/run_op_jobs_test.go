@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"github.com/ainekko/et/internal/runner"
 	"strings"
 	"testing"
 )
@@ -10,7 +11,7 @@ import (
 // (three reference devices, cases taken in parallel): the documents are
 // the same, in input order, except for the timings and the device name.
 func TestRunOpJobsSameResults(t *testing.T) {
-	run := func(jobs string) runOpDoc {
+	run := func(jobs string) runner.Report {
 		t.Helper()
 		args := []string{"run-op", "--jobs", jobs, "-o", "json"}
 		for _, c := range []string{"binary", "norm", "mul_mat", "rope", "unary", "llama_layer_small", "views"} {
@@ -20,7 +21,7 @@ func TestRunOpJobsSameResults(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("--jobs %s: exit %d: %s", jobs, code, errOut)
 		}
-		var d runOpDoc
+		var d runner.Report
 		if err := json.Unmarshal([]byte(out), &d); err != nil {
 			t.Fatal(err)
 		}

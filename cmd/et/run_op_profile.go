@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/ainekko/et/internal/outfile"
 	"os"
 	"path/filepath"
 	"time"
@@ -106,7 +107,7 @@ func (p *runOpProfile) write(ctx context.Context, f *factory) error {
 	if err := kernelmap.Write(&km, p.loads.entries); err != nil {
 		return fmt.Errorf("--profile: %w", err)
 	}
-	if err := writeFileAtomic(filepath.Join(p.dir, profileKernelMapFile), km.Bytes()); err != nil {
+	if err := outfile.WriteFile(filepath.Join(p.dir, profileKernelMapFile), km.Bytes()); err != nil {
 		return fmt.Errorf("--profile: %w", err)
 	}
 	f.logf("the runtime wrote %s; wrote %s (%d kernels)", filepath.Join(p.dir, profileTraceFile), profileKernelMapFile, len(p.loads.entries))
@@ -164,10 +165,10 @@ func writeRecordedProfile(f *factory, dir string, rec *exec.TraceRecorder) error
 		return fmt.Errorf("--profile: %w", err)
 	}
 	tracePath := filepath.Join(dir, profileTraceFile)
-	if err := writeFileAtomic(tracePath, trace.Bytes()); err != nil {
+	if err := outfile.WriteFile(tracePath, trace.Bytes()); err != nil {
 		return fmt.Errorf("--profile: %w", err)
 	}
-	if err := writeFileAtomic(filepath.Join(dir, profileKernelMapFile), km.Bytes()); err != nil {
+	if err := outfile.WriteFile(filepath.Join(dir, profileKernelMapFile), km.Bytes()); err != nil {
 		return fmt.Errorf("--profile: %w", err)
 	}
 	f.logf("wrote %s (%d bytes) and %s (%d kernels)", tracePath, trace.Len(), profileKernelMapFile, len(rec.Kernels()))

@@ -4,6 +4,7 @@ package main
 
 import (
 	"encoding/json"
+	"github.com/ainekko/et/internal/runner"
 	"maps"
 	"os"
 	"path/filepath"
@@ -34,7 +35,7 @@ func TestRunOpProfileSysemuFake(t *testing.T) {
 	if strings.Contains(errOut, "warning") {
 		t.Errorf("run-op stderr: %s", errOut)
 	}
-	var run runOpDoc
+	var run runner.Report
 	if err := json.Unmarshal([]byte(out), &run); err != nil {
 		t.Fatalf("%v: %q (exit %d, stderr %s)", err, out, code, errOut)
 	}
@@ -105,7 +106,7 @@ func TestRunOpProfileSysemuFake(t *testing.T) {
 	}
 }
 
-func countFallbacks(d runOpDoc) int {
+func countFallbacks(d runner.Report) int {
 	n := 0
 	for _, r := range d.Results {
 		if r.Status == "FALLBACK" {

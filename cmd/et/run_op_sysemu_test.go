@@ -4,6 +4,7 @@ package main
 
 import (
 	"encoding/json"
+	"github.com/ainekko/et/internal/runner"
 	"path/filepath"
 	"testing"
 	"time"
@@ -15,11 +16,11 @@ import (
 
 // runSysemu runs et run-op on the sysemu backend and returns the exit
 // code, the decoded JSON document and stderr.
-func runSysemu(t *testing.T, args ...string) (int, runOpDoc, string) {
+func runSysemu(t *testing.T, args ...string) (int, runner.Report, string) {
 	t.Helper()
 	s := needStack(t)
 	r := s.et(t, 20*time.Minute, append([]string{"run-op", "--backend", "sysemu", "--timeout", "15m", "-o", "json"}, args...)...)
-	var doc runOpDoc
+	var doc runner.Report
 	if err := json.Unmarshal([]byte(r.out), &doc); err != nil {
 		t.Fatalf("exit %d, output is not JSON: %v\n%s\nstderr: %s", r.code, err, r.out, r.errOut)
 	}
@@ -71,7 +72,7 @@ func TestSysemuLlamaLayerSmall(t *testing.T) {
 		if code != 0 {
 			t.Errorf("uberkernel=%v: exit %d: %s", uber, code, errOut)
 		}
-		seen := map[string]runOpResult{}
+		seen := map[string]runner.Result{}
 		for _, r := range doc.Results {
 			seen[r.Node] = r
 			if r.Status != "PASS" {

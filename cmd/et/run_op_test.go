@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"encoding/xml"
+	"github.com/ainekko/et/internal/runner"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -81,7 +82,7 @@ func TestRunOpAllTestcasesPass(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\nstderr: %s\nstdout: %s", code, errOut, out)
 	}
-	var doc runOpDoc
+	var doc runner.Report
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatal(err)
 	}
@@ -111,11 +112,11 @@ func TestRunOpJSONKeys(t *testing.T) {
 	if doc["schema"] != "et.run-op/v1" {
 		t.Errorf("schema %v", doc["schema"])
 	}
-	assertKeys(t, "top", doc, "backend", "device", "perf", "results", "schema")
+	assertKeys(t, "top", doc, "abi_checked", "backend", "device", "numerics", "perf", "results", "schema")
 	res := doc["results"].([]any)
 	fused := res[len(res)-1].(map[string]any)
 	assertKeys(t, "result", fused, "case", "drift_nmse", "fusion", "kernel", "max_abs_err", "max_nmse", "nmse", "node", "op", "output", "status", "time_ns")
-	assertKeys(t, "perf", doc["perf"].([]any)[0].(map[string]any), "bytes", "bytes_per_s", "case", "flops", "kernel", "max_ns", "median_ns", "min_ns", "nodes", "runs")
+	assertKeys(t, "perf", doc["perf"].([]any)[0].(map[string]any), "bytes", "bytes_per_s", "case", "clock", "flops", "kernel", "max_ns", "median_ns", "min_ns", "nodes", "runs")
 }
 
 func assertKeys(t *testing.T, what string, m map[string]any, want ...string) {
@@ -243,7 +244,7 @@ func TestRunOpMismatchExits1(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var suites junitSuites
+	var suites runner.JUnitSuites
 	if err := xml.Unmarshal(b, &suites); err != nil {
 		t.Fatal(err)
 	}
@@ -306,8 +307,8 @@ func TestRunOpABIOverride(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := strings.Replace(string(b), "  ADD: 2\n  SUB: 6\n", "  ADD: 6\n  SUB: 2\n", 1)
-	if s == string(b) {
+	s := strings.Replace(strings.Replace(string(b), "\n  ADD: 2\n", "\n  ADD: 6\n", 1), "\n  SUB: 6\n", "\n  SUB: 2\n", 1)
+	if !strings.Contains(s, "\n  ADD: 6\n") || !strings.Contains(s, "\n  SUB: 2\n") {
 		t.Fatal("manifest layout changed: ADD/SUB lines not found")
 	}
 	path := filepath.Join(t.TempDir(), "swapped.yaml")
@@ -349,7 +350,7 @@ tolerance: {graph_nmse: 1.0e-6}
 	if code != 0 {
 		t.Fatalf("exit %d: %s\n%s", code, errOut, out)
 	}
-	var doc runOpDoc
+	var doc runner.Report
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"github.com/ainekko/et/internal/runner"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -361,11 +362,11 @@ func TestSysemuTestcases(t *testing.T) {
 				args = append(args, "--uberkernel")
 			}
 			r := s.et(t, 40*time.Minute, args...)
-			var doc runOpDoc
+			var doc runner.Report
 			decode(t, r, &doc)
 			var bad []string
 			for _, res := range doc.Results {
-				if failedStatus(res.Status) {
+				if runner.Failed(res.Status) {
 					bad = append(bad, fmt.Sprintf("%s/%s %s: %s", res.Case, res.Output, res.Status, res.Detail))
 				}
 			}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/ainekko/et/internal/driver"
 	"github.com/ainekko/et/internal/driver/etrt"
-	"github.com/ainekko/et/internal/driver/ref"
+	"github.com/ainekko/et/internal/driver/registry"
 )
 
 func init() {
@@ -33,19 +33,10 @@ func newWorkerCmd(f *factory) *cobra.Command {
 				if backend != "" && req.Backend != backend {
 					return nil, fmt.Errorf("worker started for backend %s was asked to open %s", backend, req.Backend)
 				}
-				return workerOpen(ctx, req)
+				return registry.OpenInProcess(ctx, req)
 			})
 		},
 	}
 	cmd.Flags().StringVar(&backend, "backend", "", "the backend the parent asked for: {ref|sysemu|pcie}")
 	return cmd
-}
-
-// workerOpen opens the device a worker serves: the reference device, or
-// sysemu/pcie through the runtime shim (driver.ErrNotBuilt without it).
-func workerOpen(ctx context.Context, req etrt.OpenRequest) (driver.Device, error) {
-	if req.Backend == string(driver.KindRef) {
-		return ref.New(ref.Options{}), nil
-	}
-	return etrt.Open(ctx, req)
 }

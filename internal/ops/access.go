@@ -74,12 +74,16 @@ func (x *Tensor) SetF32(i0, i1, i2, i3 int64, v float32) {
 	QuantizeRow(x.Type, blk[:bs], b)
 }
 
-// Int returns element (i0, i1, i2, i3) as an int64: i32 and i64 exactly,
+// Int returns element (i0, i1, i2, i3) as an int64: integer types exactly,
 // float types truncated toward zero. It is meant for index tensors
 // (get_rows, set_rows, rope positions).
 func (x *Tensor) Int(i0, i1, i2, i3 int64) int64 {
 	off := x.ElemOffset(i0, i1, i2, i3)
 	switch x.Type {
+	case I8:
+		return int64(int8(x.Buf[off]))
+	case I16:
+		return int64(int16(binary.LittleEndian.Uint16(x.Buf[off:])))
 	case I32:
 		return int64(int32(binary.LittleEndian.Uint32(x.Buf[off:])))
 	case I64:
@@ -88,11 +92,15 @@ func (x *Tensor) Int(i0, i1, i2, i3 int64) int64 {
 	return int64(x.F32(i0, i1, i2, i3))
 }
 
-// SetInt stores v at element (i0, i1, i2, i3): exactly for i32 (wrapping
-// as a C cast does) and i64, converted for the other types.
+// SetInt stores v at element (i0, i1, i2, i3): exactly for i8, i16, i32
+// (wrapping as a C cast does) and i64, converted for the other types.
 func (x *Tensor) SetInt(i0, i1, i2, i3 int64, v int64) {
 	off := x.ElemOffset(i0, i1, i2, i3)
 	switch x.Type {
+	case I8:
+		x.Buf[off] = byte(v)
+	case I16:
+		binary.LittleEndian.PutUint16(x.Buf[off:], uint16(v))
 	case I32:
 		binary.LittleEndian.PutUint32(x.Buf[off:], uint32(int32(v)))
 	case I64:

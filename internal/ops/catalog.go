@@ -520,7 +520,25 @@ func (info *OpInfo) Run(dst *Tensor, srcs []*Tensor, p Params) error {
 	if info.Ref == nil {
 		return &NoHostMathError{What: "op " + strings.ToUpper(string(info.Name))}
 	}
+	if err := codecsOf(dst.Type, srcs); err != nil {
+		return err
+	}
 	return info.Ref(dst, srcs, p)
+}
+
+// codecsOf is the *NoHostMathError of the first of the destination type
+// and the source types that has no host codec (ops read and write
+// elements through it), or nil.
+func codecsOf(dst Type, srcs []*Tensor) error {
+	if err := CodecError(dst); err != nil {
+		return err
+	}
+	for _, s := range srcs {
+		if err := CodecError(s.Type); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Compute allocates a contiguous result and runs the op (or, for a view
@@ -538,6 +556,9 @@ func (info *OpInfo) Compute(srcs []*Tensor, p Params) (*Tensor, error) {
 	}
 	if info.Ref == nil {
 		return nil, &NoHostMathError{What: "op " + strings.ToUpper(string(info.Name))}
+	}
+	if err := codecsOf(t, srcs); err != nil {
+		return nil, err
 	}
 	dst := New(t, ne[:]...)
 	if err := info.Ref(dst, srcs, p); err != nil {

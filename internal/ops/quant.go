@@ -31,10 +31,32 @@ const (
 	QKK   = 256
 )
 
+// Quantize is QuantizeRow that returns a *NoHostMathError for a type
+// with no host codec (t.HasCodec() is false) instead of panicking.
+func Quantize(t Type, src []float32, dst []byte) error {
+	if err := CodecError(t); err != nil {
+		return err
+	}
+	QuantizeRow(t, src, dst)
+	return nil
+}
+
+// Dequantize is DequantizeRow that returns a *NoHostMathError for a type
+// with no host codec instead of panicking.
+func Dequantize(t Type, src []byte, dst []float32) error {
+	if err := CodecError(t); err != nil {
+		return err
+	}
+	DequantizeRow(t, src, dst)
+	return nil
+}
+
 // QuantizeRow converts len(src) floats to type t into dst (RowSize bytes):
 // the reference quantizer for q8_0, q4_0 and q4_K, round-to-nearest-even
-// for f16, a C cast (truncation) for i32 and i64. len(src) must be a
-// multiple of t's block size.
+// for f16, a widening for f64, a C cast (truncation toward zero, then
+// wrapping to the width) for i8, i16, i32 and i64. len(src) must be a
+// multiple of t's block size. It panics for a type without a host codec
+// (see HasCodec and Quantize).
 func QuantizeRow(t Type, src []float32, dst []byte) {
 	switch t {
 	case F32:
@@ -56,6 +78,18 @@ func QuantizeRow(t Type, src []float32, dst []byte) {
 	case I64:
 		for i, v := range src {
 			binary.LittleEndian.PutUint64(dst[8*i:], uint64(int64(v)))
+		}
+	case I8:
+		for i, v := range src {
+			dst[i] = byte(int32(v))
+		}
+	case I16:
+		for i, v := range src {
+			binary.LittleEndian.PutUint16(dst[2*i:], uint16(int32(v)))
+		}
+	case F64:
+		for i, v := range src {
+			binary.LittleEndian.PutUint64(dst[8*i:], math.Float64bits(float64(v)))
 		}
 	case Q8_0:
 		if quantQ8_0Vec(src, dst) {
@@ -81,7 +115,8 @@ func QuantizeRow(t Type, src []float32, dst []byte) {
 }
 
 // DequantizeRow converts the row in src (RowSize(len(dst)) bytes) of type t
-// to float32 into dst, as ggml's to_float does.
+// to float32 into dst, as ggml's to_float does (f64 rounds to nearest). It
+// panics for a type without a host codec (see HasCodec and Dequantize).
 func DequantizeRow(t Type, src []byte, dst []float32) {
 	switch t {
 	case F32:
@@ -104,6 +139,18 @@ func DequantizeRow(t Type, src []byte, dst []float32) {
 	case I64:
 		for i := range dst {
 			dst[i] = float32(int64(binary.LittleEndian.Uint64(src[8*i:])))
+		}
+	case I8:
+		for i := range dst {
+			dst[i] = float32(int8(src[i]))
+		}
+	case I16:
+		for i := range dst {
+			dst[i] = float32(int16(binary.LittleEndian.Uint16(src[2*i:])))
+		}
+	case F64:
+		for i := range dst {
+			dst[i] = float32(math.Float64frombits(binary.LittleEndian.Uint64(src[8*i:])))
 		}
 	case Q8_0:
 		for b := 0; b < len(dst)/QK8_0; b++ {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -156,4 +157,37 @@ func MemAvailable() uint64 {
 		}
 	}
 	return 0
+}
+
+// PlanAll plans every case without its data (planning needs only types
+// and shapes): the plans say which kernels a run needs and what an
+// explanation shows. A case that is bad input goes to bad, with the
+// others still planned; err is an error that stops everything. seed,
+// when not nil, overrides every case's seed for generated inputs.
+func PlanAll(cases []*graph.Case, o PlanOptions, seed *uint64) (planned []*Planned, bad []error, err error) {
+	for _, c := range cases {
+		if seed != nil {
+			c.Seed = *seed
+		}
+		pc, err := PlanCase(context.Background(), c, o, false)
+		if err != nil {
+			if isInputError(err) {
+				bad = append(bad, err)
+				continue
+			}
+			return nil, nil, err
+		}
+		planned = append(planned, pc)
+	}
+	return planned, bad, nil
+}
+
+// Kernels lists, sorted, the kernels a run of the plans loads.
+func Kernels(planned []*Planned) []string {
+	var names []string
+	for _, pc := range planned {
+		names = append(names, pc.Plan.Kernels()...)
+	}
+	slices.Sort(names)
+	return slices.Compact(names)
 }

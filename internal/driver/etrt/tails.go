@@ -18,6 +18,11 @@ const tailBytes = 8 << 10
 // et-driver-and-sysemu.md §3.6).
 var LogFiles = []string{"sysemu.log", "spio_uart0_tx.log", "spio_uart1_tx.log", "pu_uart0_tx.log", "pu_uart1_tx.log"}
 
+// BootConsoles are the logs of LogFiles whose lines show boot progress:
+// the Service Processor's console (BL2 milestones) and the Master
+// Minion's.
+var BootConsoles = []string{LogFiles[1], LogFiles[3]}
+
 // LogTail is the end of one log.
 type LogTail struct {
 	// Name is the file name in the run directory.

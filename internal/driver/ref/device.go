@@ -36,6 +36,7 @@ type Device struct {
 	known   map[string]bool
 	pending []driver.StreamError
 	records []LaunchRecord
+	decoded []abi.Decoded
 	cycle   uint64
 	closed  bool
 }
@@ -173,6 +174,9 @@ func (d *Device) Launch(ctx context.Context, k driver.KernelID, args []byte, opt
 	d.cycle += Cycles(d.props, r.cost, len(r.insts))
 	rec.EndCycle = d.cycle
 	d.records = append(d.records, rec)
+	if len(d.decoded) < maxDecoded {
+		d.decoded = append(d.decoded, r.decoded...)
+	}
 	if err != nil {
 		d.pending = append(d.pending, streamError(name, err))
 	}
@@ -220,6 +224,21 @@ func (d *Device) Sync(ctx context.Context) ([]driver.StreamError, error) {
 	errs := d.pending
 	d.pending = nil
 	return errs, nil
+}
+
+// maxDecoded bounds the decoded params kept for TakeDecoded (perf runs
+// launch the same kernels many times and nobody takes them).
+const maxDecoded = 1 << 14
+
+// TakeDecoded returns, and forgets, the params of every kernel run since
+// the last call, as the device decoded them (one per instruction of an
+// uberkernel launch): what a run checks against its plan.
+func (d *Device) TakeDecoded() []abi.Decoded {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	out := d.decoded
+	d.decoded = nil
+	return out
 }
 
 // Launches returns every launch so far, in order, with its simulated

@@ -52,6 +52,8 @@ type run struct {
 	m     *abi.Manifest
 	cost  Cost
 	insts []string // kernels run by an uberkernel launch
+	// decoded are the params of every kernel run, as decoded.
+	decoded []abi.Decoded
 }
 
 // launch runs kernel name on args, turning a panic of the reference math
@@ -86,6 +88,9 @@ func (r *run) exec(name string, args []byte) error {
 	v, err := r.m.Decode(l, args)
 	if err != nil {
 		return userError(err.Error())
+	}
+	if name != "uberkernel" {
+		r.decoded = append(r.decoded, abi.Decoded{Kernel: name, Values: v})
 	}
 	return f(r, v)
 }

@@ -368,13 +368,19 @@ func (p *parser) types(m *Manifest, sec entry) error {
 		m.types[t] = v
 		m.typeOf[v] = t
 	}
-	for _, t := range ops.Types {
+	for _, t := range requiredTypes {
 		if _, ok := m.types[t]; !ok {
 			return p.errf(sec.kn, "types: missing required type %s", t)
 		}
 	}
 	return nil
 }
+
+// requiredTypes are the types the ET kernels read and write: a manifest
+// must give their values. The other ggml types are optional (older ggml
+// versions lack some), so a tensor of a type the manifest leaves out
+// cannot be encoded for the device.
+var requiredTypes = []ops.Type{ops.F32, ops.F16, ops.Q4_0, ops.Q8_0, ops.Q4_K, ops.I32, ops.I64}
 
 func (p *parser) uberkernel(m *Manifest, sec entry) error {
 	es, err := p.mapping(sec.v, "uberkernel", []string{"param_align", "kernels"})

@@ -45,7 +45,18 @@ func TestDefaultManifestValues(t *testing.T) {
 	if _, ok := m.OpValue("no_such_op"); ok {
 		t.Error("OpValue(no_such_op) found")
 	}
-	wantTypes := map[ops.Type]int32{ops.F32: 0, ops.F16: 1, ops.Q4_0: 2, ops.Q8_0: 8, ops.Q4_K: 12, ops.I32: 26, ops.I64: 27}
+	// enum ggml_type of ggml d99724f2 (include/ggml.h).
+	wantTypes := map[ops.Type]int32{
+		ops.F32: 0, ops.F16: 1, ops.Q4_0: 2, ops.Q4_1: 3, ops.Q5_0: 6, ops.Q5_1: 7, ops.Q8_0: 8,
+		ops.Q8_1: 9, ops.Q2_K: 10, ops.Q3_K: 11, ops.Q4_K: 12, ops.Q5_K: 13, ops.Q6_K: 14,
+		ops.Q8_K: 15, ops.IQ2_XXS: 16, ops.IQ2_XS: 17, ops.IQ3_XXS: 18, ops.IQ1_S: 19,
+		ops.IQ4_NL: 20, ops.IQ3_S: 21, ops.IQ2_S: 22, ops.IQ4_XS: 23, ops.I8: 24, ops.I16: 25,
+		ops.I32: 26, ops.I64: 27, ops.F64: 28, ops.IQ1_M: 29, ops.BF16: 30, ops.TQ1_0: 34,
+		ops.TQ2_0: 35, ops.MXFP4: 39, ops.NVFP4: 40, ops.Q1_0: 41, ops.Q2_0: 42,
+	}
+	if len(wantTypes) != len(ops.Types) {
+		t.Errorf("test table has %d types, ops.Types %d", len(wantTypes), len(ops.Types))
+	}
 	for typ, want := range wantTypes {
 		if got, ok := m.TypeValue(typ); !ok || got != want {
 			t.Errorf("TypeValue(%s) = %d, %v; want %d", typ, got, ok, want)
@@ -54,8 +65,10 @@ func TestDefaultManifestValues(t *testing.T) {
 			t.Errorf("TypeFromValue(%d) = %s, %v; want %s", want, got, ok, typ)
 		}
 	}
-	if _, ok := m.TypeFromValue(14); ok {
-		t.Error("TypeFromValue(14 = Q6_K) found")
+	for _, v := range []int32{4, 5, 31, 32, 33, 36, 37, 38, 43} {
+		if typ, ok := m.TypeFromValue(v); ok {
+			t.Errorf("TypeFromValue(%d) (removed or out of range in ggml) = %s", v, typ)
+		}
 	}
 	// The unary ops of the case format, in ggml enum order, with XIELU at 17.
 	unary := []string{"abs", "sgn", "neg", "step", "tanh", "elu", "relu", "sigmoid", "gelu", "gelu_quick",
@@ -192,8 +205,8 @@ func TestLoadErrors(t *testing.T) {
 			return strings.Replace(base, "  param_align: 64", "  param_align: 64\n  slots: 4", 1)
 		}, "slots: 4", `uberkernel: unknown key "slots"`},
 		{"unknown type", func() string {
-			return strings.Replace(base, "  q4_K: 12", "  q4_K: 12\n  q6_K: 14", 1)
-		}, "q6_K: 14", `types: unknown type "q6_K"`},
+			return strings.Replace(base, "  q4_K: 12", "  q4_K: 12\n  q7_K: 99", 1)
+		}, "q7_K: 99", `types: unknown type "q7_K"`},
 		{"bad yaml", func() string {
 			return strings.Replace(base, "  ADD: 2", "  ADD: [2", 1)
 		}, "", "invalid YAML"},
@@ -346,6 +359,32 @@ func TestLoadTestdata(t *testing.T) {
 				t.Errorf("err = %v\nwant %s", err, tt.want)
 			}
 		})
+	}
+}
+
+// A manifest of an older ggml that lacks the newer types (bf16, mxfp4,
+// q1_0, ...) still loads; those types just have no value.
+func TestLoadOptionalTypes(t *testing.T) {
+	text := string(DefaultYAML())
+	for _, line := range []string{"  bf16: 30\n", "  mxfp4: 39\n", "  nvfp4: 40\n", "  q1_0: 41\n", "  q2_0: 42\n"} {
+		if !strings.Contains(text, line) {
+			t.Fatalf("default manifest has no %q", line)
+		}
+		text = strings.Replace(text, line, "", 1)
+	}
+	path := filepath.Join(t.TempDir(), "abi.yaml")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := m.TypeValue(ops.BF16); ok {
+		t.Errorf("TypeValue(bf16) = %d, want none", v)
+	}
+	if v, ok := m.TypeValue(ops.Q6_K); !ok || v != 14 {
+		t.Errorf("TypeValue(q6_K) = %d, %v; want 14", v, ok)
 	}
 }
 

@@ -170,10 +170,10 @@ func TestTensorErrors(t *testing.T) {
 		{"short", func() []byte { return make([]byte, 100) }, "100 bytes, want 336"},
 		{"unknown type", func() []byte {
 			b := make([]byte, TensorSize)
-			b[0] = 14 // GGML_TYPE_Q6_K
+			b[0] = 4 // GGML_TYPE_Q4_2, removed from ggml
 			b[offData] = 1
 			return b
-		}, "ggml type 14 is not supported"},
+		}, "ggml type 4 is not supported"},
 		{"negative ne", func() []byte {
 			b := make([]byte, TensorSize)
 			b[offData] = 1

@@ -65,8 +65,7 @@ type OutputResult struct {
 	// Want, the verdict.
 	Compare ops.Comparison
 	// Drift compares the output with the reference math chained from the
-	// graph's leaves (the graph's own tensor after the run): the
-	// end-to-end error of the graph up to this output, device error
+	// graph's leaves (Chained): the end-to-end error of the graph up to this output, device error
 	// accumulated through every node before it. Its MaxNMSE is
 	// Options.GraphNMSE, or 0 when drift is only reported.
 	Drift ops.Comparison
@@ -77,11 +76,10 @@ type OutputResult struct {
 	// sync), in nanoseconds.
 	TimeNS int64
 	// Reasons are the unsupported conditions of a fallback.
-	Reasons []string
+	Reasons []plan.Reason
 	// Got is the output as the device produced it; Want the reference it
 	// was judged against: the reference math of its node on the device's
-	// own inputs of that node, as test-backend-ops judges each node (the
-	// graph's own tensor holds the chained reference after the run).
+	// own inputs of that node, as test-backend-ops judges each node.
 	Got  *ops.Tensor
 	Want *ops.Tensor
 	// Chained is the output's reference math chained from the leaves,
@@ -126,6 +124,10 @@ type Result struct {
 	Perf    []PerfResult
 	// Launches records every launch in execution order (for traces).
 	Launches []LaunchRecord
+	// ABIChecked counts the kernel runs whose params the device decoded
+	// and the run found equal to the plan's, field by field (on a
+	// DecodingDevice; 0 elsewhere).
+	ABIChecked int
 }
 
 // LaunchRecord is one kernel launch as the host saw it.
@@ -188,16 +190,18 @@ func StepMaxNMSE(g *plan.Graph, s *plan.Step) float64 {
 }
 
 type runner struct {
-	ctx   context.Context
-	dev   driver.Device
-	p     *plan.Plan
-	opts  Options
-	addr  map[int]driver.DevPtr // base value -> device buffer
-	size  map[int]uint64
-	kern  map[string]driver.KernelID
-	res   *Result
-	stepT map[int]int64 // step -> ns
-	j     *judge
+	ctx context.Context
+	dev driver.Device
+	// decoder is dev when it decodes the params it runs (DecodingDevice).
+	decoder DecodingDevice
+	p       *plan.Plan
+	opts    Options
+	addr    map[int]driver.DevPtr // base value -> device buffer
+	size    map[int]uint64
+	kern    map[string]driver.KernelID
+	res     *Result
+	stepT   map[int]int64 // step -> ns
+	j       *judge
 	// chained holds each output's reference chained from the leaves.
 	chained map[int]*ops.Tensor
 }
@@ -214,10 +218,14 @@ func Run(ctx context.Context, dev driver.Device, p *plan.Plan, opts Options) (*R
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	decoder, _ := dev.(DecodingDevice)
+	if decoder != nil {
+		decoder.TakeDecoded() // what earlier runs (perf repeats) left
+	}
 	if opts.Trace != nil {
 		dev = opts.Trace.attach(dev, opts.Now)
 	}
-	r := &runner{ctx: ctx, dev: dev, p: p, opts: opts, addr: map[int]driver.DevPtr{}, size: map[int]uint64{},
+	r := &runner{ctx: ctx, dev: dev, decoder: decoder, p: p, opts: opts, addr: map[int]driver.DevPtr{}, size: map[int]uint64{},
 		kern: map[string]driver.KernelID{}, res: &Result{}, stepT: map[int]int64{}}
 	r.j = newJudge(p)
 	defer r.freeAll()
@@ -251,23 +259,44 @@ func Run(ctx context.Context, dev driver.Device, p *plan.Plan, opts Options) (*R
 	return r.res, nil
 }
 
-// Reference evaluates every node of g on the host, into the graph's own
-// tensors: the reference math chained from the leaves. An in-place node
-// writes into its source's tensor, as in ggml; a leaf it overwrote has its
-// data back when Reference returns.
-func Reference(ctx context.Context, g *plan.Graph) error {
-	_, err := chainedReference(ctx, g, nil)
-	return err
+// Reference evaluates every node of g on the host, from the leaves, and
+// returns each graph output by value index. g is not changed: the
+// results live in memory of their own (see chainedReference).
+func Reference(ctx context.Context, g *plan.Graph) (map[int]*ops.Tensor, error) {
+	return chainedReference(ctx, g, nil)
 }
 
-// chainedReference is Reference, and returns each graph output as it was
-// right after the node that produced it, or after node at[output] when
-// given (a later in-place node may overwrite an output's memory).
+// chainedReference runs the reference math of every node of g, chained
+// from the leaves, and returns each graph output as it was right after
+// the node that produced it, or after node at[output] when given (a later
+// in-place node may overwrite an output's memory). It works in memory of
+// its own: node results get fresh buffers and a leaf that an in-place
+// node writes into is copied, so the graph's tensors are never written
+// and a plan runs again with the same results.
 func chainedReference(ctx context.Context, g *plan.Graph, at map[int]int) (map[int]*ops.Tensor, error) {
+	mem := make(map[int][]byte) // base value -> its memory for this evaluation
+	for _, n := range g.Nodes {
+		if n.Info.View {
+			continue
+		}
+		if b := g.Values[n.Out].Base; mem[b] == nil {
+			if g.Values[b].Node < 0 {
+				mem[b] = slices.Clone(g.Values[b].T.Buf) // a leaf written in place
+			} else {
+				mem[b] = make([]byte, len(g.Values[b].T.Buf))
+			}
+		}
+	}
+	tensor := func(v int) *ops.Tensor {
+		if buf, ok := mem[g.Values[v].Base]; ok {
+			return header(g, v, buf)
+		}
+		return g.Values[v].T // a leaf nothing writes: read only
+	}
 	byNode := map[int][]int{} // node index -> outputs to capture after it
 	out := map[int]*ops.Tensor{}
 	snap := func(o int) {
-		t := *g.Values[o].T
+		t := *tensor(o)
 		t.Buf = slices.Clone(t.Buf)
 		out[o] = &t
 	}
@@ -286,19 +315,6 @@ func chainedReference(ctx context.Context, g *plan.Graph, at map[int]int) (map[i
 			snap(o) // a view of a leaf
 		}
 	}
-	// Leaves that in-place nodes overwrite get their data back at the end,
-	// so the graph can run again.
-	leaves := map[int][]byte{}
-	for _, n := range g.Nodes {
-		if b := g.Values[n.Out].Base; !n.Info.View && g.Values[b].Node < 0 && leaves[b] == nil {
-			leaves[b] = slices.Clone(g.Values[b].T.Buf)
-		}
-	}
-	defer func() {
-		for b, buf := range leaves {
-			copy(g.Values[b].T.Buf, buf)
-		}
-	}()
 	for i, n := range g.Nodes {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -306,7 +322,11 @@ func chainedReference(ctx context.Context, g *plan.Graph, at map[int]int) (map[i
 		if n.Info.View {
 			continue
 		}
-		if err := runNode(n, g.Values[n.Out].T, srcTensors(g, n)); err != nil {
+		srcs := make([]*ops.Tensor, len(n.Src))
+		for k, s := range n.Src {
+			srcs[k] = tensor(s)
+		}
+		if err := runNode(n, tensor(n.Out), srcs); err != nil {
 			return nil, fmt.Errorf("node %s: %w", n.Name, err)
 		}
 		for _, o := range byNode[i] {
@@ -392,18 +412,7 @@ func (r *runner) upload() error {
 }
 
 func (r *runner) loadKernels() error {
-	var names []string
-	for _, seg := range r.p.Segments() {
-		if len(seg) > 1 || (r.p.Uberkernel && r.p.Steps[seg[0]].Batchable) {
-			names = append(names, "uberkernel")
-		}
-		for _, si := range seg {
-			names = append(names, r.p.Steps[si].Kernel)
-		}
-	}
-	slices.Sort(names)
-	names = slices.Compact(names)
-	for _, name := range names {
+	for _, name := range r.p.Kernels() {
 		var elf []byte
 		if r.opts.KernelELF != nil {
 			b, err := r.opts.KernelELF(name)
@@ -531,7 +540,7 @@ func (r *runner) launchSegment(seg []int, record bool) error {
 			return err
 		}
 		temps = append(temps, bp)
-		kernel = "uberkernel"
+		kernel = plan.Uberkernel
 		args = abi.EncodeLaunch(batch.Launch(uint64(ip), uint64(bp)))
 	} else {
 		var err error
@@ -548,11 +557,68 @@ func (r *runner) launchSegment(seg []int, record bool) error {
 	if err != nil {
 		return fmt.Errorf("sync after %s: %w", kernel, err)
 	}
+	if record {
+		if err := r.checkDecoded(seg, fmt.Sprintf("%s (%v)", kernel, names)); err != nil {
+			return err
+		}
+	}
 	if len(serrs) > 0 {
 		return &KernelFaultError{Step: fmt.Sprintf("%s (%v)", kernel, names), Errors: serrs}
 	}
 	if record {
 		r.res.Launches = append(r.res.Launches, LaunchRecord{Kernel: kernel, Nodes: names, ParamsSize: len(args), Start: start, End: r.opts.Now()})
+	}
+	return nil
+}
+
+// DecodingDevice is a device that decodes the params of the kernels it
+// runs itself (the reference device): a run checks, after every launch,
+// that the decoded params equal the planned ones field by field.
+type DecodingDevice interface {
+	TakeDecoded() []abi.Decoded
+}
+
+// ABIMismatchError is a launch whose params, as the device decoded them,
+// differ from the values the plan encoded: the manifest the plan was
+// built with and the device's disagree, or the encoding is wrong.
+type ABIMismatchError struct {
+	Step   string
+	Kernel string
+	Diffs  []abi.FieldDiff
+}
+
+func (e *ABIMismatchError) Error() string {
+	msg := fmt.Sprintf("%s: ABI mismatch: the device decoded %d field(s) of %s params differently from the plan", e.Step, len(e.Diffs), e.Kernel)
+	if len(e.Diffs) > 0 {
+		msg += ": " + e.Diffs[0].String()
+	}
+	return msg
+}
+
+// checkDecoded compares the params the device decoded for segment seg
+// with the planned ones (a device that does not decode them is not
+// checked).
+func (r *runner) checkDecoded(seg []int, step string) error {
+	if r.decoder == nil {
+		return nil
+	}
+	got := r.decoder.TakeDecoded()
+	for k, si := range seg {
+		s := &r.p.Steps[si]
+		if k >= len(got) {
+			return &ABIMismatchError{Step: step, Kernel: s.Kernel, Diffs: []abi.FieldDiff{{Field: "kernel", Planned: s.Kernel, Decoded: "(not run)"}}}
+		}
+		if got[k].Kernel != s.Kernel {
+			return &ABIMismatchError{Step: step, Kernel: s.Kernel, Diffs: []abi.FieldDiff{{Field: "kernel", Planned: s.Kernel, Decoded: got[k].Kernel}}}
+		}
+		want, err := r.p.Values(s, r.addrFunc())
+		if err != nil {
+			return err
+		}
+		if diffs := abi.Diff(s.Layout, want, got[k].Values); len(diffs) > 0 {
+			return &ABIMismatchError{Step: step, Kernel: s.Kernel, Diffs: diffs}
+		}
+		r.res.ABIChecked++
 	}
 	return nil
 }
@@ -692,11 +758,7 @@ func (r *runner) compare() error {
 func (r *runner) perf() error {
 	g := r.p.Graph
 	for _, seg := range r.p.Segments() {
-		pr := PerfResult{Nodes: r.nodeNames(seg)}
-		pr.Kernel = r.p.Steps[seg[0]].Kernel
-		if r.p.Uberkernel && r.p.Steps[seg[0]].Batchable {
-			pr.Kernel = "uberkernel"
-		}
+		pr := PerfResult{Nodes: r.nodeNames(seg), Kernel: r.p.SegmentKernel(seg)}
 		for _, si := range seg {
 			for _, ni := range r.p.Steps[si].Nodes {
 				n := g.Nodes[ni]

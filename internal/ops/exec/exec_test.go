@@ -1,8 +1,11 @@
 package exec
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ainekko/et/internal/driver"
@@ -219,5 +222,80 @@ func TestInPlaceAfterProducerInUberkernel(t *testing.T) {
 	}
 	if !res.Passed() {
 		t.Errorf("set_rows after its producer in one segment: %+v", res.Outputs[0])
+	}
+}
+
+// A plan is immutable: running it leaves every tensor of its graph as it
+// was (the in-place set_rows into a leaf included), and a second run
+// gives the same results.
+func TestPlanRunsTwice(t *testing.T) {
+	g := buildGraph(t)
+	p, err := plan.Build(g, abi.Default(), plan.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := make([][]byte, len(g.Values))
+	for i, v := range g.Values {
+		before[i] = slices.Clone(v.T.Buf)
+	}
+	var runs [2]*Result
+	for k := range runs {
+		if runs[k], err = Run(context.Background(), ref.New(ref.Options{}), p, Options{}); err != nil {
+			t.Fatalf("run %d: %v", k+1, err)
+		}
+		for i, v := range g.Values {
+			if !bytes.Equal(v.T.Buf, before[i]) {
+				t.Fatalf("run %d changed the graph's tensor %s", k+1, v.Name)
+			}
+		}
+	}
+	if len(runs[0].Outputs) != len(runs[1].Outputs) {
+		t.Fatalf("%d outputs, then %d", len(runs[0].Outputs), len(runs[1].Outputs))
+	}
+	for i, a := range runs[0].Outputs {
+		b := runs[1].Outputs[i]
+		if a.Status != b.Status || !bytes.Equal(a.Got.Buf, b.Got.Buf) || !bytes.Equal(a.Want.Buf, b.Want.Buf) || !bytes.Equal(a.Chained.Buf, b.Chained.Buf) {
+			t.Errorf("%s: the second run differs (status %s then %s)", a.Output, a.Status, b.Status)
+		}
+		if allZero(a.Chained.Buf) {
+			t.Errorf("%s: chained reference is all zeros", a.Output)
+		}
+	}
+}
+
+func allZero(b []byte) bool {
+	for _, x := range b {
+		if x != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// corruptingDevice flips a bit of every launch's params bytes: the
+// reference device then decodes params that differ from the plan's.
+type corruptingDevice struct{ *ref.Device }
+
+func (d corruptingDevice) Launch(ctx context.Context, k driver.KernelID, args []byte, opts driver.LaunchOptions) error {
+	b := slices.Clone(args)
+	b[24] ^= 1 // inside the first tensor field's ne
+	return d.Device.Launch(ctx, k, b, opts)
+}
+
+// On the reference device every launch's decoded params are checked
+// against the plan, field by field: bytes that decode differently are an
+// ABI mismatch naming the field, not a numeric failure.
+func TestABIMismatch(t *testing.T) {
+	_, _, err := run(t, corruptingDevice{ref.New(ref.Options{})}, false, Options{})
+	var am *ABIMismatchError
+	if !errors.As(err, &am) {
+		t.Fatalf("err %v, want an *ABIMismatchError", err)
+	}
+	if len(am.Diffs) == 0 || !strings.Contains(am.Diffs[0].Field, ".ne[") {
+		t.Errorf("diffs %v, want a tensor's ne", am.Diffs)
+	}
+	// The same plan on an honest reference device passes the check.
+	if _, _, err := run(t, ref.New(ref.Options{}), true, Options{}); err != nil {
+		t.Fatal(err)
 	}
 }

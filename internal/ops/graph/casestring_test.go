@@ -131,7 +131,7 @@ func TestParseCaseStringErrors(t *testing.T) {
 		{"MUL_MAT(m=4,m=5)", `duplicate key "m"`},
 		{"MUL_MAT(m=x)", `MUL_MAT: m: want an integer, got "x"`},
 		{"MUL_MAT(m=0)", "MUL_MAT: m: want a positive size, got 0"},
-		{"MUL_MAT(type_a=q5_1)", `MUL_MAT: type_a: unknown type "q5_1"`},
+		{"MUL_MAT(type_a=q7_1)", `MUL_MAT: type_a: unknown type "q7_1"`},
 		{"MUL_MAT(bs=[1,1,1])", "MUL_MAT: bs: want 2 values"},
 		{"MUL_MAT(bs=1)", "MUL_MAT: bs: want a list [n,n]"},
 		{"MUL_MAT(bs=[[1],1])", "nested '['"},

@@ -47,7 +47,7 @@ func defaultInit(t ops.Type) Init {
 	return Init{Func: "uniform", Args: []float64{-1, 1}}
 }
 
-func isInt(t ops.Type) bool { return t == ops.I32 || t == ops.I64 }
+func isInt(t ops.Type) bool { return t.Integer() }
 
 // initArity gives the accepted argument counts of each init function.
 var initArity = map[string][2]int{
@@ -252,6 +252,9 @@ func materializeOne(ctx context.Context, c *Case, s *TensorSpec) (*ops.Tensor, e
 	if in.Func == "" {
 		in = defaultInit(s.Type)
 	}
+	if err := ops.CodecError(s.Type); err != nil {
+		return nil, err
+	}
 	if in.Func == "npy" {
 		return loadNpyLeaf(c, s)
 	}
@@ -289,6 +292,20 @@ func materializeOne(ctx context.Context, c *Case, s *TensorSpec) (*ops.Tensor, e
 	return x, nil
 }
 
+// intRange is the value range of an integer type narrower than i64
+// (0, 0 for i64).
+func intRange(t ops.Type) (lo, hi int64) {
+	switch t {
+	case ops.I8:
+		return math.MinInt8, math.MaxInt8
+	case ops.I16:
+		return math.MinInt16, math.MaxInt16
+	case ops.I32:
+		return math.MinInt32, math.MaxInt32
+	}
+	return 0, 0
+}
+
 // loadNpyLeaf reads a tensor's .npy file. Errors name the case's file and
 // line and the tensor, then the .npy file.
 func loadNpyLeaf(c *Case, s *TensorSpec) (*ops.Tensor, error) {
@@ -317,10 +334,10 @@ func readNpyLeaf(c *Case, s *TensorSpec) (*ops.Tensor, error) {
 		if err != nil {
 			return nil, &Error{File: path, Msg: fmt.Sprintf("tensor %s is %s: %v", s.Name, s.Type, err)}
 		}
-		if s.Type == ops.I32 {
+		if lo, hi := intRange(s.Type); lo != 0 || hi != 0 {
 			for i, x := range v {
-				if x != int64(int32(x)) {
-					return nil, &Error{File: path, Msg: fmt.Sprintf("element %d = %d does not fit tensor %s's type i32", i, x, s.Name)}
+				if x < lo || x > hi {
+					return nil, &Error{File: path, Msg: fmt.Sprintf("element %d = %d does not fit tensor %s's type %s", i, x, s.Name, s.Type)}
 				}
 			}
 		}

@@ -160,7 +160,7 @@ func TestLoadErrors(t *testing.T) {
 		{"bad seed", base + "seed: -1\n", "case.yaml:8: seed: want a non-negative integer below 2^64, got -1"},
 		{"seed not an int", base + "seed: abc\n", `case.yaml:8: seed: want a non-negative integer, got the string "abc"`},
 		{"unknown tensor key", strings.Replace(base, "ne: [64, 2]}", "ne: [64, 2], int: zeros}", 1), `case.yaml:3: tensor x: unknown field "int" (want type, ne, init)`},
-		{"unknown type", strings.Replace(base, "type: f32", "type: f64", 1), `case.yaml:3: tensor x: unknown type "f64"`},
+		{"unknown type", strings.Replace(base, "type: f32", "type: f8", 1), `case.yaml:3: tensor x: unknown type "f8"`},
 		{"type not a string", strings.Replace(base, "type: f32", "type: 32", 1), "case.yaml:3: tensor x: type: want a string, got the integer 32"},
 		{"missing type", strings.Replace(base, "type: f32, ", "", 1), "case.yaml:3: tensor x: missing required field type"},
 		{"missing ne", strings.Replace(base, ", ne: [64, 2]", "", 1), "case.yaml:3: tensor x: missing required field ne"},

@@ -173,7 +173,7 @@ func TestFusionNotApplied(t *testing.T) {
 				}
 			}
 			s := stepOf(t, p, tt.first)
-			hasReasons(t, s.FusionMissed, tt.want...)
+			hasTexts(t, s.FusionMissed, tt.want...)
 			// The first node still runs on its own (or falls back).
 			if len(s.Nodes) != 1 {
 				t.Errorf("step nodes %v", s.Nodes)

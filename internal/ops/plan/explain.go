@@ -12,7 +12,7 @@ type NodeExplain struct {
 	Kind StepKind
 	// Supported and Reasons are the node's own supports_op verdict.
 	Supported bool
-	Reasons   []string
+	Reasons   []Reason
 	// Fusion names the fusion the node is part of ("" if none); FusedWith
 	// is the other node of the pair.
 	Fusion    string

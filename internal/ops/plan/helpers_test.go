@@ -74,7 +74,13 @@ func (b *gb) build(uber bool) *Plan {
 }
 
 // hasReasons checks that every want substring occurs in some reason.
-func hasReasons(t testing.TB, got []string, want ...string) {
+func hasReasons(t testing.TB, reasons []Reason, want ...string) {
+	t.Helper()
+	hasTexts(t, Texts(reasons), want...)
+}
+
+// hasTexts checks that every want is part of some text of got.
+func hasTexts(t testing.TB, got []string, want ...string) {
 	t.Helper()
 	for _, w := range want {
 		found := false

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/ainekko/et/internal/ops/abi"
 )
@@ -41,8 +42,9 @@ func (k StepKind) String() string {
 // Verdict is the supports_op answer for one node.
 type Verdict struct {
 	Supported bool
-	// Reasons names every failed condition, e.g. "ne0 % 16 != 0 (ne0 = 100)".
-	Reasons []string
+	// Reasons names every failed condition (its text, e.g. "ne0 % 16 !=
+	// 0 (ne0 = 100)", with a code and values).
+	Reasons []Reason
 }
 
 // Step is one unit of execution: a launch (possibly of a fused pair of
@@ -139,8 +141,19 @@ type AddrFunc func(base int) uint64
 // result's desc carries the node's op value, and the scalars follow at
 // their offsets.
 func (p *Plan) Encode(s *Step, addr AddrFunc) ([]byte, error) {
+	v, err := p.Values(s, addr)
+	if err != nil {
+		return nil, err
+	}
+	return p.Manifest.Encode(s.Layout, v)
+}
+
+// Values are the field values of a launch step's params struct (what
+// Encode writes): every tensor field's desc at its device address, the
+// raw pointers and the scalars.
+func (p *Plan) Values(s *Step, addr AddrFunc) (abi.Values, error) {
 	if s.Kind != StepLaunch {
-		return nil, fmt.Errorf("step of kind %s has no params", s.Kind)
+		return abi.Values{}, fmt.Errorf("step of kind %s has no params", s.Kind)
 	}
 	v := abi.Values{Ints: s.Scalars.Ints, Uints: s.Scalars.Uints, Floats: s.Scalars.Floats}
 	g := p.Graph
@@ -166,7 +179,7 @@ func (p *Plan) Encode(s *Step, addr AddrFunc) ([]byte, error) {
 		}
 		v.Uints = u
 	}
-	return p.Manifest.Encode(s.Layout, v)
+	return v, nil
 }
 
 // Segments groups the launch steps for execution: with the uberkernel on,
@@ -199,4 +212,30 @@ func (p *Plan) Segments() [][]int {
 	}
 	flush()
 	return segs
+}
+
+// Uberkernel is the kernel that runs a batched segment.
+const Uberkernel = "uberkernel"
+
+// SegmentKernel is the kernel a segment of Segments launches: the
+// uberkernel for a batched segment, else its one step's kernel.
+func (p *Plan) SegmentKernel(seg []int) string {
+	if len(seg) > 1 || (p.Uberkernel && p.Steps[seg[0]].Batchable) {
+		return Uberkernel
+	}
+	return p.Steps[seg[0]].Kernel
+}
+
+// Kernels lists, sorted, the kernels a run of the plan loads: every
+// launched step's kernel, and the uberkernel when a segment is batched.
+func (p *Plan) Kernels() []string {
+	var names []string
+	for _, seg := range p.Segments() {
+		names = append(names, p.SegmentKernel(seg))
+		for _, si := range seg {
+			names = append(names, p.Steps[si].Kernel)
+		}
+	}
+	slices.Sort(names)
+	return slices.Compact(names)
 }

@@ -148,7 +148,7 @@ func checkRepeat(c *checker) {
 		return
 	}
 	if x.Ne[0] != 1 && x.Ne[0]%16 != 0 {
-		c.failf("src0.ne0 != 1 and src0.ne0 %% 16 != 0 (ne0 = %d)", x.Ne[0])
+		c.fail(CodeMultiple, "src0.ne0", fmt.Sprint(x.Ne[0]), "16", "src0.ne0 != 1 and src0.ne0 %% 16 != 0 (ne0 = %d)", x.Ne[0])
 	}
 	c.mod("dst.ne0", d.Ne[0], 16)
 	for i := range ops.MaxDims {
@@ -170,7 +170,7 @@ func checkPad(c *checker) {
 	c.f32("src0", x, "dst", d)
 	c.contiguous("dst", d)
 	if n := d.Ne[0]; n == 0 || (n%16 != 0 && 16%n != 0) { // the crate tests the result's ne0
-		c.failf("ne0 %% 16 != 0 and 16 %% ne0 != 0 (ne0 = %d)", n)
+		c.fail(CodePadNe0, "ne0", fmt.Sprint(n), "16", "ne0 %% 16 != 0 and 16 %% ne0 != 0 (ne0 = %d)", n)
 	}
 	c.nb0("src0", x, 4)
 	var lp0, rp0 int64 // a missing entry is 0, as ggml's zeroed op_params
@@ -181,10 +181,10 @@ func checkPad(c *checker) {
 		rp0 = rp[0]
 	}
 	if lp0 != 0 || rp0 != 0 {
-		c.failf("lp0 or rp0 != 0 (lp0 = %d, rp0 = %d)", lp0, rp0)
+		c.fail(CodeNonZero, "lp0,rp0", fmt.Sprintf("%d,%d", lp0, rp0), "0", "lp0 or rp0 != 0 (lp0 = %d, rp0 = %d)", lp0, rp0)
 	}
 	if c.p().Bool("circular") {
-		c.failf("circular padding")
+		c.fail(CodeMode, "circular", "1", "0", "circular padding")
 	}
 }
 
@@ -236,7 +236,7 @@ func checkMulMatID(c *checker) {
 	c.nb0Elem("src2", ids)
 	c.nb0("dst", d, 4)
 	if !stridesOrdered(d) {
-		c.failf("dst strides are not ordered (nb = %s)", fmtNb(d))
+		c.fail(CodeStride, "dst", "", "", "dst strides are not ordered (nb = %s)", fmtNb(d))
 	}
 	if as.Ne[3] != 1 {
 		c.failf("src0.ne3 != 1 (ne3 = %d)", as.Ne[3])
@@ -283,6 +283,6 @@ func checkSolveTri(c *checker) {
 	c.contiguous("dst", d)
 	p := c.p()
 	if (p.Has("left") && !p.Bool("left")) || (p.Has("lower") && !p.Bool("lower")) || p.Bool("uni") {
-		c.failf("only left, lower, non-unit solve_tri is implemented (left = %v, lower = %v, uni = %v)", p.Bool("left"), p.Bool("lower"), p.Bool("uni"))
+		c.fail(CodeMode, "left,lower,uni", fmt.Sprintf("%v,%v,%v", p.Bool("left"), p.Bool("lower"), p.Bool("uni")), "true,true,false", "only left, lower, non-unit solve_tri is implemented (left = %v, lower = %v, uni = %v)", p.Bool("left"), p.Bool("lower"), p.Bool("uni"))
 	}
 }

@@ -89,7 +89,7 @@ func setInplace(p ops.Params) bool { return !p.Has("inplace") || p.Bool("inplace
 func checkSet(c *checker) {
 	a, b, d := c.src(0), c.src(1), c.dst()
 	if !setInplace(c.p()) {
-		c.failf("set is not in place (inplace = false; ggml-et runs only ggml_set_inplace)")
+		c.fail(CodeMode, "inplace", "false", "true", "set is not in place (inplace = false; ggml-et runs only ggml_set_inplace)")
 	}
 	c.f32("src0", a, "src1", b, "dst", d)
 	c.contiguous("dst", d)
@@ -111,9 +111,7 @@ func checkSet(c *checker) {
 		c.failf("set view does not fit in dst (last element at byte %d, dst has %d bytes)", last, size)
 	}
 	for i, v := range []int64{nb[0], nb[1], nb[2], off} {
-		if v%64 != 0 {
-			c.failf("%s %% 64 != 0 (%s = %d)", []string{"nb1", "nb2", "nb3", "offset"}[i], []string{"nb1", "nb2", "nb3", "offset"}[i], v)
-		}
+		c.mod([]string{"nb1", "nb2", "nb3", "offset"}[i], v, 64)
 	}
 }
 
@@ -148,7 +146,7 @@ func checkIm2col(c *checker) {
 	case ops.F16:
 		c.typeIn("src1", data, ops.F16, ops.F32)
 	default:
-		c.failf("dst type %s not in {f32, f16}", d.Type)
+		c.fail(CodeType, "dst", d.Type.String(), "f32,f16", "dst type %s not in {f32, f16}", d.Type)
 	}
 	c.contiguous("dst", d)
 	c.contiguous("src1", data)
@@ -237,13 +235,13 @@ func checkConv2D(c *checker) {
 		}
 	}
 	if d0, d1 := p.Int("d0"), p.Int("d1"); d0 != 1 || d1 != 1 {
-		c.failf("dilation != 1 (d0 = %d, d1 = %d)", d0, d1)
+		c.fail(CodeDilation, "d0,d1", fmt.Sprintf("%d,%d", d0, d1), "1,1", "dilation != 1 (d0 = %d, d1 = %d)", d0, d1)
 	}
 	kw, kh, cin, cout := flt.Ne[0], flt.Ne[1], flt.Ne[2], flt.Ne[3]
 	c.mod("Cin", cin, 16)
 	c.mod("Cout", cout, 16)
 	if in.Ne[3] != 1 {
-		c.failf("N != 1 (N = %d)", in.Ne[3])
+		c.fail(CodeBatch, "N", fmt.Sprint(in.Ne[3]), "1", "N != 1 (N = %d)", in.Ne[3])
 	}
 	ow, oh := d.Ne[0], d.Ne[1]
 	if ow <= 0 || oh <= 0 {
@@ -254,7 +252,7 @@ func checkConv2D(c *checker) {
 	}
 	chunks, tiles, maxTiles := conv2dBudget(kw, kh, cin, cout, in.Ne[1], p.Int("p1"), ow, oh)
 	if chunks > 1 && tiles > maxTiles {
-		c.failf("L2 scratchpad budget: %d K-chunks and OH*ceil(OW/16)*Cout/16 = %d output tiles > %d", chunks, tiles, maxTiles)
+		c.fail(CodeBudget, "output tiles", fmt.Sprint(tiles), fmt.Sprint(maxTiles), "L2 scratchpad budget: %d K-chunks and OH*ceil(OW/16)*Cout/16 = %d output tiles > %d", chunks, tiles, maxTiles)
 	}
 }
 
@@ -264,14 +262,14 @@ func checkConv2D(c *checker) {
 func (c *checker) rowsDense(label string, t *ops.Tensor) {
 	c.nb0(label, t, 4)
 	if want := uint64(t.Ne[0]) * 4; t.Nb[1] != want {
-		c.failf("%s.nb1 != ne0*4 (nb1 = %d, ne0*4 = %d)", label, t.Nb[1], want)
+		c.fail(CodeStride, label, fmt.Sprint(t.Nb[1]), fmt.Sprint(want), "%s.nb1 != ne0*4 (nb1 = %d, ne0*4 = %d)", label, t.Nb[1], want)
 	}
 }
 
 // eq adds a reason when a != b.
 func (c *checker) eq(what string, a, b int64) {
 	if a != b {
-		c.failf("%s (%d != %d)", what, a, b)
+		c.fail(CodeEqual, what, fmt.Sprint(a), fmt.Sprint(b), "%s (%d != %d)", what, a, b)
 	}
 }
 

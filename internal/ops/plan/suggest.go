@@ -2,7 +2,6 @@ package plan
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -12,61 +11,88 @@ import (
 // Suggestions for failed supports_op conditions (`et ops explain`): for
 // each reason a rule gives, the nearest change that makes the condition
 // pass, e.g. "ne0 % 16 != 0 (ne0 = 100)" → "pad ne0 to 112 (a multiple of
-// 16)". A rule can carry its own suggestions (opSuggesters, keyed by op
-// like the rules table); they are tried before the generic ones, which
-// match the reason formats of the checker helpers (typeIn, contiguous,
-// mod, nb0 ...).
+// 16)". They are keyed on the reason's code, first per op (opSuggesters),
+// then for any op (genericSuggesters), and read the reason's subject and
+// values, never its sentence.
 
 // Suggestion pairs a failed condition with its suggested fix.
 type Suggestion struct {
-	// Reason is the failed condition, as Supports names it.
-	Reason string
+	// Reason is the failed condition, as Supports gives it.
+	Reason Reason
 	// Fix is the suggested change, or "" when et knows none (a shape
 	// relation of the op itself, say).
 	Fix string
 }
 
-// suggester turns a reason that matches re into a fix; fix gets the
-// submatches (index 0 is the whole reason) and returns "" to pass.
-type suggester struct {
-	re  *regexp.Regexp
-	fix func(m []string) string
+// suggester returns the fix for a reason of its code, or "" to pass.
+type suggester func(r Reason) string
+
+func fixed1(s string) suggester { return func(Reason) string { return s } }
+
+// subjectIs gives fix when the reason's subject is one of subjects.
+func subjectIs(fix string, subjects ...string) suggester {
+	return func(r Reason) string {
+		for _, s := range subjects {
+			if r.Subject == s {
+				return fix
+			}
+		}
+		return ""
+	}
 }
 
-func sug(pattern string, fix func(m []string) string) suggester {
-	return suggester{re: regexp.MustCompile(pattern), fix: fix}
+func atoi(s string) int64 {
+	n, _ := strconv.ParseInt(s, 10, 64)
+	return n
 }
 
-func fixed1(s string) func([]string) string { return func([]string) string { return s } }
-
-// opSuggesters are the suggestions specific to one op's rules.
-var opSuggesters = map[ops.Op][]suggester{
+// opSuggesters are the suggestions specific to one op's conditions.
+var opSuggesters = map[ops.Op]map[ReasonCode]suggester{
 	ops.OpFlashAttnExt: {
-		sug(`^[kv] type \S+ is not f16`, fixed1("cpy K and V to f16")),
-		sug(`^max_bias != 0`, fixed1("set max_bias to 0 (ggml-et has no ALiBi)")),
-		sug(`^logit_softcap != 0`, fixed1("set logit_softcap to 0 (apply the softcap outside the op)")),
-		sug(`^d[kv] > (\d+)`, func(m []string) string { return "use head sizes of at most " + m[1] }),
+		CodeType: subjectIs("cpy K and V to f16", "k", "v"),
+		CodeNonZero: func(r Reason) string {
+			switch r.Subject {
+			case "max_bias":
+				return "set max_bias to 0 (ggml-et has no ALiBi)"
+			case "logit_softcap":
+				return "set logit_softcap to 0 (apply the softcap outside the op)"
+			}
+			return ""
+		},
+		CodeMax: func(r Reason) string { return "use head sizes of at most " + r.Want },
 	},
 	ops.OpSetRows: {
-		sug(`^src1 type i32 is not i64`, fixed1("use i64 row indices")),
+		CodeType: func(r Reason) string {
+			if r.Subject == "src1" && r.Have == "i32" {
+				return "use i64 row indices"
+			}
+			return ""
+		},
 	},
 	ops.OpCpy: {
-		sug(`^cpy (\S+) -> (\S+) not in`, func(m []string) string {
-			if isQuantName(m[2]) {
+		CodeMode: func(r Reason) string {
+			if _, dst, ok := strings.Cut(r.Have, " -> "); ok && isQuantName(dst) {
 				return "cpy to f32 or f16 (quantizing cpy runs on the host)"
 			}
 			return "use f32 -> f32, f16 -> f16 or f32 -> f16"
-		}),
+		},
 	},
 	ops.OpRope: {
-		sug(`^n_dims > (\d+)`, func(m []string) string { return "rotate at most " + m[1] + " dims" }),
-		sug(`^src0\.view_offs != 0`, fixed1("insert a cont on src0 (rope_f32 needs view offset 0)")),
-		sug(`^rope mode \S+ not in`, fixed1("use mode normal, neox or imrope")),
-		sug(`^imrope sections\[0\.\.2\] are all zero`, fixed1("set sections, e.g. [n_dims/2, n_dims/4, n_dims/4, 0]")),
+		CodeMax: func(r Reason) string { return "rotate at most " + r.Want + " dims" },
+		CodeNonZero: func(r Reason) string {
+			switch r.Subject {
+			case "src0.view_offs":
+				return "insert a cont on src0 (rope_f32 needs view offset 0)"
+			case "sections":
+				return "set sections, e.g. [n_dims/2, n_dims/4, n_dims/4, 0]"
+			}
+			return ""
+		},
+		CodeMode: fixed1("use mode normal, neox or imrope"),
 	},
 	ops.OpPad: {
-		sug(`^ne0 % 16 != 0 and 16 % ne0 != 0 \(ne0 = (\d+)\)$`, func(m []string) string {
-			n, _ := strconv.ParseInt(m[1], 10, 64)
+		CodePadNe0: func(r Reason) string {
+			n := atoi(r.Have)
 			if n > 0 && n < 16 {
 				d := int64(16)
 				for _, c := range []int64{1, 2, 4, 8} {
@@ -78,40 +104,30 @@ var opSuggesters = map[ops.Op][]suggester{
 				return fmt.Sprintf("pad the result's ne0 to %d (a divisor of 16)", d)
 			}
 			return fmt.Sprintf("pad the result's ne0 to %d (a multiple of 16)", roundUp(n, 16))
-		}),
-		sug(`^lp0 or rp0 != 0`, fixed1("pad only dims 1..3 (lp0 = rp0 = 0); widen ne0 with a concat instead")),
-		sug(`^circular padding`, fixed1("use zero padding")),
+		},
+		CodeNonZero: fixed1("pad only dims 1..3 (lp0 = rp0 = 0); widen ne0 with a concat instead"),
+		CodeMode:    fixed1("use zero padding"),
 	},
 	ops.OpSet: {
-		sug(`^set is not in place`, fixed1("use ggml_set_inplace (inplace: true)")),
-		sug(`^(nb1|nb2|nb3|offset) % 64 != 0 \(\S+ = (\d+)\)$`, func(m []string) string {
-			n, _ := strconv.ParseInt(m[2], 10, 64)
-			return fmt.Sprintf("align %s to %d bytes (a multiple of 64)", m[1], roundUp(n, 64))
-		}),
+		CodeMode: fixed1("use ggml_set_inplace (inplace: true)"),
 	},
 	ops.OpConv2D: {
-		sug(`^dilation != 1`, fixed1("use d0 = d1 = 1 (or im2col + mul_mat)")),
-		sug(`^N != 1`, fixed1("convolve one image per launch (N = 1)")),
-		sug(`^L2 scratchpad budget`, fixed1("split the output channels or rows over several launches")),
+		CodeDilation: fixed1("use d0 = d1 = 1 (or im2col + mul_mat)"),
+		CodeBatch:    fixed1("convolve one image per launch (N = 1)"),
+		CodeBudget:   fixed1("split the output channels or rows over several launches"),
 	},
 	ops.OpSolveTri: {
-		sug(`^only left, lower, non-unit`, fixed1("use left = true, lower = true, uni = false")),
+		CodeMode: fixed1("use left = true, lower = true, uni = false"),
 	},
 	ops.OpCont: {
-		sug(`^dst aliases src0`, fixed1("cont into a new tensor")),
+		CodeAliased: fixed1("cont into a new tensor"),
 	},
 }
 
-// genericSuggesters match the reasons of the shared checker helpers.
-var genericSuggesters = []suggester{
-	sug(`^src0\.ne0 != 1 and src0\.ne0 % 16 != 0 \(ne0 = (\d+)\)$`, func(m []string) string {
-		n, _ := strconv.ParseInt(m[1], 10, 64)
-		return fmt.Sprintf("pad src0.ne0 to %d (a multiple of 16)", roundUp(n, 16))
-	}),
-	// mod: "<what> % <k> != 0 (<what> = <v>)".
-	sug(`^([^%!=]+?) % (\d+) != 0 \([^=]+ = (-?\d+)\)$`, func(m []string) string {
-		k, _ := strconv.ParseInt(m[2], 10, 64)
-		v, _ := strconv.ParseInt(m[3], 10, 64)
+// genericSuggesters are keyed on the codes of the shared checker helpers.
+var genericSuggesters = map[ReasonCode]suggester{
+	CodeMultiple: func(r Reason) string {
+		k, v := atoi(r.Want), atoi(r.Have)
 		if k <= 0 || v < 0 {
 			return ""
 		}
@@ -119,7 +135,7 @@ var genericSuggesters = []suggester{
 		if next == 0 {
 			next = k
 		}
-		what := m[1]
+		what := r.Subject
 		switch {
 		case what == "nelements":
 			return fmt.Sprintf("pad so that the element count is a multiple of %d (next: %d)", k, next)
@@ -127,27 +143,18 @@ var genericSuggesters = []suggester{
 			return fmt.Sprintf("align %s to %d bytes (a multiple of %d)", what, next, k)
 		}
 		return fmt.Sprintf("pad %s to %d (a multiple of %d)", what, next, k)
-	}),
-	// typeIn: "<label> type <t> is not <want>[ (why)]".
-	sug(`^(\S+) type (\S+) is not (\S+)`, func(m []string) string { return typeFix(m[1], m[2], []string{m[3]}) }),
-	// typeIn: "<label> type <t> not in {a, b}".
-	sug(`^(\S+) type (\S+) not in \{(.*)\}$`, func(m []string) string {
-		return typeFix(m[1], m[2], strings.Split(m[3], ", "))
-	}),
-	// contiguous, contiguous1, contiguousRows, nb0, nb0Elem, rowsDense.
-	sug(`^(\S+) (?:is not contiguous|rows are not contiguous|elements of a row are not contiguous)`, func(m []string) string {
-		return contFix(m[1])
-	}),
-	sug(`^(\S+)\.nb[01] != `, func(m []string) string { return contFix(m[1]) }),
-	sug(`^(\S+) strides are not ordered`, func(m []string) string { return contFix(m[1]) }),
-	sug(`^src1\.nb0 != 4 and src1\.ne0 != 1`, fixed1("insert a cont on src1")),
-	sug(`^(?:unary|glu) op \S+ is not accepted by ggml-et`, fixed1("none: ggml-et has no kernel for it (it runs on the host)")),
-	sug(`^op (\S+) is not implemented by ggml-et`, func(m []string) string {
-		if info, ok := ops.Lookup(m[1]); ok && info.Ref == nil && !info.View {
+	},
+	CodeType:              func(r Reason) string { return typeFix(r.Subject, r.Have, strings.Split(r.Want, ",")) },
+	CodeNotContiguous:     func(r Reason) string { return contFix(r.Subject) },
+	CodeRowsNotContiguous: func(r Reason) string { return contFix(r.Subject) },
+	CodeRowElems:          func(r Reason) string { return contFix(r.Subject) },
+	CodeStride:            func(r Reason) string { return contFix(r.Subject) },
+	CodeNoKernel: func(r Reason) string {
+		if info, ok := ops.Lookup(r.Subject); ok && info.Ref == nil && !info.View {
 			return "none: ggml-et has no kernel for it, and et has no host math for it (the case is skipped)"
 		}
 		return "none: ggml-et has no kernel for it (it runs on the host)"
-	}),
+	},
 }
 
 func roundUp(v, k int64) int64 { return (v + k - 1) / k * k }
@@ -190,21 +197,20 @@ func contFix(label string) string {
 
 // Suggest returns the fix for one failed condition of an op node, or ""
 // when et knows none.
-func Suggest(op ops.Op, reason string) string {
-	for _, list := range [][]suggester{opSuggesters[op], genericSuggesters} {
-		for _, s := range list {
-			if m := s.re.FindStringSubmatch(reason); m != nil {
-				if fix := s.fix(m); fix != "" {
-					return fix
-				}
-			}
+func Suggest(op ops.Op, r Reason) string {
+	if s, ok := opSuggesters[op][r.Code]; ok {
+		if fix := s(r); fix != "" {
+			return fix
 		}
+	}
+	if s, ok := genericSuggesters[r.Code]; ok {
+		return s(r)
 	}
 	return ""
 }
 
 // Suggestions pairs every reason with its fix, in order.
-func Suggestions(op ops.Op, reasons []string) []Suggestion {
+func Suggestions(op ops.Op, reasons []Reason) []Suggestion {
 	out := make([]Suggestion, len(reasons))
 	for i, r := range reasons {
 		out[i] = Suggestion{Reason: r, Fix: Suggest(op, r)}

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/ainekko/et/internal/ops"
 	"github.com/ainekko/et/internal/ops/abi"
@@ -42,11 +43,17 @@ func (x *nodeCtx) p() ops.Params { return x.n.Params }
 // checker collects the failed supports_op conditions of one node.
 type checker struct {
 	*nodeCtx
-	reasons []string
+	reasons []Reason
 }
 
+// failf adds an op-specific condition with no suggestion (CodeCondition).
 func (c *checker) failf(format string, args ...any) {
-	c.reasons = append(c.reasons, fmt.Sprintf(format, args...))
+	c.fail(CodeCondition, "", "", "", format, args...)
+}
+
+// fail adds a failed condition with its code, subject, values and text.
+func (c *checker) fail(code ReasonCode, subject, have, want, format string, args ...any) {
+	c.reasons = append(c.reasons, Reason{Code: code, Subject: subject, Have: have, Want: want, Text: fmt.Sprintf(format, args...)})
 }
 
 // typeIn requires t's type to be one of want.
@@ -56,10 +63,14 @@ func (c *checker) typeIn(label string, t *ops.Tensor, want ...ops.Type) bool {
 			return true
 		}
 	}
+	names := make([]string, len(want))
+	for i, w := range want {
+		names[i] = w.String()
+	}
 	if len(want) == 1 {
-		c.failf("%s type %s is not %s", label, t.Type, want[0])
+		c.fail(CodeType, label, t.Type.String(), names[0], "%s type %s is not %s", label, t.Type, want[0])
 	} else {
-		c.failf("%s type %s not in %s", label, t.Type, typeList(want))
+		c.fail(CodeType, label, t.Type.String(), strings.Join(names, ","), "%s type %s not in %s", label, t.Type, typeList(want))
 	}
 	return false
 }
@@ -73,49 +84,49 @@ func (c *checker) f32(pairs ...any) {
 
 func (c *checker) contiguous(label string, t *ops.Tensor) {
 	if !isContiguous(t) {
-		c.failf("%s is not contiguous (ne = %s, nb = %s)", label, fmtNe(t), fmtNb(t))
+		c.fail(CodeNotContiguous, label, "", "", "%s is not contiguous (ne = %s, nb = %s)", label, fmtNe(t), fmtNb(t))
 	}
 }
 
 func (c *checker) contiguous1(label string, t *ops.Tensor) {
 	if !isContiguous1(t) {
-		c.failf("%s rows are not contiguous (ne = %s, nb = %s)", label, fmtNe(t), fmtNb(t))
+		c.fail(CodeRowsNotContiguous, label, "", "", "%s rows are not contiguous (ne = %s, nb = %s)", label, fmtNe(t), fmtNb(t))
 	}
 }
 
 func (c *checker) contiguousRows(label string, t *ops.Tensor) {
 	if !isContiguousRows(t) {
-		c.failf("%s elements of a row are not contiguous (nb0 = %d, type size %d)", label, t.Nb[0], t.Type.TypeSize())
+		c.fail(CodeRowElems, label, "", "", "%s elements of a row are not contiguous (nb0 = %d, type size %d)", label, t.Nb[0], t.Type.TypeSize())
 	}
 }
 
 // nb0 requires nb[0] == want (the element size, 4 for f32).
 func (c *checker) nb0(label string, t *ops.Tensor, want int) {
 	if t.Nb[0] != uint64(want) {
-		c.failf("%s.nb0 != %d (nb0 = %d)", label, want, t.Nb[0])
+		c.fail(CodeStride, label, fmt.Sprint(t.Nb[0]), fmt.Sprint(want), "%s.nb0 != %d (nb0 = %d)", label, want, t.Nb[0])
 	}
 }
 
 // nb0Elem requires nb[0] == the type size.
 func (c *checker) nb0Elem(label string, t *ops.Tensor) {
 	if ts := t.Type.TypeSize(); t.Nb[0] != uint64(ts) {
-		c.failf("%s.nb0 != type size (nb0 = %d, type size = %d)", label, t.Nb[0], ts)
+		c.fail(CodeStride, label, fmt.Sprint(t.Nb[0]), fmt.Sprint(ts), "%s.nb0 != type size (nb0 = %d, type size = %d)", label, t.Nb[0], ts)
 	}
 }
 
 // mod requires v % k == 0; what names v ("ne0", "src1.ne0", "nelements").
 func (c *checker) mod(what string, v, k int64) {
 	if v%k != 0 {
-		c.failf("%s %% %d != 0 (%s = %d)", what, k, what, v)
+		c.fail(CodeMultiple, what, fmt.Sprint(v), fmt.Sprint(k), "%s %% %d != 0 (%s = %d)", what, k, what, v)
 	}
 }
 
 func (c *checker) notImplemented() {
 	if ggmlETOps[c.n.Op] {
-		c.failf("op %s: et does not model ggml-et's supports_op for it yet", c.n.Op)
+		c.fail(CodeNotModelled, string(c.n.Op), "", "", "op %s: et does not model ggml-et's supports_op for it yet", c.n.Op)
 		return
 	}
-	c.failf("op %s is not implemented by ggml-et", c.n.Op)
+	c.fail(CodeNoKernel, string(c.n.Op), "", "", "op %s is not implemented by ggml-et", c.n.Op)
 }
 
 // Supports is ggml-et's supports_op for node idx of g (the crate's
@@ -125,7 +136,7 @@ func (c *checker) notImplemented() {
 // unsupported with the reason "op X is not implemented by ggml-et".
 func Supports(g *Graph, idx int, m *abi.Manifest) Verdict {
 	if g == nil || idx < 0 || idx >= len(g.Nodes) {
-		return Verdict{Reasons: []string{fmt.Sprintf("no node %d in the graph", idx)}}
+		return Verdict{Reasons: []Reason{{Code: CodeCondition, Text: fmt.Sprintf("no node %d in the graph", idx)}}}
 	}
 	if m == nil {
 		m = abi.Default()
@@ -159,10 +170,10 @@ func checkMulMat(c *checker) {
 		c.typeIn("src1", b, ops.F32, ops.F16)
 	case ops.Q8_0, ops.Q4_0:
 		if b.Type != ops.F32 {
-			c.failf("src1 type %s is not f32 (%s weights need f32 activations)", b.Type, a.Type)
+			c.fail(CodeType, "src1", b.Type.String(), "f32", "src1 type %s is not f32 (%s weights need f32 activations)", b.Type, a.Type)
 		}
 	default:
-		c.failf("src0 type %s not in {f32, f16, q8_0, q4_0}", a.Type)
+		c.fail(CodeType, "src0", a.Type.String(), "f32,f16,q8_0,q4_0", "src0 type %s not in {f32, f16, q8_0, q4_0}", a.Type)
 	}
 	if len(c.reasons) > 0 {
 		return
@@ -176,7 +187,7 @@ func checkMulMat(c *checker) {
 	c.nb0Elem("src1", b)
 	c.nb0Elem("dst", d)
 	if !stridesOrdered(d) {
-		c.failf("dst strides are not ordered (nb = %s)", fmtNb(d))
+		c.fail(CodeStride, "dst", "", "", "dst strides are not ordered (nb = %s)", fmtNb(d))
 	}
 }
 
@@ -193,10 +204,10 @@ func checkBinary(c *checker) {
 	c.nb0("dst", d, 4)
 	c.nb0("src0", a, 4)
 	if b.Nb[0] != 4 && b.Ne[0] != 1 {
-		c.failf("src1.nb0 != 4 and src1.ne0 != 1 (nb0 = %d, ne0 = %d)", b.Nb[0], b.Ne[0])
+		c.fail(CodeStride, "src1", fmt.Sprint(b.Nb[0]), "4", "src1.nb0 != 4 and src1.ne0 != 1 (nb0 = %d, ne0 = %d)", b.Nb[0], b.Ne[0])
 	}
 	if want := uint64(d.Ne[0]) * 4; d.Nb[1] != want {
-		c.failf("dst.nb1 != ne0*4 (nb1 = %d, ne0*4 = %d)", d.Nb[1], want)
+		c.fail(CodeStride, "dst", fmt.Sprint(d.Nb[1]), fmt.Sprint(want), "dst.nb1 != ne0*4 (nb1 = %d, ne0*4 = %d)", d.Nb[1], want)
 	}
 }
 
@@ -247,10 +258,10 @@ func checkRope(c *checker) {
 	c.nb0("src0", x, 4)
 	nDims := c.p().Int("n_dims")
 	if nDims > ropeMaxDims {
-		c.failf("n_dims > %d (n_dims = %d)", ropeMaxDims, nDims)
+		c.fail(CodeMax, "n_dims", fmt.Sprint(nDims), fmt.Sprint(ropeMaxDims), "n_dims > %d (n_dims = %d)", ropeMaxDims, nDims)
 	}
 	if off := c.srcValue(0).T.Offs; c.srcValue(0).IsView(c.n.Src[0]) && off != 0 {
-		c.failf("src0.view_offs != 0 (view_offs = %d)", off)
+		c.fail(CodeNonZero, "src0.view_offs", fmt.Sprint(off), "0", "src0.view_offs != 0 (view_offs = %d)", off)
 	}
 	op, err := ropeOpParams(c.nodeCtx)
 	if err != nil {
@@ -269,10 +280,10 @@ func checkRope(c *checker) {
 		c.mod("n_dims", nDims, 16)
 		s := c.p().Ints("sections")
 		if len(s) < 3 || (s[0] == 0 && s[1] == 0 && s[2] == 0) {
-			c.failf("imrope sections[0..2] are all zero (sections = %v)", s)
+			c.fail(CodeNonZero, "sections", fmt.Sprint(s), "", "imrope sections[0..2] are all zero (sections = %v)", s)
 		}
 	default:
-		c.failf("rope mode %s not in {normal, neox, imrope}", mode)
+		c.fail(CodeMode, "mode", fmt.Sprint(mode), "normal,neox,imrope", "rope mode %s not in {normal, neox, imrope}", mode)
 	}
 }
 
@@ -287,7 +298,7 @@ var gluAccepted = map[string]bool{
 func checkGLU(c *checker) {
 	a, d := c.src(0), c.dst()
 	if op := c.p().Str("op"); !gluAccepted[op] {
-		c.failf("glu op %s is not accepted by ggml-et", op)
+		c.fail(CodeNoKernel, fmt.Sprint(op), "", "", "glu op %s is not accepted by ggml-et", op)
 	}
 	c.f32("src0", a, "dst", d)
 	c.mod("nelements", d.NElements(), 16)
@@ -316,7 +327,7 @@ var unaryAccepted = map[string]bool{
 func checkUnary(c *checker) {
 	x, d := c.src(0), c.dst()
 	if op := c.p().Str("op"); !unaryAccepted[op] {
-		c.failf("unary op %s is not accepted by ggml-et", op)
+		c.fail(CodeNoKernel, fmt.Sprint(op), "", "", "unary op %s is not accepted by ggml-et", op)
 	}
 	c.f32("src0", x, "dst", d)
 	c.mod("nelements", d.NElements(), 16)
@@ -350,7 +361,7 @@ var cpyKernels = map[[2]ops.Type]string{
 func checkCpy(c *checker) {
 	x, d := c.src(0), c.dst()
 	if _, ok := cpyKernels[[2]ops.Type{x.Type, d.Type}]; !ok {
-		c.failf("cpy %s -> %s not in {f32 -> f32, f16 -> f16, f32 -> f16}", x.Type, d.Type)
+		c.fail(CodeMode, "cpy", x.Type.String()+" -> "+d.Type.String(), "f32 -> f32,f16 -> f16,f32 -> f16", "cpy %s -> %s not in {f32 -> f32, f16 -> f16, f32 -> f16}", x.Type, d.Type)
 	}
 	c.contiguous("dst", d)
 }
@@ -360,7 +371,7 @@ func checkCont(c *checker) {
 	c.typeIn("src0", x, ops.F32, ops.F16)
 	c.contiguous("dst", d)
 	if c.g.Values[c.n.Out].Base == c.srcValue(0).Base {
-		c.failf("dst aliases src0 (both in the memory of %s)", c.g.Values[c.srcValue(0).Base].Name)
+		c.fail(CodeAliased, "dst", "", "", "dst aliases src0 (both in the memory of %s)", c.g.Values[c.srcValue(0).Base].Name)
 	}
 }
 
@@ -397,10 +408,10 @@ func checkFlashAttn(c *checker) {
 	c.typeIn("q", q, ops.F32)
 	c.typeIn("dst", d, ops.F32)
 	if k.Type != ops.F16 {
-		c.failf("k type %s is not f16 (ggml-et accepts only f16 K/V)", k.Type)
+		c.fail(CodeType, "k", k.Type.String(), "f16", "k type %s is not f16 (ggml-et accepts only f16 K/V)", k.Type)
 	}
 	if v.Type != ops.F16 {
-		c.failf("v type %s is not f16 (ggml-et accepts only f16 K/V)", v.Type)
+		c.fail(CodeType, "v", v.Type.String(), "f16", "v type %s is not f16 (ggml-et accepts only f16 K/V)", v.Type)
 	}
 	dk, dv := q.Ne[0], v.Ne[0]
 	c.mod("dk", dk, 32)
@@ -408,10 +419,10 @@ func checkFlashAttn(c *checker) {
 		c.typeIn("mask", mask, ops.F16, ops.F32)
 	}
 	if mb := c.p().F32("max_bias"); mb != 0 {
-		c.failf("max_bias != 0 (max_bias = %g)", mb)
+		c.fail(CodeNonZero, "max_bias", fmt.Sprint(mb), "0", "max_bias != 0 (max_bias = %g)", mb)
 	}
 	if sc := c.p().F32("logit_softcap"); sc != 0 {
-		c.failf("logit_softcap != 0 (logit_softcap = %g)", sc)
+		c.fail(CodeNonZero, "logit_softcap", fmt.Sprint(sc), "0", "logit_softcap != 0 (logit_softcap = %g)", sc)
 	}
 	c.nb0("q", q, 4)
 	c.nb0("dst", d, 4)
@@ -424,10 +435,10 @@ func checkFlashAttn(c *checker) {
 		c.failf("dv != dst.ne0 (dv = %d, dst.ne0 = %d)", dv, d.Ne[0])
 	}
 	if dk > faMaxHead {
-		c.failf("dk > %d (dk = %d)", faMaxHead, dk)
+		c.fail(CodeMax, "dk", fmt.Sprint(dk), fmt.Sprint(faMaxHead), "dk > %d (dk = %d)", faMaxHead, dk)
 	}
 	if dv > faMaxHead {
-		c.failf("dv > %d (dv = %d)", faMaxHead, dv)
+		c.fail(CodeMax, "dv", fmt.Sprint(dv), fmt.Sprint(faMaxHead), "dv > %d (dv = %d)", faMaxHead, dv)
 	}
 	if k.Ne[2] == 0 || q.Ne[2]%k.Ne[2] != 0 {
 		c.failf("nhq %% nhk != 0 (nhq = %d, nhk = %d)", q.Ne[2], k.Ne[2])

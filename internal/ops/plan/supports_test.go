@@ -45,7 +45,7 @@ func runSupportCases(t *testing.T, cases []supportCase) {
 				if s.Kind != StepFallback {
 					t.Errorf("step kind %s, want fallback", s.Kind)
 				}
-				if strings.Join(s.Verdict.Reasons, "|") != strings.Join(v.Reasons, "|") {
+				if strings.Join(Texts(s.Verdict.Reasons), "|") != strings.Join(Texts(v.Reasons), "|") {
 					t.Errorf("step reasons %q != Supports reasons %q", s.Verdict.Reasons, v.Reasons)
 				}
 				return

@@ -1,0 +1,91 @@
+package runner
+
+import (
+	"encoding/xml"
+	"fmt"
+
+	"github.com/ainekko/et/internal/ops/exec"
+	"github.com/ainekko/et/internal/ops/plan"
+)
+
+// JUnitSuites is the JUnit XML document (what JUnit marshals).
+type JUnitSuites struct {
+	XMLName xml.Name     `xml:"testsuites"`
+	Suites  []JUnitSuite `xml:"testsuite"`
+}
+
+// JUnitSuite is one case.
+type JUnitSuite struct {
+	Name     string      `xml:"name,attr"`
+	Tests    int         `xml:"tests,attr"`
+	Failures int         `xml:"failures,attr"`
+	Skipped  int         `xml:"skipped,attr"`
+	Cases    []JUnitCase `xml:"testcase"`
+}
+
+// JUnitCase is one output of a case.
+type JUnitCase struct {
+	Name      string        `xml:"name,attr"`
+	Classname string        `xml:"classname,attr"`
+	Time      string        `xml:"time,attr"`
+	Failure   *JUnitFailure `xml:"failure,omitempty"`
+	Skipped   *JUnitSkipped `xml:"skipped,omitempty"`
+	Output    string        `xml:"system-out,omitempty"`
+}
+
+// JUnitSkipped marks a skipped output (XFAIL, SKIP).
+type JUnitSkipped struct {
+	Message string `xml:"message,attr"`
+}
+
+// JUnitFailure marks a failed output (FAIL, XPASS).
+type JUnitFailure struct {
+	Message string `xml:"message,attr"`
+	Text    string `xml:",chardata"`
+}
+
+// JUnit is the report as JUnit XML: one suite per case, one test per
+// output; FAIL and XPASS are failures, XFAIL and SKIP skipped.
+func JUnit(r *Report) ([]byte, error) {
+	var suites JUnitSuites
+	idx := map[string]int{}
+	for _, x := range r.Results {
+		i, ok := idx[x.Case]
+		if !ok {
+			i = len(suites.Suites)
+			idx[x.Case] = i
+			suites.Suites = append(suites.Suites, JUnitSuite{Name: x.Case})
+		}
+		s := &suites.Suites[i]
+		jc := JUnitCase{Name: x.Node, Classname: "et.run-op." + x.Case, Time: fmt.Sprintf("%.6f", float64(x.TimeNS)/1e9)}
+		switch x.Status {
+		case exec.StatusFail:
+			jc.Failure = &JUnitFailure{Message: x.Detail, Text: fmt.Sprintf("op %s kernel %s: %s", x.Op, x.Kernel, x.Detail)}
+			s.Failures++
+		case StatusXPass:
+			jc.Failure = &JUnitFailure{Message: x.Detail, Text: x.Detail}
+			s.Failures++
+		case StatusXFail:
+			jc.Skipped = &JUnitSkipped{Message: fmt.Sprintf("expected failure (%s): %s", x.Expected, x.Detail)}
+			s.Skipped++
+		case StatusSkip:
+			jc.Skipped = &JUnitSkipped{Message: x.Detail}
+			s.Skipped++
+		case exec.StatusFallback:
+			jc.Output = "ran on the host (unsupported by ggml-et): " + plan.JoinTexts(x.Reasons) + "\n"
+		}
+		if x.Status != StatusSkip {
+			jc.Output += fmt.Sprintf("nmse %.3g (max %.3g), drift nmse %.3g", x.NMSE, x.MaxNMSE, x.DriftNMSE)
+			if x.DriftMaxNMSE > 0 {
+				jc.Output += fmt.Sprintf(" (max %.3g)", x.DriftMaxNMSE)
+			}
+		}
+		s.Tests++
+		s.Cases = append(s.Cases, jc)
+	}
+	b, err := xml.MarshalIndent(suites, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append([]byte(xml.Header), append(b, '\n')...), nil
+}

@@ -1,0 +1,522 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/ainekko/et/internal/driver"
+	"github.com/ainekko/et/internal/driver/etrt"
+	"github.com/ainekko/et/internal/ops"
+	"github.com/ainekko/et/internal/ops/abi"
+	"github.com/ainekko/et/internal/ops/exec"
+	"github.com/ainekko/et/internal/ops/expect"
+	"github.com/ainekko/et/internal/ops/graph"
+	"github.com/ainekko/et/internal/ops/plan"
+)
+
+// Output statuses beyond exec's PASS, FAIL and FALLBACK.
+const (
+	// StatusXFail is an output an expected-failures file lists that
+	// failed, as expected: it does not fail the run.
+	StatusXFail = "XFAIL"
+	// StatusXPass is a listed output that passed: the defect is gone (or
+	// the list is wrong), and the run fails until the entry is removed.
+	StatusXPass = "XPASS"
+	// StatusSkip is an output of a case et cannot judge because it has no
+	// host math for one of its ops, variants or types (ops.NoHostMathError),
+	// as test-backend-ops reports "not supported". It does not fail the run.
+	StatusSkip = "SKIP"
+)
+
+// Failed reports whether an output status fails the run.
+func Failed(status string) bool { return status == exec.StatusFail || status == StatusXPass }
+
+// Report is the typed result of a run: what et run-op prints in every
+// format (schema et.run-op/v1).
+type Report struct {
+	Schema  string `json:"schema"`
+	Backend string `json:"backend"`
+	Device  string `json:"device"`
+	// Numerics says what computed the outputs: "device" (sysemu, pcie),
+	// or "reference" on the reference device, where the outputs are et's
+	// own reference math behind the ABI: there the run checks the
+	// dispatch and the params bytes (ABIChecked), not device numerics,
+	// and --perf times host code.
+	Numerics string `json:"numerics"`
+	// ABIChecked counts the kernel runs whose params the device decoded
+	// and that equal the plan's field by field (reference device only).
+	ABIChecked int      `json:"abi_checked"`
+	Results    []Result `json:"results"`
+	Perf       []Timing `json:"perf,omitempty"`
+	// Faults are the kernel faults (stream errors) that stopped a case.
+	Faults []Fault `json:"faults,omitempty"`
+	// ABIMismatches are the launches whose params the device decoded
+	// differently from the plan (checked on the reference device, which
+	// decodes them itself): such a case stops there.
+	ABIMismatches []ABIMismatch `json:"abi_mismatches,omitempty"`
+}
+
+// ABIMismatch is a launch whose decoded params differ from the planned
+// ones, field by field.
+type ABIMismatch struct {
+	Case   string          `json:"case"`
+	Step   string          `json:"step"`
+	Kernel string          `json:"kernel"`
+	Fields []abi.FieldDiff `json:"fields"`
+}
+
+// ReportSchema is the schema of Report.
+const ReportSchema = "et.run-op/v1"
+
+// Failed reports whether the report is a negative verdict: an output
+// failed (or passed against an expected failure) or a kernel faulted.
+func (r *Report) Failed() bool {
+	if len(r.Faults) > 0 || len(r.ABIMismatches) > 0 {
+		return true
+	}
+	for _, x := range r.Results {
+		if Failed(x.Status) {
+			return true
+		}
+	}
+	return false
+}
+
+// Result is the verdict on one output of a case.
+type Result struct {
+	Case   string  `json:"case"`
+	Output string  `json:"output"`
+	Node   string  `json:"node"`
+	Op     string  `json:"op"`
+	Kernel string  `json:"kernel"`
+	Fusion string  `json:"fusion,omitempty"`
+	Status string  `json:"status"`
+	NMSE   float64 `json:"nmse"`
+	// Failure is the check that failed (ops.FailNaN "nan", "inf_mismatch",
+	// "nmse", "max_abs"...); nmse is 0 in JSON when it is NaN.
+	Failure   string  `json:"failure,omitempty"`
+	MaxNMSE   float64 `json:"max_nmse"`
+	MaxAbsErr float64 `json:"max_abs_err"`
+	TimeNS    int64   `json:"time_ns"`
+	// DriftNMSE is the NMSE of the output against the reference math
+	// chained from the leaves (the end-to-end error up to this output);
+	// DriftMaxNMSE is the case's graph_nmse tolerance, when it states one
+	// (drift is then part of the verdict).
+	DriftNMSE    float64 `json:"drift_nmse"`
+	DriftMaxNMSE float64 `json:"drift_max_nmse,omitempty"`
+	// DriftFailure is the drift check that failed or could not be
+	// measured ("nan", ...), as Failure is for the NMSE.
+	DriftFailure string `json:"drift_failure,omitempty"`
+	Detail       string `json:"detail,omitempty"`
+	// Reasons are the failed supports_op conditions of a fallback: code,
+	// subject, values and the sentence.
+	Reasons []plan.Reason `json:"reasons,omitempty"`
+	// Expected is the file:line of the --expected-failures entry that
+	// lists this output.
+	Expected string `json:"expected_failure,omitempty"`
+}
+
+// Timing is the --perf timing of one launch segment of a case.
+type Timing struct {
+	Case   string   `json:"case"`
+	Kernel string   `json:"kernel"`
+	Nodes  []string `json:"nodes"`
+	Runs   int      `json:"runs"`
+	MedNS  int64    `json:"median_ns"`
+	MinNS  int64    `json:"min_ns"`
+	MaxNS  int64    `json:"max_ns"`
+	Flops  int64    `json:"flops"`
+	Bytes  int64    `json:"bytes"`
+	// Clock is "device" (launch to sync on sysemu or a card) or "host"
+	// (the reference device runs its kernels on this CPU).
+	Clock string `json:"clock"`
+	// FlopsPerS and BytesPerS are the median rates in base units (tables
+	// show GFLOP/s and GB/s); FlopsPerS is omitted for ops without a flop
+	// count (test-backend-ops counts flops for MUL_MAT and FLASH_ATTN_EXT).
+	FlopsPerS float64 `json:"flops_per_s,omitempty"`
+	BytesPerS float64 `json:"bytes_per_s"`
+}
+
+// Fault is a kernel fault that stopped a case: the step and the decoded
+// stream errors (DeviceErrorCode, per-hart contexts).
+type Fault struct {
+	Case   string               `json:"case"`
+	Step   string               `json:"step"`
+	Errors []driver.StreamError `json:"errors"`
+}
+
+// Options are the choices of a run that every case shares.
+type Options struct {
+	Plan PlanOptions
+	// Backend names the backend in the report and selects the
+	// expected-failure entries that apply.
+	Backend string
+	// NMSE overrides every output's NMSE limit when > 0.
+	NMSE float64
+	// Perf times every launch segment when Runs > 0.
+	Perf exec.PerfOptions
+	// Trace records the run in the runtime's trace format.
+	Trace *exec.TraceRecorder
+	// KernelELF serves kernel ELFs to devices that load them.
+	KernelELF func(name string) ([]byte, error)
+	// SaveOutputs, when set, is the directory every output is written
+	// into as .npy (a sub-directory per case when there are several).
+	SaveOutputs string
+	// Expected is the expected-failures set (nil: none).
+	Expected *expect.Set
+	// Logf reports progress (nil: quiet).
+	Logf func(format string, args ...any)
+}
+
+func (o *Options) logf(format string, args ...any) {
+	if o.Logf != nil {
+		o.Logf(format, args...)
+	}
+}
+
+// Outcome is what a run gives besides its report.
+type Outcome struct {
+	Report Report
+	// Bad are the input errors of single cases whose data could not be
+	// read or generated: the other cases still ran.
+	Bad []error
+	// LateErr is the first failure to write a requested file
+	// (--save-outputs), reported after the results.
+	LateErr error
+	// Warnings are expected-failure entries that matched nothing.
+	Warnings []string
+}
+
+// caseOutcome is what running one case gives: its results, or the
+// kernel fault that stopped it, or an error that stops the whole run.
+type caseOutcome struct {
+	results []Result
+	perf    []Timing
+	fault   *Fault
+	abi     *ABIMismatch
+	// abiChecked counts the kernel runs whose decoded params were checked.
+	abiChecked int
+	// err stops the run (a worker failure, a timeout).
+	err error
+	// bad is an input error of this case alone.
+	bad     error
+	lateErr error
+}
+
+// Run runs the planned cases on the devices, one job per device, each job
+// taking the next case in input order; the results are in input order
+// whatever order the jobs finish in. Each case is built again with its
+// data when it runs, so only the cases running hold memory. An error
+// that stops the run (a worker failure, a timeout, an interrupt) stops
+// the other jobs too and is returned: the first one that happened.
+func Run(ctx context.Context, devs []driver.Device, planned []*Planned, o Options) (*Outcome, error) {
+	if len(devs) == 0 {
+		return nil, errors.New("runner: no device")
+	}
+	saveDirs := make([]string, len(planned))
+	if o.SaveOutputs != "" {
+		names := uniqueNames{}
+		for i, pc := range planned {
+			saveDirs[i] = o.SaveOutputs
+			if len(planned) > 1 {
+				saveDirs[i] = filepath.Join(o.SaveOutputs, names.name(pc.Case.Name))
+			}
+		}
+	}
+	outcomes, err := runCases(ctx, devs, planned, func(ctx context.Context, dev driver.Device, i int, job string) caseOutcome {
+		return runCase(ctx, dev, planned[i].Case, saveDirs[i], job, &o)
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := &Outcome{Report: Report{Schema: ReportSchema, Backend: o.Backend, Device: devs[0].Info().Name, Numerics: "device", Results: []Result{}}}
+	clock := "device"
+	if devs[0].Info().Kind == driver.KindRef {
+		out.Report.Numerics, clock = "reference", "host"
+	}
+	if len(devs) > 1 {
+		out.Report.Device = fmt.Sprintf("%d %s devices", len(devs), o.Backend)
+	}
+	for _, c := range outcomes {
+		out.Report.Results = append(out.Report.Results, c.results...)
+		for _, t := range c.perf {
+			t.Clock = clock
+			out.Report.Perf = append(out.Report.Perf, t)
+		}
+		out.Report.ABIChecked += c.abiChecked
+		if c.fault != nil {
+			out.Report.Faults = append(out.Report.Faults, *c.fault)
+		}
+		if c.abi != nil {
+			out.Report.ABIMismatches = append(out.Report.ABIMismatches, *c.abi)
+		}
+		if c.bad != nil {
+			out.Bad = append(out.Bad, c.bad)
+		}
+		if out.LateErr == nil {
+			out.LateErr = c.lateErr
+		}
+	}
+	out.Warnings = applyExpected(o.Expected, expect.Run{Backend: o.Backend, Uberkernel: o.Plan.Uberkernel}, out.Report.Results)
+	return out, nil
+}
+
+func runCases(ctx context.Context, devs []driver.Device, planned []*Planned, one func(context.Context, driver.Device, int, string) caseOutcome) ([]caseOutcome, error) {
+	outcomes := make([]caseOutcome, len(planned))
+	if len(devs) == 1 {
+		for i := range planned {
+			outcomes[i] = one(ctx, devs[0], i, "")
+			if outcomes[i].err != nil {
+				return nil, outcomes[i].err
+			}
+		}
+		return outcomes, nil
+	}
+	jctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	next := make(chan int)
+	go func() {
+		defer close(next)
+		for i := range planned {
+			select {
+			case next <- i:
+			case <-jctx.Done():
+				return
+			}
+		}
+	}()
+	var (
+		wg       sync.WaitGroup
+		once     sync.Once
+		firstErr error
+	)
+	for j, dev := range devs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			job := fmt.Sprintf("job %d: ", j)
+			for i := range next {
+				c := one(jctx, dev, i, job)
+				outcomes[i] = c
+				if c.err != nil {
+					once.Do(func() { firstErr = c.err; cancel(c.err) })
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	return outcomes, nil
+}
+
+// isInputError reports the errors internal parsers mark as bad input.
+func isInputError(err error) bool {
+	var ie interface{ InputError() }
+	return errors.As(err, &ie)
+}
+
+// runCase builds case c with its data, runs it on dev and judges it.
+func runCase(ctx context.Context, dev driver.Device, c *graph.Case, saveDir, job string, o *Options) caseOutcome {
+	pc, err := PlanCase(ctx, c, o.Plan, true)
+	if err != nil {
+		var nh *ops.NoHostMathError
+		switch {
+		case ctx.Err() != nil: // interrupted, or out of time, while generating inputs
+			return caseOutcome{err: TimeoutCause(ctx, err)}
+		case errors.As(err, &nh):
+			return skipped(c, nil, nh)
+		case isInputError(err):
+			return caseOutcome{bad: err}
+		}
+		return caseOutcome{err: err}
+	}
+	o.logf("%srunning %s (%d nodes, %d steps)", job, c.Name, len(pc.Graph.Nodes), len(pc.Plan.Steps))
+	eo := exec.Options{Trace: o.Trace, KernelELF: o.KernelELF}
+	if c.Tolerance.NMSE != nil {
+		eo.MaxNMSE = *c.Tolerance.NMSE
+	}
+	if c.Tolerance.GraphNMSE != nil {
+		eo.GraphNMSE = *c.Tolerance.GraphNMSE
+	}
+	if o.NMSE > 0 {
+		eo.MaxNMSE = o.NMSE
+	}
+	eo.Perf = o.Perf
+	res, err := exec.Run(ctx, dev, pc.Plan, eo)
+	if err != nil {
+		var kf *exec.KernelFaultError
+		var nh *ops.NoHostMathError
+		var am *exec.ABIMismatchError
+		switch {
+		case IsWorkerFailure(err):
+			return caseOutcome{err: fmt.Errorf("%s: %w", c.Name, err)}
+		case ctx.Err() != nil && TimeoutCause(ctx, nil) != nil:
+			return caseOutcome{err: TimeoutCause(ctx, nil)}
+		case errors.As(err, &kf):
+			// The device stays usable after a kernel error: record the
+			// fault and go on with the next case.
+			return caseOutcome{fault: &Fault{Case: c.Name, Step: kf.Step, Errors: kf.Errors}}
+		case errors.As(err, &am):
+			return caseOutcome{abi: &ABIMismatch{Case: c.Name, Step: am.Step, Kernel: am.Kernel, Fields: am.Diffs}}
+		case errors.As(err, &nh):
+			return skipped(c, pc, nh)
+		}
+		return caseOutcome{err: fmt.Errorf("%s: %w", c.Name, err)}
+	}
+	out := caseOutcome{abiChecked: res.ABIChecked}
+	for _, or := range res.Outputs {
+		r := newResult(c, or)
+		if c.Tolerance.MaxAbs != nil && r.Status == exec.StatusPass && or.Compare.MaxAbsErr > *c.Tolerance.MaxAbs {
+			r.Status, r.Failure, r.Detail = exec.StatusFail, "max_abs", fmt.Sprintf("max abs error %g > %g", or.Compare.MaxAbsErr, *c.Tolerance.MaxAbs)
+		}
+		out.results = append(out.results, r)
+	}
+	for _, pr := range res.Perf {
+		out.perf = append(out.perf, newTiming(c.Name, pr))
+	}
+	if saveDir != "" {
+		out.lateErr = saveOutputs(saveDir, res.Outputs)
+	}
+	return out
+}
+
+// skipped is the outcome of a case et cannot judge: every output SKIP
+// with the reason.
+func skipped(c *graph.Case, pc *Planned, nh *ops.NoHostMathError) caseOutcome {
+	var out caseOutcome
+	for _, name := range c.Outputs {
+		r := Result{Case: c.Name, Output: name, Node: name, Status: StatusSkip, Detail: nh.Error()}
+		if pc != nil {
+			if v, ok := pc.Graph.Lookup(name); ok && pc.Graph.Values[v].Node >= 0 {
+				r.Op = string(pc.Graph.Nodes[pc.Graph.Values[v].Node].Op)
+			}
+		}
+		out.results = append(out.results, r)
+	}
+	return out
+}
+
+// TimeoutCause is the --timeout error that ended ctx, or err when ctx
+// ended otherwise (Ctrl-C).
+func TimeoutCause(ctx context.Context, err error) error {
+	if cause := context.Cause(ctx); cause != nil && errors.Is(cause, driver.ErrTimeout) {
+		return cause
+	}
+	return err
+}
+
+// IsWorkerFailure reports a timeout or death of the device's worker: the
+// error carries the log tails and must reach the user as it is.
+func IsWorkerFailure(err error) bool {
+	var te *etrt.TimeoutError
+	var we *etrt.WorkerError
+	return errors.As(err, &te) || errors.As(err, &we)
+}
+
+func newResult(c *graph.Case, o exec.OutputResult) Result {
+	r := Result{Case: c.Name, Output: o.Output, Node: o.Node, Op: string(o.Op), Kernel: o.Kernel, Fusion: o.Fusion,
+		Status: o.Status, NMSE: finite(o.Compare.NMSE), MaxNMSE: o.Compare.MaxNMSE, MaxAbsErr: finite(o.Compare.MaxAbsErr),
+		TimeNS: o.TimeNS, Reasons: o.Reasons, Failure: o.Compare.Failure, DriftNMSE: finite(o.Drift.NMSE),
+		DriftFailure: o.Drift.Failure}
+	if o.DriftJudged {
+		r.DriftMaxNMSE = o.Drift.MaxNMSE
+	}
+	switch {
+	case !o.Compare.OK():
+		r.Detail = o.Compare.String()
+	case o.DriftJudged && !o.Drift.OK():
+		r.Detail = "graph drift: " + o.Drift.String()
+	}
+	return r
+}
+
+// finite keeps NaN (0/0 of an all-zero output) and ±Inf (an output a
+// kernel never wrote, all zeros) out of JSON, which cannot carry them:
+// NaN becomes 0 and ±Inf the largest float of its sign.
+func finite(x float64) float64 {
+	switch {
+	case x != x:
+		return 0
+	case math.IsInf(x, 1):
+		return math.MaxFloat64
+	case math.IsInf(x, -1):
+		return -math.MaxFloat64
+	}
+	return x
+}
+
+func newTiming(name string, p exec.PerfResult) Timing {
+	return Timing{Case: name, Kernel: p.Kernel, Nodes: p.Nodes, Runs: p.Runs, MedNS: p.MedNS, MinNS: p.MinNS, MaxNS: p.MaxNS,
+		Flops: p.Flops, Bytes: p.Bytes, FlopsPerS: p.GFLOPS() * 1e9, BytesPerS: p.GBPS() * 1e9}
+}
+
+// applyExpected turns the results that an expected-failures set lists
+// into XFAIL (failed as expected) or XPASS (passed although listed), and
+// returns a warning for each entry that applies to this run and names a
+// case that ran but matched none of its outputs.
+func applyExpected(set *expect.Set, run expect.Run, results []Result) []string {
+	if set == nil {
+		return nil
+	}
+	matched := map[*expect.Entry]bool{}
+	ran := map[string]bool{}
+	for i := range results {
+		r := &results[i]
+		ran[r.Case] = true
+		e := set.Match(run, r.Case, r.Output)
+		if e == nil {
+			continue
+		}
+		matched[e] = true
+		r.Expected = e.Where()
+		switch r.Status {
+		case exec.StatusFail:
+			r.Status = StatusXFail
+		case exec.StatusPass:
+			r.Status = StatusXPass
+			r.Detail = fmt.Sprintf("listed as an expected failure at %s (%s; measured %s) but passed: remove the entry", e.Where(), e.Why, e.Measured)
+		}
+	}
+	var warns []string
+	for _, e := range set.Unused(run, ran, matched) {
+		warns = append(warns, fmt.Sprintf("%s: expected failure %s/%s matches no output of case %s in this run", e.Where(), e.Case, e.Output, e.Case))
+	}
+	return warns
+}
+
+// uniqueNames gives each case a distinct, safe directory name.
+type uniqueNames map[string]int
+
+func (u uniqueNames) name(s string) string {
+	n := SafeName(s)
+	u[n]++
+	if c := u[n]; c > 1 {
+		n = fmt.Sprintf("%s_%d", n, c)
+	}
+	return n
+}
+
+// SafeName makes a case or output name usable as a file name: letters,
+// digits, '-', '_' and '.' are kept, anything else becomes '_', and a name
+// of dots only ("." or "..") is replaced.
+func SafeName(s string) string {
+	n := strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
+			return r
+		}
+		return '_'
+	}, s)
+	if strings.Trim(n, ".") == "" {
+		n = strings.Repeat("_", max(len(n), 1))
+	}
+	return n
+}
