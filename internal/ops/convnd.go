@@ -104,7 +104,7 @@ func inferIm2col3D(srcs []*Tensor, p Params) (Type, [MaxDims]int64, error) {
 
 func inferCol2im1D(srcs []*Tensor, p Params) (Type, [MaxDims]int64, error) {
 	a := srcs[0]
-	if err := wantTypes(OpCol2im1D, "cols", a.Type, F32, F16); err != nil {
+	if err := wantTypes(OpCol2im1D, "cols", a.Type, F32, F16, BF16); err != nil {
 		return 0, a.Ne, err
 	}
 	if err := positive(OpCol2im1D, p, "s0", "oc"); err != nil {
