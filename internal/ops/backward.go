@@ -275,3 +275,33 @@ func inferOptStep(op Op, nparams int64) InferFunc {
 		return a.Type, a.Ne, nil
 	}
 }
+
+// refRopeBack is ggml's rope with sin negated (forward = false in
+// ggml_compute_forward_rope_flt): the rotation by -theta. theta is
+// pos·theta_scale^i / freq_factor (YaRN-mixed linearly), so negating the
+// positions negates every angle exactly in float32; rope_back(dy, pos) is
+// rope(dy, -pos). The modes et's rope has (0 normal, 2 neox, 40 imrope)
+// are covered; mrope (8), vision (24) and n_offs != 0 have no host math.
+func refRopeBack(dst *Tensor, srcs []*Tensor, p Params) error {
+	names := map[int64]string{RopeNormal: "normal", RopeNeox: "neox", RopeIMRope: "imrope"}
+	mode, ok := names[p.Int("mode")]
+	if !ok {
+		return &NoHostMathError{What: fmt.Sprintf("rope_back mode %d", p.Int("mode"))}
+	}
+	if p.Int("n_offs") != 0 {
+		return &NoHostMathError{What: "rope_back with n_offs != 0"}
+	}
+	if p.Int("n_dims")%2 != 0 || p.Int("n_dims") > srcs[0].Ne[0] || p.Int("n_dims") <= 0 {
+		return &NoHostMathError{What: fmt.Sprintf("rope_back with n_dims = %d", p.Int("n_dims"))}
+	}
+	pos := srcs[1]
+	neg := New(I32, pos.Ne[:]...)
+	pos.forEach(func(i0, i1, i2, i3 int64) { neg.SetInt(i0, i1, i2, i3, -pos.Int(i0, i1, i2, i3)) })
+	fp := Params{}
+	for k, v := range p {
+		fp[k] = v
+	}
+	fp["mode"] = mode
+	s := append([]*Tensor{srcs[0], neg}, srcs[2:]...)
+	return refRope(dst, s, fp)
+}

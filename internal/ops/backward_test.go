@@ -126,3 +126,41 @@ func TestHostDiagMaskInf(t *testing.T) {
 		}
 	}
 }
+
+// TestHostRopeBack: rope_back rotates each pair by -theta, theta = pos ·
+// base^(-2i/n_dims) (computed here in float64), for normal (adjacent
+// pairs) and neox (i, i + n_dims/2) layouts; dims past n_dims pass
+// through.
+func TestHostRopeBack(t *testing.T) {
+	const ne0, heads, toks, nDims = 10, 2, 3, 8
+	dy := randVals(40, ne0*heads*toks, -1, 1)
+	pos := []int64{0, 7, 300}
+	for _, mode := range []int64{RopeNormal, RopeNeox} {
+		want := make([]float32, len(dy))
+		for tk := 0; tk < toks; tk++ {
+			for h := 0; h < heads; h++ {
+				row := dy[(tk*heads+h)*ne0:][:ne0]
+				out := want[(tk*heads+h)*ne0:][:ne0]
+				copy(out, row)
+				for i := 0; i < nDims/2; i++ {
+					th := -float64(pos[tk]) * math.Pow(10000, -2*float64(i)/nDims)
+					a, b := 2*i, 2*i+1
+					if mode == RopeNeox {
+						a, b = i, i+nDims/2
+					}
+					x0, x1 := float64(row[a]), float64(row[b])
+					out[a] = float32(x0*math.Cos(th) - x1*math.Sin(th))
+					out[b] = float32(x0*math.Sin(th) + x1*math.Cos(th))
+				}
+			}
+		}
+		raw := map[string]any{"n_dims": nDims, "mode": mode}
+		srcs := []*Tensor{FromF32(F32, []int64{ne0, heads, toks}, dy), FromInts(I32, []int64{toks}, pos)}
+		checkClose(t, mustOp(t, OpRopeBack, srcs, raw).ToF32(), want, 2e-5)
+	}
+	var nm *NoHostMathError
+	srcs := []*Tensor{New(F32, 8, 1, 2), New(I32, 8)}
+	if _, err := runOp(OpRopeBack, srcs, map[string]any{"n_dims": 8, "mode": 8}); !errors.As(err, &nm) {
+		t.Errorf("mode 8: %v, want NoHostMathError", err)
+	}
+}

@@ -188,7 +188,7 @@ var hostCatalog = []OpInfo{
 	{
 		Name: OpRopeBack, Doc: "the gradient of rope (rope with the rotation reversed)",
 		Srcs: []string{"dy", "pos", "freq_factors"}, MinSrc: 2, Params: ropeBackSpecs,
-		Infer: inferRopeBack,
+		Infer: inferRopeBack, Ref: refRopeBack,
 	},
 	{
 		Name: OpConvTranspose1D, Doc: "1-D transposed convolution: kernel [K, OC, IC] * input [L, IC] -> f32 [(L-1)·s0 + K, OC, N]",
