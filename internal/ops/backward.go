@@ -305,3 +305,102 @@ func refRopeBack(dst *Tensor, srcs []*Tensor, p Params) error {
 	s := append([]*Tensor{srcs[0], neg}, srcs[2:]...)
 	return refRope(dst, s, fp)
 }
+
+// refCrossEntropyLoss is ggml_compute_forward_cross_entropy_loss_f32 on
+// one thread: per row, log_softmax(logits) (Σexp in float64, its log in
+// float32), times labels, summed (float64, rounded); the row sums added
+// in float32; the total times -1/nrows.
+func refCrossEntropyLoss(dst *Tensor, srcs []*Tensor, _ Params) error {
+	a, b := srcs[0], srcs[1]
+	n0 := a.Ne[0]
+	ra, rb := make([]float32, n0), make([]float32, n0)
+	var total float32
+	for r := int64(0); r < a.NRows(); r++ {
+		i1, i2, i3 := rowIndex(a.Ne, r)
+		a.Row(i1, i2, i3, ra)
+		b.Row(i1, i2, i3, rb)
+		mx := float32(math.Inf(-1))
+		for _, v := range ra {
+			mx = max32C(mx, v)
+		}
+		var sum float64
+		for i, v := range ra {
+			ra[i] = v - mx
+			sum += float64(expf32(ra[i]))
+		}
+		lse := logf32(float32(sum))
+		var rs float64
+		for i := range ra {
+			rs += float64((ra[i] - lse) * rb[i])
+		}
+		total += float32(rs)
+	}
+	dst.SetF32(0, 0, 0, 0, total*(-1/float32(a.NRows())))
+	return nil
+}
+
+// refCrossEntropyLossBack is ggml_compute_forward_cross_entropy_loss_back_f32:
+// (softmax(logits) - labels)·grad/nrows per row, the softmax sum in
+// float64.
+func refCrossEntropyLossBack(dst *Tensor, srcs []*Tensor, _ Params) error {
+	g, a, b := srcs[0], srcs[1], srcs[2]
+	d := g.F32(0, 0, 0, 0) / float32(a.NRows())
+	n0 := a.Ne[0]
+	ra, rb := make([]float32, n0), make([]float32, n0)
+	for r := int64(0); r < a.NRows(); r++ {
+		i1, i2, i3 := rowIndex(a.Ne, r)
+		a.Row(i1, i2, i3, ra)
+		b.Row(i1, i2, i3, rb)
+		mx := float32(math.Inf(-1))
+		for _, v := range ra {
+			mx = max32C(mx, v)
+		}
+		var sum float64
+		for i, v := range ra {
+			ra[i] = expf32(v - mx)
+			sum += float64(ra[i])
+		}
+		inv := float32(1 / sum)
+		for i := range ra {
+			ra[i] = (ra[i]*inv - rb[i]) * d
+		}
+		dst.SetRow(i1, i2, i3, ra)
+	}
+	return nil
+}
+
+// refOptStepAdamW is one ggml AdamW step with params [alpha, beta1,
+// beta2, eps, wd, beta1h, beta2h]: m' = m·β1 + g·(1-β1), v' = v·β2 +
+// g²·(1-β2), w' = w·(1 - α·wd) - α·(m'·β1h)/(√(v'·β2h) + eps). The result
+// is w'; ggml also writes m' and v' back into m and v, which et's host
+// math leaves unchanged (the case's output is the weights).
+func refOptStepAdamW(dst *Tensor, srcs []*Tensor, _ Params) error {
+	w, g, m, v, pr := srcs[0], srcs[1], srcs[2], srcs[3], srcs[4]
+	var q [7]float32
+	for i := range q {
+		q[i] = pr.F32(int64(i), 0, 0, 0)
+	}
+	alpha, b1, b2, eps, wd, b1h, b2h := q[0], q[1], q[2], q[3], q[4], q[5], q[6]
+	keep := 1 - alpha*wd
+	w.forEach(func(i0, i1, i2, i3 int64) {
+		gi := g.F32(i0, i1, i2, i3)
+		mi := m.F32(i0, i1, i2, i3)*b1 + gi*(1-b1)
+		vi := v.F32(i0, i1, i2, i3)*b2 + gi*gi*(1-b2)
+		mh := mi * b1h
+		vh := sqrtf32(vi*b2h) + eps
+		dst.SetF32(i0, i1, i2, i3, w.F32(i0, i1, i2, i3)*keep-alpha*mh/vh)
+	})
+	return nil
+}
+
+// refOptStepSGD is one ggml SGD step with params [alpha, wd]: w' = w·(1 -
+// α·wd) - α·g.
+func refOptStepSGD(dst *Tensor, srcs []*Tensor, _ Params) error {
+	w, g, pr := srcs[0], srcs[1], srcs[2]
+	alpha := pr.F32(0, 0, 0, 0)
+	keep := 1 - alpha*pr.F32(1, 0, 0, 0)
+	w.forEach(func(i0, i1, i2, i3 int64) {
+		dst.SetF32(i0, i1, i2, i3, w.F32(i0, i1, i2, i3)*keep-alpha*g.F32(i0, i1, i2, i3))
+	})
+	return nil
+}

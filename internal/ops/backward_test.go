@@ -164,3 +164,52 @@ func TestHostRopeBack(t *testing.T) {
 		t.Errorf("mode 8: %v, want NoHostMathError", err)
 	}
 }
+
+func TestHostCrossEntropyLoss(t *testing.T) {
+	const n, rows = 7, 3
+	lv := randVals(41, n*rows, -5, 5)
+	yv := randVals(42, n*rows, 0, 1)
+	var loss float64
+	grad := make([]float32, n*rows)
+	const g = 0.75
+	for r := 0; r < rows; r++ {
+		var z float64
+		for i := 0; i < n; i++ {
+			z += math.Exp(float64(lv[r*n+i]))
+		}
+		for i := 0; i < n; i++ {
+			p := math.Exp(float64(lv[r*n+i])) / z
+			loss -= float64(yv[r*n+i]) * math.Log(p)
+			grad[r*n+i] = float32((p - float64(yv[r*n+i])) * g / rows)
+		}
+	}
+	loss /= rows
+	l, y := FromF32(F32, []int64{n, rows}, lv), FromF32(F32, []int64{n, rows}, yv)
+	checkClose(t, mustOp(t, OpCrossEntropyLoss, []*Tensor{l, y}, nil).ToF32(), []float32{float32(loss)}, 1e-5)
+	got := mustOp(t, OpCrossEntropyLossBack, []*Tensor{FromF32(F32, []int64{1}, []float32{g}), l, y}, nil)
+	checkClose(t, got.ToF32(), grad, 1e-6)
+}
+
+func TestHostOptSteps(t *testing.T) {
+	const n = 12
+	w, g := randVals(43, n, -1, 1), randVals(44, n, -1, 1)
+	m, v := randVals(45, n, -1, 1), randVals(46, n, 0, 1)
+	pa := []float32{0.01, 0.9, 0.999, 1e-8, 0.1, 1 / (1 - 0.9), 1 / (1 - 0.999)}
+	want := make([]float32, n)
+	for i := range want {
+		a, b1, b2, eps, wd, b1h, b2h := float64(pa[0]), float64(pa[1]), float64(pa[2]), float64(pa[3]), float64(pa[4]), float64(pa[5]), float64(pa[6])
+		mi := float64(m[i])*b1 + float64(g[i])*(1-b1)
+		vi := float64(v[i])*b2 + float64(g[i])*float64(g[i])*(1-b2)
+		want[i] = float32(float64(w[i])*(1-a*wd) - a*(mi*b1h)/(math.Sqrt(vi*b2h)+eps))
+	}
+	T := func(x []float32) *Tensor { return FromF32(F32, []int64{4, 3}, x) }
+	got := mustOp(t, OpOptStepAdamW, []*Tensor{T(w), T(g), T(m), T(v), FromF32(F32, []int64{7}, pa)}, nil)
+	checkClose(t, got.ToF32(), want, 1e-5)
+
+	ps := []float32{0.05, 0.2}
+	for i := range want {
+		want[i] = float32(float64(w[i])*(1-0.05*0.2) - 0.05*float64(g[i]))
+	}
+	got = mustOp(t, OpOptStepSGD, []*Tensor{T(w), T(g), FromF32(F32, []int64{2}, ps)}, nil)
+	checkClose(t, got.ToF32(), want, 1e-6)
+}

@@ -344,18 +344,18 @@ var hostCatalog = []OpInfo{
 	},
 	{
 		Name: OpCrossEntropyLoss, Doc: "cross-entropy of softmax(logits) against labels: [1]",
-		Srcs: []string{"logits", "labels"}, MinSrc: 2, Infer: inferCrossEntropyLoss,
+		Srcs: []string{"logits", "labels"}, MinSrc: 2, Infer: inferCrossEntropyLoss, Ref: refCrossEntropyLoss,
 	},
 	{
 		Name: OpCrossEntropyLossBack, Doc: "the gradient of cross_entropy_loss: logits' shape",
-		Srcs: []string{"grad", "logits", "labels"}, MinSrc: 3, Infer: inferCrossEntropyLossBack,
+		Srcs: []string{"grad", "logits", "labels"}, MinSrc: 3, Infer: inferCrossEntropyLossBack, Ref: refCrossEntropyLossBack,
 	},
 	{
 		Name: OpOptStepAdamW, Doc: "one AdamW step, written into a; params f32 [7]",
-		Srcs: []string{"a", "grad", "m", "v", "params"}, MinSrc: 5, Infer: inferOptStep(OpOptStepAdamW, 7),
+		Srcs: []string{"a", "grad", "m", "v", "params"}, MinSrc: 5, Infer: inferOptStep(OpOptStepAdamW, 7), Ref: refOptStepAdamW,
 	},
 	{
 		Name: OpOptStepSGD, Doc: "one SGD step, written into a; params f32 [2]",
-		Srcs: []string{"a", "grad", "params"}, MinSrc: 3, Infer: inferOptStep(OpOptStepSGD, 2),
+		Srcs: []string{"a", "grad", "params"}, MinSrc: 3, Infer: inferOptStep(OpOptStepSGD, 2), Ref: refOptStepSGD,
 	},
 }
