@@ -291,3 +291,55 @@ func inferDSV4HCPost(srcs []*Tensor, _ Params) (Type, [MaxDims]int64, error) {
 	}
 	return F32, [MaxDims]int64{nE, hc, nT, 1}, nil
 }
+
+// refGatedLinearAttn is ggml_compute_forward_gla_f32: for each sequence
+// (T/n_seqs tokens), head h and token t, with S the head size,
+//
+//	state[h][i][j] = v[j]·k[i] + state[h][i][j]·g[i]
+//	y[h·S + j]    += state[h][i][j]·q[i]·scale   (i ascending, float32)
+//
+// starting from the state source; the result is the y rows, then the
+// final state of each sequence (S·n_seqs rows of S·H).
+func refGatedLinearAttn(dst *Tensor, srcs []*Tensor, p Params) error {
+	k, v, q, g, st := srcs[0], srcs[1], srcs[2], srcs[3], srcs[4]
+	S, H, T := k.Ne[0], k.Ne[1], k.Ne[2]
+	nSeqs := st.Ne[1]
+	if T%nSeqs != 0 {
+		return shapeErr(OpGatedLinearAttn, "%d tokens do not split into %d sequences", T, nSeqs)
+	}
+	scale := p.F32("scale")
+	C := S * H
+	per := T / nSeqs
+	state := make([]float32, S*S*H)
+	y := make([]float32, C)
+	kr, vr, qr, gr := make([]float32, S), make([]float32, S), make([]float32, S), make([]float32, S)
+	for s := int64(0); s < nSeqs; s++ {
+		for i := range state {
+			state[i] = st.F32(int64(i), s, 0, 0)
+		}
+		for tt := int64(0); tt < per; tt++ {
+			t := s*per + tt
+			clear(y)
+			for h := int64(0); h < H; h++ {
+				k.Row(h, t, 0, kr)
+				v.Row(h, t, 0, vr)
+				q.Row(h, t, 0, qr)
+				g.Row(h, t, 0, gr)
+				for i := int64(0); i < S; i++ {
+					qi := qr[i] * scale
+					row := state[h*S*S+i*S:][:S]
+					for j := int64(0); j < S; j++ {
+						tmp := vr[j]*kr[i] + row[j]*gr[i]
+						y[h*S+j] += tmp * qi
+						row[j] = tmp
+					}
+				}
+			}
+			dst.SetRow(t, 0, 0, y)
+		}
+		for r := int64(0); r < S; r++ {
+			dst.SetRow(T+s*S+r, 0, 0, state[r*C:(r+1)*C])
+		}
+	}
+	return nil
+}

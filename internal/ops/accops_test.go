@@ -97,3 +97,51 @@ func TestHostOutProd(t *testing.T) {
 	bt := Transpose(Cont(Transpose(b)))
 	checkClose(t, mustOp(t, OpOutProd, []*Tensor{a, bt}, nil).ToF32(), want, 1e-6)
 }
+
+// TestHostGatedLinearAttn: a float64 gated linear attention with the state
+// as S[h][key i][value j]: S = g_i·S + k_i·v_j, y_j = Σ_i S·q_i·scale.
+func TestHostGatedLinearAttn(t *testing.T) {
+	const S, H, T, nSeqs = 4, 2, 6, 2
+	const scale = 0.5
+	kv, vv := randVals(50, S*H*T, -1, 1), randVals(51, S*H*T, -1, 1)
+	qv, gv := randVals(52, S*H*T, -1, 1), randVals(53, S*H*T, 0, 1)
+	sv := randVals(54, S*S*H*nSeqs, -1, 1)
+	at := func(x []float32, t, h, i int) float64 { return float64(x[(t*H+h)*S+i]) }
+	want := make([]float32, S*H*(T+S*nSeqs))
+	for s := 0; s < nSeqs; s++ {
+		var st [H][S][S]float64
+		for h := 0; h < H; h++ {
+			for i := 0; i < S; i++ {
+				for j := 0; j < S; j++ {
+					st[h][i][j] = float64(sv[s*S*S*H+h*S*S+i*S+j])
+				}
+			}
+		}
+		for t := s * T / nSeqs; t < (s+1)*T/nSeqs; t++ {
+			for h := 0; h < H; h++ {
+				for j := 0; j < S; j++ {
+					var y float64
+					for i := 0; i < S; i++ {
+						st[h][i][j] = at(vv, t, h, j)*at(kv, t, h, i) + st[h][i][j]*at(gv, t, h, i)
+						y += st[h][i][j] * at(qv, t, h, i) * scale
+					}
+					want[t*S*H+h*S+j] = float32(y)
+				}
+			}
+		}
+		for h := 0; h < H; h++ {
+			for i := 0; i < S; i++ {
+				for j := 0; j < S; j++ {
+					want[T*S*H+s*S*S*H+h*S*S+i*S+j] = float32(st[h][i][j])
+				}
+			}
+		}
+	}
+	ne := []int64{S, H, T}
+	srcs := []*Tensor{FromF32(F32, ne, kv), FromF32(F32, ne, vv), FromF32(F32, ne, qv), FromF32(F32, ne, gv), FromF32(F32, []int64{S * S * H, nSeqs}, sv)}
+	got := mustOp(t, OpGatedLinearAttn, srcs, map[string]any{"scale": scale})
+	if got.Ne != [MaxDims]int64{S * H, T + S*nSeqs, 1, 1} {
+		t.Fatalf("shape %v", got.Ne)
+	}
+	checkClose(t, got.ToF32(), want, 1e-5)
+}

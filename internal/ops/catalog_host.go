@@ -311,7 +311,7 @@ var hostCatalog = []OpInfo{
 		Name: OpGatedLinearAttn, Doc: "gated linear attention; result [S·H, T + S·n_seqs]: y rows, then new state",
 		Srcs: []string{"k", "v", "q", "g", "state"}, MinSrc: 5,
 		Params: []ParamSpec{{Name: "scale", Kind: KindFloat, Required: true, Doc: "q scale, usually 1/sqrt(S)"}},
-		Infer:  inferGatedLinearAttn,
+		Infer:  inferGatedLinearAttn, Ref: refGatedLinearAttn,
 	},
 	{
 		Name: OpLightningIndexer, Doc: "DeepSeek lightning indexer scores: f32 [kv, n_q, 1, n_s]",
