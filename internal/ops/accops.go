@@ -343,3 +343,133 @@ func refGatedLinearAttn(dst *Tensor, srcs []*Tensor, p Params) error {
 	}
 	return nil
 }
+
+// refLightningIndexer is ggml_compute_forward_lightning_indexer: for
+// stream s, token t and key position j, dst[j, t, 0, s] = Σ_h max(q[:, h,
+// t, s]·k[:, 0, j, s], 0)·weights[h, t, 0, s] + mask[j, t, 0, s % mask.ne3]
+// (the dot product in float64, rounded; the head sum in float32).
+func refLightningIndexer(dst *Tensor, srcs []*Tensor, _ Params) error {
+	q, k, w, m := srcs[0], srcs[1], srcs[2], srcs[3]
+	E, nH, nT, nS, nKV := q.Ne[0], q.Ne[1], q.Ne[2], q.Ne[3], k.Ne[2]
+	refParallel(nS*nT, nKV*nH*E, func(lo, hi int64) {
+		qr, kr := make([]float32, E), make([]float32, E)
+		qs := make([][]float32, nH)
+		for r := lo; r < hi; r++ {
+			t, s := r%nT, r/nT
+			for h := int64(0); h < nH; h++ {
+				q.Row(h, t, s, qr)
+				qs[h] = append(qs[h][:0], qr...)
+			}
+			for j := int64(0); j < nKV; j++ {
+				k.Row(0, j, s, kr)
+				var score float32
+				for h := int64(0); h < nH; h++ {
+					var dot float64
+					for i, v := range qs[h] {
+						dot += float64(v) * float64(kr[i])
+					}
+					score += max(float32(dot), 0) * w.F32(h, t, 0, s)
+				}
+				dst.SetF32(j, t, 0, s, score+m.F32(j, t, 0, s%m.Ne[3]))
+			}
+		}
+	})
+	return nil
+}
+
+// refDSV4HCComb is ggml_compute_forward_dsv4_hc_comb_f32 (hc = 4), in
+// float32: per token, c[d, s] = mixes[8 + d + 4s]·scale[2] + base[8 + d +
+// 4s]; a softmax over d for each s, plus eps; then Sinkhorn
+// normalisation: columns (Σ over s, starting from eps), then n_iter - 1
+// times rows and columns. dst[d, s, token] = c[d, s].
+func refDSV4HCComb(dst *Tensor, srcs []*Tensor, p Params) error {
+	mixes, scale, base := srcs[0], srcs[1], srcs[2]
+	const hc = 4
+	eps := p.F32("eps")
+	nIter := p.Int("n_iter")
+	sc := scale.F32(2, 0, 0, 0)
+	var c [hc * hc]float32
+	norm := func(cols bool) {
+		for a := 0; a < hc; a++ {
+			at := func(b int) *float32 {
+				if cols {
+					return &c[a+hc*b]
+				}
+				return &c[b+hc*a]
+			}
+			sum := eps
+			for b := 0; b < hc; b++ {
+				sum += *at(b)
+			}
+			inv := 1 / sum
+			for b := 0; b < hc; b++ {
+				*at(b) *= inv
+			}
+		}
+	}
+	for t := int64(0); t < mixes.Ne[1]; t++ {
+		for s := 0; s < hc; s++ {
+			mx := float32(math.Inf(-1))
+			for d := 0; d < hc; d++ {
+				idx := d + hc*s
+				c[idx] = mixes.F32(int64(2*hc+idx), t, 0, 0)*sc + base.F32(int64(2*hc+idx), 0, 0, 0)
+				mx = max32C(mx, c[idx])
+			}
+			var sum float32
+			for d := 0; d < hc; d++ {
+				c[d+hc*s] = expf32(c[d+hc*s] - mx)
+				sum += c[d+hc*s]
+			}
+			inv := 1 / sum
+			for d := 0; d < hc; d++ {
+				c[d+hc*s] = c[d+hc*s]*inv + eps
+			}
+		}
+		norm(true)
+		for i := int64(1); i < nIter; i++ {
+			norm(false)
+			norm(true)
+		}
+		for s := 0; s < hc; s++ {
+			for d := 0; d < hc; d++ {
+				dst.SetF32(int64(d), int64(s), t, 0, c[d+hc*s])
+			}
+		}
+	}
+	return nil
+}
+
+// refDSV4HCPre is ggml_compute_forward_dsv4_hc_pre_f32: dst[i, t] =
+// Σ_h x[i, h, t]·weights[h, t], in float32.
+func refDSV4HCPre(dst *Tensor, srcs []*Tensor, _ Params) error {
+	x, w := srcs[0], srcs[1]
+	for t := int64(0); t < x.Ne[2]; t++ {
+		for i := int64(0); i < x.Ne[0]; i++ {
+			var sum float32
+			for h := int64(0); h < x.Ne[1]; h++ {
+				sum += x.F32(i, h, t, 0) * w.F32(h, t, 0, 0)
+			}
+			dst.SetF32(i, t, 0, 0, sum)
+		}
+	}
+	return nil
+}
+
+// refDSV4HCPost is ggml_compute_forward_dsv4_hc_post_f32: dst[i, d, t] =
+// x[i, t]·post[d, t] + Σ_s residual[i, s, t]·comb[d, s, t], in float32.
+func refDSV4HCPost(dst *Tensor, srcs []*Tensor, _ Params) error {
+	x, res, post, comb := srcs[0], srcs[1], srcs[2], srcs[3]
+	hc := res.Ne[1]
+	for t := int64(0); t < x.Ne[1]; t++ {
+		for d := int64(0); d < hc; d++ {
+			for i := int64(0); i < x.Ne[0]; i++ {
+				sum := x.F32(i, t, 0, 0) * post.F32(d, t, 0, 0)
+				for s := int64(0); s < hc; s++ {
+					sum += res.F32(i, s, t, 0) * comb.F32(d, s, t, 0)
+				}
+				dst.SetF32(i, d, t, 0, sum)
+			}
+		}
+	}
+	return nil
+}

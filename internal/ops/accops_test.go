@@ -145,3 +145,126 @@ func TestHostGatedLinearAttn(t *testing.T) {
 	}
 	checkClose(t, got.ToF32(), want, 1e-5)
 }
+
+func TestHostLightningIndexer(t *testing.T) {
+	const E, nH, nT, nS, nKV, nM = 8, 3, 2, 2, 5, 1
+	qv := randVals(60, E*nH*nT*nS, -1, 1)
+	kv := randVals(61, E*nKV*nS, -1, 1)
+	wv := randVals(62, nH*nT*nS, -1, 1)
+	mv := randVals(63, nKV*nT*nM, -1, 0)
+	mask := FromF32(F16, []int64{nKV, nT, 1, nM}, mv)
+	mf := mask.ToF32()
+	want := make([]float32, nKV*nT*nS)
+	for s := 0; s < nS; s++ {
+		for tk := 0; tk < nT; tk++ {
+			for j := 0; j < nKV; j++ {
+				var score float64
+				for h := 0; h < nH; h++ {
+					var dot float64
+					for i := 0; i < E; i++ {
+						dot += float64(qv[((s*nT+tk)*nH+h)*E+i]) * float64(kv[(s*nKV+j)*E+i])
+					}
+					score += math.Max(dot, 0) * float64(wv[(s*nT+tk)*nH+h])
+				}
+				want[(s*nT+tk)*nKV+j] = float32(score + float64(mf[tk*nKV+j]))
+			}
+		}
+	}
+	srcs := []*Tensor{FromF32(F32, []int64{E, nH, nT, nS}, qv), FromF32(F32, []int64{E, 1, nKV, nS}, kv),
+		FromF32(F32, []int64{nH, nT, 1, nS}, wv), mask}
+	checkClose(t, mustOp(t, OpLightningIndexer, srcs, nil).ToF32(), want, 1e-5)
+}
+
+// TestHostDSV4HC: the hyper-connection ops against float64: pre is a
+// weighted sum over the hc copies, post mixes them back, comb is a
+// softmax followed by Sinkhorn normalisation.
+func TestHostDSV4HC(t *testing.T) {
+	const nE, hc, nT = 5, 4, 3
+	xv := randVals(64, nE*hc*nT, -1, 1)
+	wv := randVals(65, hc*nT, 0, 1)
+	want := make([]float32, nE*nT)
+	for tk := 0; tk < nT; tk++ {
+		for i := 0; i < nE; i++ {
+			var s float64
+			for h := 0; h < hc; h++ {
+				s += float64(xv[(tk*hc+h)*nE+i]) * float64(wv[tk*hc+h])
+			}
+			want[tk*nE+i] = float32(s)
+		}
+	}
+	got := mustOp(t, OpDSV4HCPre, []*Tensor{FromF32(F32, []int64{nE, hc, nT}, xv), FromF32(F32, []int64{hc, nT}, wv)}, nil)
+	checkClose(t, got.ToF32(), want, 1e-6)
+
+	x2 := randVals(66, nE*nT, -1, 1)
+	pv := randVals(67, hc*nT, 0, 2)
+	cv := randVals(68, hc*hc*nT, 0, 1)
+	want = make([]float32, nE*hc*nT)
+	for tk := 0; tk < nT; tk++ {
+		for d := 0; d < hc; d++ {
+			for i := 0; i < nE; i++ {
+				s := float64(x2[tk*nE+i]) * float64(pv[tk*hc+d])
+				for src := 0; src < hc; src++ {
+					s += float64(xv[(tk*hc+src)*nE+i]) * float64(cv[(tk*hc+src)*hc+d])
+				}
+				want[(tk*hc+d)*nE+i] = float32(s)
+			}
+		}
+	}
+	got = mustOp(t, OpDSV4HCPost, []*Tensor{FromF32(F32, []int64{nE, nT}, x2), FromF32(F32, []int64{nE, hc, nT}, xv),
+		FromF32(F32, []int64{hc, nT}, pv), FromF32(F32, []int64{hc, hc, nT}, cv)}, nil)
+	checkClose(t, got.ToF32(), want, 1e-6)
+
+	const eps, nIter = 1e-6, 3
+	mixes := randVals(69, 24*nT, -2, 2)
+	scale := []float32{0.3, -0.2, 0.4}
+	base := randVals(70, 24, -0.25, 0.25)
+	want = make([]float32, hc*hc*nT)
+	for tk := 0; tk < nT; tk++ {
+		var c [hc][hc]float64 // c[src][dst]
+		for s := 0; s < hc; s++ {
+			var z float64
+			for d := 0; d < hc; d++ {
+				c[s][d] = math.Exp(float64(mixes[tk*24+8+d+hc*s])*float64(scale[2]) + float64(base[8+d+hc*s]))
+				z += c[s][d]
+			}
+			for d := 0; d < hc; d++ {
+				c[s][d] = c[s][d]/z + eps
+			}
+		}
+		cols := func() {
+			for d := 0; d < hc; d++ {
+				z := eps
+				for s := 0; s < hc; s++ {
+					z += c[s][d]
+				}
+				for s := 0; s < hc; s++ {
+					c[s][d] /= z
+				}
+			}
+		}
+		rows := func() {
+			for s := 0; s < hc; s++ {
+				z := eps
+				for d := 0; d < hc; d++ {
+					z += c[s][d]
+				}
+				for d := 0; d < hc; d++ {
+					c[s][d] /= z
+				}
+			}
+		}
+		cols()
+		for i := 1; i < nIter; i++ {
+			rows()
+			cols()
+		}
+		for s := 0; s < hc; s++ {
+			for d := 0; d < hc; d++ {
+				want[(tk*hc+s)*hc+d] = float32(c[s][d])
+			}
+		}
+	}
+	got = mustOp(t, OpDSV4HCComb, []*Tensor{FromF32(F32, []int64{24, nT}, mixes), FromF32(F32, []int64{3}, scale), FromF32(F32, []int64{24}, base)},
+		map[string]any{"eps": eps, "n_iter": nIter})
+	checkClose(t, got.ToF32(), want, 1e-5)
+}

@@ -315,21 +315,21 @@ var hostCatalog = []OpInfo{
 	},
 	{
 		Name: OpLightningIndexer, Doc: "DeepSeek lightning indexer scores: f32 [kv, n_q, 1, n_s]",
-		Srcs: []string{"q", "k", "weights", "mask"}, MinSrc: 4, Infer: inferLightningIndexer,
+		Srcs: []string{"q", "k", "weights", "mask"}, MinSrc: 4, Infer: inferLightningIndexer, Ref: refLightningIndexer,
 	},
 	{
 		Name: OpDSV4HCComb, Doc: "DeepSeek-V4 hyper-connection combine matrices: f32 [4, 4, n_tokens]",
 		Srcs: []string{"mixes", "scale", "base"}, MinSrc: 3,
 		Params: []ParamSpec{floatSpec("eps", 1e-6, "epsilon"), intSpec("n_iter", 1, "Sinkhorn iterations")},
-		Infer:  inferDSV4HCComb,
+		Infer:  inferDSV4HCComb, Ref: refDSV4HCComb,
 	},
 	{
 		Name: OpDSV4HCPre, Doc: "DeepSeek-V4 hyper-connection pre-mix: f32 [n_embd, n_tokens]",
-		Srcs: []string{"x", "weights"}, MinSrc: 2, Infer: inferDSV4HCPre,
+		Srcs: []string{"x", "weights"}, MinSrc: 2, Infer: inferDSV4HCPre, Ref: refDSV4HCPre,
 	},
 	{
 		Name: OpDSV4HCPost, Doc: "DeepSeek-V4 hyper-connection post-mix: f32 [n_embd, hc, n_tokens]",
-		Srcs: []string{"x", "residual", "post", "comb"}, MinSrc: 4, Infer: inferDSV4HCPost,
+		Srcs: []string{"x", "residual", "post", "comb"}, MinSrc: 4, Infer: inferDSV4HCPost, Ref: refDSV4HCPost,
 	},
 	{
 		Name: OpXielu, Doc: "xIELU activation (ggml_xielu, GGML_UNARY_OP_XIELU)",
