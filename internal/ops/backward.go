@@ -280,28 +280,38 @@ func inferOptStep(op Op, nparams int64) InferFunc {
 // ggml_compute_forward_rope_flt): the rotation by -theta. theta is
 // pos·theta_scale^i / freq_factor (YaRN-mixed linearly), so negating the
 // positions negates every angle exactly in float32; rope_back(dy, pos) is
-// rope(dy, -pos). The modes et's rope has (0 normal, 2 neox, 40 imrope)
-// are covered; mrope (8), vision (24) and n_offs != 0 have no host math.
+// rope(dy, -pos), with whatever modes and rope offset et's rope has
+// (ggml's mode number is matched through RopeModeValue, and n_offs is
+// passed on when rope has that param); the others have no host math.
 func refRopeBack(dst *Tensor, srcs []*Tensor, p Params) error {
-	names := map[int64]string{RopeNormal: "normal", RopeNeox: "neox", RopeIMRope: "imrope"}
-	mode, ok := names[p.Int("mode")]
-	if !ok {
+	mode := ""
+	for _, name := range []string{"normal", "neox", "mrope", "vision", "imrope"} {
+		if v, err := RopeModeValue(name); err == nil && int64(v) == p.Int("mode") {
+			mode = name
+		}
+	}
+	if mode == "" {
 		return &NoHostMathError{What: fmt.Sprintf("rope_back mode %d", p.Int("mode"))}
 	}
-	if p.Int("n_offs") != 0 {
+	hasOffs := ropeHasParam("n_offs")
+	if p.Int("n_offs") != 0 && !hasOffs {
 		return &NoHostMathError{What: "rope_back with n_offs != 0"}
 	}
-	if p.Int("n_dims")%2 != 0 || p.Int("n_dims") > srcs[0].Ne[0] || p.Int("n_dims") <= 0 {
-		return &NoHostMathError{What: fmt.Sprintf("rope_back with n_dims = %d", p.Int("n_dims"))}
+	fp := Params{}
+	for k, v := range p {
+		if k == "n_offs" && !hasOffs {
+			continue
+		}
+		fp[k] = v
+	}
+	fp["mode"] = mode
+	// rope's own checks (n_dims, sections, positions) apply.
+	if _, _, err := inferRope([]*Tensor{srcs[0], srcs[1]}, fp); err != nil {
+		return &NoHostMathError{What: "rope_back: " + err.Error()}
 	}
 	pos := srcs[1]
 	neg := New(I32, pos.Ne[:]...)
 	pos.forEach(func(i0, i1, i2, i3 int64) { neg.SetInt(i0, i1, i2, i3, -pos.Int(i0, i1, i2, i3)) })
-	fp := Params{}
-	for k, v := range p {
-		fp[k] = v
-	}
-	fp["mode"] = mode
 	s := append([]*Tensor{srcs[0], neg}, srcs[2:]...)
 	return refRope(dst, s, fp)
 }
@@ -403,4 +413,16 @@ func refOptStepSGD(dst *Tensor, srcs []*Tensor, _ Params) error {
 		dst.SetF32(i0, i1, i2, i3, w.F32(i0, i1, i2, i3)*keep-alpha*g.F32(i0, i1, i2, i3))
 	})
 	return nil
+}
+
+// ropeHasParam reports whether the rope op has a param of that name. It
+// is set in init: a function that reads the catalog cannot be part of the
+// catalog's initialisation.
+var ropeHasParam func(name string) bool
+
+func init() {
+	ropeHasParam = func(name string) bool {
+		info, ok := Lookup(string(OpRope))
+		return ok && info.param(name) != nil
+	}
 }
