@@ -244,12 +244,14 @@ type opsExplainOptions struct {
 	Srcs   []string
 	Params []string
 	ABI    string
+	// caseSources are --test-file, --op and -p/--params.
+	caseSources
 }
 
 func newOpsExplainCmd(f *factory, runF func(context.Context, *opsExplainOptions) error) *cobra.Command {
 	opts := &opsExplainOptions{}
 	cmd := &cobra.Command{
-		Use:   "explain ['<OP(k=v,...)>' | <op> --src ... | -f <file>]",
+		Use:   "explain ['<OP(k=v,...)>' | <op> --src ... | -f <file> | --test-file <file>]",
 		Short: "Say per node whether ggml-et supports it, why not, and the nearest supported variant",
 		Long: `Check every node of a case against ggml-et's supports_op rules, as
 et run-op would, without running anything. Each node gets its verdict, the
@@ -258,16 +260,19 @@ condition is named ("ne0 % 16 != 0 (ne0 = 100)") with the nearest supported
 variant ("pad ne0 to 112 (a multiple of 16)").
 
 Name the work as for et run-op: a test-backend-ops case string, an op with
---src and --param, or YAML case files with -f.
+--src and --param, YAML case files with -f, or llama.cpp's exported graph
+ops with --test-file; --op and -p/--params select cases as test-backend-ops'
+-o and -p do.
 
 Exit status: 0 whether or not the nodes are supported (the command only
-informs), 2 for a bad case or flags.`,
+informs), 2 for a bad case or flags (the good cases are still explained).`,
 		Example: `  $ et ops explain 'RMS_NORM(type=f32,ne=[100,4,1,1])'
   $ et ops explain 'FLASH_ATTN_EXT(hsk=128,hsv=128,nh=8,kv=256,nb=1,type_KV=f32)'
   $ et ops explain mul_mat --src a=q4_K:256x64 --src b=f32:256x8
-  $ et ops explain -f testcases/llama_layer_small.yaml -o json`,
+  $ et ops explain -f testcases/llama_layer_small.yaml -o json
+  $ et ops explain --test-file testcases/test-files/llama_layer_small.txt --op MUL_MAT,ROPE`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			op, err := opArgs(args, opts.Files, opts.Srcs, opts.Params, "et ops explain")
+			op, err := opArgs(args, append(opts.Files, opts.TestFiles...), opts.Srcs, opts.Params, "et ops explain")
 			if err != nil {
 				return err
 			}
@@ -283,6 +288,7 @@ informs), 2 for a bad case or flags.`,
 	fl.StringArrayVar(&opts.Srcs, "src", nil, "source `NAME=TYPE:NE0xNE1[xNE2xNE3][:INIT]` for an op given by name (repeatable, in source order)")
 	fl.StringArrayVar(&opts.Params, "param", nil, "op parameter `KEY=VALUE` (repeatable)")
 	fl.StringVar(&opts.ABI, "abi", "", "ABI manifest YAML `file` for another ggml version (default: the built-in one)")
+	addCaseSourceFlags(cmd, &opts.caseSources)
 	return cmd
 }
 
@@ -330,21 +336,33 @@ func opsExplainRun(ctx context.Context, f *factory, opts *opsExplainOptions) err
 	if err != nil {
 		return err
 	}
-	cases, bad, err := loadRunOpCases(ctx, &runOpOptions{Files: opts.Files, Op: opts.Op, Srcs: opts.Srcs, Params: opts.Params})
+	cases, badFiles, err := loadRunOpCases(ctx, &runOpOptions{Files: opts.Files, Op: opts.Op, Srcs: opts.Srcs, Params: opts.Params})
 	if err != nil {
 		return err
 	}
-	if len(bad) > 0 {
-		return bad[0]
+	if cases, badFiles, err = opts.caseSources.load(ctx, m, cases, badFiles); err != nil {
+		return err
 	}
-	planned, bad, err := runner.PlanAll(cases, runner.PlanOptions{Manifest: m}, nil)
+	// As in run-op: each bad case on stderr, the good ones explained,
+	// then exit 2.
+	bad := &badCases{total: len(cases) + len(badFiles)}
+	for _, e := range badFiles {
+		bad.add(f, e)
+	}
+	planned, badPlans, err := runner.PlanAll(cases, runner.PlanOptions{Manifest: m}, nil)
 	if err != nil {
 		return err
 	}
-	if len(bad) > 0 {
-		return bad[0]
+	for _, e := range badPlans {
+		bad.add(f, e)
 	}
-	return f.render(opsExplainDocument(explainPlans(planned)))
+	if len(planned) == 0 {
+		return bad.err()
+	}
+	if err := f.render(opsExplainDocument(explainPlans(planned))); err != nil {
+		return err
+	}
+	return bad.err()
 }
 
 // explainPlans is the per-node explanation of planned cases, shared by

@@ -121,7 +121,7 @@ func profileExportRun(ctx context.Context, opts *profileExportOptions) error {
 	toStdout := opts.Out == "" || opts.Out == "-"
 	counter := &exportCounter{}
 	if !toStdout {
-		if out, err = outfile.Create(opts.Out); err != nil {
+		if out, err = outfile.CreateContext(ctx, opts.Out); err != nil {
 			return err
 		}
 		dst = out

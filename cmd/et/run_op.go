@@ -2,14 +2,12 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"github.com/ainekko/et/internal/driver/registry"
 	"github.com/ainekko/et/internal/outfile"
 	"github.com/ainekko/et/internal/runner"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -19,7 +17,6 @@ import (
 	"github.com/ainekko/et/internal/ops/abi"
 	"github.com/ainekko/et/internal/ops/exec"
 	"github.com/ainekko/et/internal/ops/expect"
-	"github.com/ainekko/et/internal/ops/graph"
 	"github.com/ainekko/et/internal/ops/plan"
 )
 
@@ -36,6 +33,7 @@ type runOpOptions struct {
 	Seed        uint64
 	SeedSet     bool
 	SaveOutputs string
+	SaveInputs  string
 	Perf        bool
 	PerfRuns    int
 	PerfWarmup  int
@@ -47,6 +45,8 @@ type runOpOptions struct {
 	// ExpectedFailures is --expected-failures: a file of known defects
 	// (internal/ops/expect).
 	ExpectedFailures string
+	// caseSources are --test-file, --op and -p/--params.
+	caseSources
 	// backendOptions are --backend, --device, --timeout and the sysemu/pcie
 	// flags (--prefix, --run-dir, --kernels, --sysemu-opt).
 	backendOptions
@@ -71,6 +71,12 @@ Three ways to name the work:
   <op> --src ... --param ...
                      one op from flags; --src NAME=TYPE:NE0xNE1[xNE2xNE3][:INIT]
   'OP(k=v,...)'      a test-backend-ops case string
+  --test-file FILE   llama.cpp's exported graph ops (test-export-graph-ops),
+                     one case per line
+
+--op OP[,OP] and -p/--params REGEX select cases as test-backend-ops' -o and
+-p do: by op name or full case string, and by a regular expression on the
+displayed parameters.
 
 Unsupported nodes run on the reference math, like ggml's CPU fallback, and
 are reported as FALLBACK with the failed conditions (see --explain).
@@ -87,12 +93,15 @@ or flags (the good cases of -f DIR still run), 3 backend unavailable,
   $ et run-op 'MUL_MAT(type_a=q8_0,type_b=f32,m=4096,n=1,k=4096)' --perf
   $ et run-op -f testcases/ -o json > results.json
   $ et run-op -f testcases/ --junit results.xml --save-outputs out/
+  $ et run-op 'SOFT_MAX(type=f32,ne=[32,4,2,1],mask=1)' --save-inputs keep/ && et run-op -f keep/case.yaml
   $ et run-op -f testcases/norm.yaml --profile prof/ && et profile report prof/et_runtime_trace.json
   $ et run-op -f testcases/norm.yaml --backend sysemu --kernels ~/ggml-et/kernels --timeout 10m
   $ et run-op -f testcases/ --backend sysemu --jobs 2 --expected-failures testcases/expected-failures/sysemu.yaml
-  $ et run-op -f testcases/unary.yaml --backend sysemu --shire-mask 0x1`,
+  $ et run-op -f testcases/unary.yaml --backend sysemu --shire-mask 0x1
+  $ et run-op --test-file testcases/test-files/llama_layer_small.txt --backend sysemu
+  $ et run-op --test-file ops.txt --op MUL_MAT,FLASH_ATTN_EXT -p 'type=f16'`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			op, err := opArgs(args, opts.Files, opts.Srcs, opts.Params, "et run-op")
+			op, err := opArgs(args, append(opts.Files, opts.TestFiles...), opts.Srcs, opts.Params, "et run-op")
 			if err != nil {
 				return err
 			}
@@ -143,6 +152,7 @@ or flags (the good cases of -f DIR still run), 3 backend unavailable,
 	fl.StringVar(&mask, "shire-mask", "", "compute shires to launch on, contiguous (default 0xFFFFFFFF, as ggml-et; matrix-engine kernels always get all 32)")
 	fl.StringVar(&opts.ABI, "abi", "", "ABI manifest YAML `file` for another ggml version (default: the built-in one)")
 	fl.Var(seedFlag{&opts.Seed}, "seed", "override the cases' seed for generated inputs (as a case's seed:)")
+	fl.StringVar(&opts.SaveInputs, "save-inputs", "", "write every case's inputs into `dir` as it runs: each leaf as .npy and case.yaml, a case file that replays exactly that run (a sub-directory per case when there are several)")
 	fl.StringVar(&opts.SaveOutputs, "save-outputs", "", "write every output as float32 .npy into `dir` (<output>.npy from the device, <output>.ref.npy the reference)")
 	fl.BoolVar(&opts.Perf, "perf", false, "time each launch: warm-up, then repeated runs (median/min/max, GFLOP/s, GB/s)")
 	fl.IntVar(&opts.PerfRuns, "perf-runs", 10, "timed runs per launch with --perf")
@@ -152,6 +162,7 @@ or flags (the good cases of -f DIR still run), 3 backend unavailable,
 	fl.IntVarP(&opts.Jobs, "jobs", "j", 1, "run the cases on `N` devices in parallel (sysemu: N emulators, each with its own run directory); results stay in input order")
 	fl.Float64Var(&opts.NMSE, "nmse", 0, "NMSE limit for every output (default: per op, as test-backend-ops)")
 	fl.StringVar(&opts.ExpectedFailures, "expected-failures", "", "YAML `file` of known defects: listed outputs that fail are XFAIL (exit 0), listed outputs that pass are XPASS (exit 1)")
+	addCaseSourceFlags(cmd, &opts.caseSources)
 	addBackendFlags(cmd, &opts.backendOptions, true)
 	return cmd
 }
@@ -175,6 +186,9 @@ func runOpRun(ctx context.Context, f *factory, opts *runOpOptions) (runErr error
 	}
 	cases, badFiles, err := loadRunOpCases(ctx, opts)
 	if err != nil {
+		return err
+	}
+	if cases, badFiles, err = opts.caseSources.load(ctx, m, cases, badFiles); err != nil {
 		return err
 	}
 	bad := &badCases{total: len(cases) + len(badFiles)}
@@ -220,7 +234,7 @@ func runOpRun(ctx context.Context, f *factory, opts *runOpOptions) (runErr error
 	}
 	defer prof.abort(ctx, f)
 	ro := runner.Options{Plan: po, Backend: opts.Backend, NMSE: opts.NMSE, Trace: prof.recorder(), KernelELF: kernelELF,
-		SaveOutputs: opts.SaveOutputs, Expected: xfail, Logf: f.logf}
+		SaveOutputs: opts.SaveOutputs, SaveInputs: opts.SaveInputs, Expected: xfail, Logf: f.logf}
 	if opts.Perf {
 		ro.Perf = exec.PerfOptions{Warmup: opts.PerfWarmup, Runs: opts.PerfRuns}
 	}
@@ -247,7 +261,7 @@ func runOpRun(ctx context.Context, f *factory, opts *runOpOptions) (runErr error
 	if opts.JUnit != "" && lateErr == nil {
 		var b []byte
 		if b, lateErr = runner.JUnit(&doc); lateErr == nil {
-			lateErr = outfile.WriteFile(opts.JUnit, b)
+			lateErr = outfile.WriteFileContext(ctx, opts.JUnit, b)
 		}
 	}
 	if err := f.render(runOpDocument(doc, f.styles())); err != nil {
@@ -268,6 +282,11 @@ func runOpRun(ctx context.Context, f *factory, opts *runOpOptions) (runErr error
 // checkOutputPaths fails early, before anything runs, when --save-outputs
 // or --junit cannot be written.
 func checkOutputPaths(opts *runOpOptions) error {
+	if opts.SaveInputs != "" {
+		if err := os.MkdirAll(opts.SaveInputs, 0o755); err != nil {
+			return inputErrorf("--save-inputs %s: %v", opts.SaveInputs, errText(err))
+		}
+	}
 	if opts.SaveOutputs != "" {
 		if err := os.MkdirAll(opts.SaveOutputs, 0o755); err != nil {
 			return inputErrorf("--save-outputs %s: %v", opts.SaveOutputs, errText(err))
@@ -295,106 +314,6 @@ func openDevice(backend string, index int, m *abi.Manifest) (driver.Device, erro
 		return nil, fmt.Errorf("%s backend: opens through a worker (backendOptions.open)", backend)
 	}
 	return registry.OpenRef(index, m)
-}
-
-// loadRunOpCases reads the cases named by -f, the op flags or a case string.
-// A case file that cannot be read or parsed is returned in bad (input
-// errors, one per file) and the others are still loaded: one bad file of a
-// directory does not stop it. err is an error that stops everything.
-func loadRunOpCases(ctx context.Context, opts *runOpOptions) (cases []*graph.Case, bad []error, err error) {
-	switch {
-	case strings.Contains(opts.Op, "("):
-		c, err := graph.ParseCaseString(opts.Op)
-		if err != nil {
-			return nil, nil, err
-		}
-		return []*graph.Case{c}, nil, nil
-	case opts.Op != "":
-		c, err := graph.FromFlags(opts.Op, opts.Srcs, opts.Params)
-		if err != nil {
-			return nil, nil, err
-		}
-		return []*graph.Case{c}, nil, nil
-	}
-	for _, path := range opts.Files {
-		st, err := os.Stat(path)
-		if err != nil {
-			bad = append(bad, &graph.Error{File: path, Msg: "cannot read: " + errText(err)})
-			continue
-		}
-		files := []string{path}
-		if st.IsDir() {
-			if files, err = filepath.Glob(filepath.Join(path, "*.yaml")); err != nil {
-				return nil, nil, err
-			}
-			sort.Strings(files)
-			if len(files) == 0 {
-				bad = append(bad, &graph.Error{File: path, Msg: "no *.yaml case files in this directory"})
-				continue
-			}
-		}
-		for _, file := range files {
-			if st.IsDir() && !isRegular(file) {
-				// Named *.yaml in a directory, yet a FIFO, device or
-				// directory: not opened, as it could block or never end.
-				bad = append(bad, &graph.Error{File: file, Msg: "cannot read: not a regular file"})
-				continue
-			}
-			b, err := readInput(ctx, file, maxTextInput)
-			if err != nil {
-				if ctx.Err() != nil {
-					return nil, nil, ctx.Err()
-				}
-				bad = append(bad, &graph.Error{File: file, Msg: "cannot read: " + errText(err)})
-				continue
-			}
-			c, err := graph.LoadBytes(file, b, filepath.Dir(file))
-			if err != nil {
-				bad = append(bad, err)
-				continue
-			}
-			cases = append(cases, c)
-		}
-	}
-	return cases, bad, nil
-}
-
-// badCases reports the case files that could not be loaded or prepared:
-// each one on stderr as it is found, then, once the good cases have run,
-// one error (exit 2). Alone, a single bad case is returned as it is.
-type badCases struct {
-	errs  []error
-	total int
-}
-
-func (b *badCases) add(f *factory, err error) {
-	b.errs = append(b.errs, err)
-	if b.total > 1 {
-		fmt.Fprintf(f.IO.ErrOut, "et: %s\n", oneLine(err.Error()))
-	}
-}
-
-// err is nil without bad cases.
-func (b *badCases) err() error {
-	switch {
-	case len(b.errs) == 0:
-		return nil
-	case b.total <= 1:
-		return b.errs[0]
-	}
-	return inputErrorf("%d of %d cases could not be run (errors above)", len(b.errs), b.total)
-}
-
-func errText(err error) string {
-	var pe *os.PathError
-	var le *os.LinkError
-	switch {
-	case errors.As(err, &pe):
-		return pe.Err.Error()
-	case errors.As(err, &le):
-		return le.Err.Error()
-	}
-	return err.Error()
 }
 
 func runOpDocument(d runner.Report, st styles) document {
@@ -461,29 +380,6 @@ func runOpDocument(d runner.Report, st styles) document {
 		doc.Tables = append(doc.Tables, pt)
 	}
 	return doc
-}
-
-// opArgs checks the ways run-op and ops explain name their work: -f files,
-// or one positional op name (with --src/--param) or case string. It
-// returns the op ("" with -f).
-func opArgs(args, files, srcs, params []string, cmd string) (string, error) {
-	if len(args) > 1 {
-		return "", usageErrorf("expected at most one op or case string, got %d arguments", len(args))
-	}
-	op := ""
-	if len(args) == 1 {
-		op = args[0]
-	}
-	if op == "" && len(files) == 0 {
-		return "", usageErrorf("nothing to run: give -f FILE|DIR, an op name with --src, or a case string")
-	}
-	if op != "" && len(files) > 0 {
-		return "", usageErrorf("give either -f or an op, not both")
-	}
-	if (len(srcs) > 0 || len(params) > 0) && (op == "" || strings.Contains(op, "(")) {
-		return "", usageErrorf("--src and --param go with an op name (%s OP --src ...)", cmd)
-	}
-	return op, nil
 }
 
 // runTime is a measured time for run-op tables: "-" when not measured.

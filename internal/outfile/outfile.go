@@ -13,6 +13,7 @@
 package outfile
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -75,8 +76,12 @@ func resolve(path string) (string, error) {
 	return "", syscall.ELOOP
 }
 
-// Create starts writing path.
-func Create(path string) (*File, error) {
+// Create starts writing path. A FIFO without a reader waits for one.
+func Create(path string) (*File, error) { return CreateContext(context.Background(), path) }
+
+// CreateContext is Create where waiting for a FIFO's reader ends when ctx
+// does (an interrupt), with ctx's error.
+func CreateContext(ctx context.Context, path string) (*File, error) {
 	dst, err := resolve(path)
 	if err != nil {
 		return nil, classify(path, err)
@@ -86,7 +91,16 @@ func Create(path string) (*File, error) {
 		switch {
 		case m.IsDir():
 			return nil, &PathError{Path: path, Msg: "is a directory"}
-		case m&fs.ModeCharDevice != 0, m&fs.ModeNamedPipe != 0:
+		case m&fs.ModeNamedPipe != 0:
+			fh, err := openFIFO(ctx, dst)
+			if err != nil {
+				if ctx.Err() != nil {
+					return nil, err
+				}
+				return nil, classify(path, err)
+			}
+			return &File{File: fh, path: path, direct: true}, nil
+		case m&fs.ModeCharDevice != 0:
 			fh, err := os.OpenFile(dst, os.O_WRONLY, 0)
 			if err != nil {
 				return nil, classify(path, err)
@@ -141,9 +155,53 @@ func (f *File) Abort() {
 	}
 }
 
+// openFIFO opens a FIFO for writing. Without a reader an open blocks
+// until one comes, where no signal can reach it: it is first tried
+// without blocking, and else waited for on a goroutine, so that ctx ends
+// the wait (the goroutine's open is then abandoned to the process's end).
+func openFIFO(ctx context.Context, path string) (*os.File, error) {
+	fh, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0)
+	if err == nil {
+		// Writes block again (a full pipe waits for the reader).
+		if err := syscall.SetNonblock(int(fh.Fd()), false); err != nil {
+			fh.Close()
+			return nil, err
+		}
+		return fh, nil
+	}
+	if !errors.Is(err, syscall.ENXIO) {
+		return nil, err // ENXIO: no reader yet
+	}
+	type opened struct {
+		fh  *os.File
+		err error
+	}
+	done := make(chan opened, 1)
+	go func() {
+		fh, err := os.OpenFile(path, os.O_WRONLY, 0)
+		done <- opened{fh, err}
+	}()
+	select {
+	case o := <-done:
+		return o.fh, o.err
+	case <-ctx.Done():
+		go func() { // close what a late reader lets the open return
+			if o := <-done; o.fh != nil {
+				o.fh.Close()
+			}
+		}()
+		return nil, ctx.Err()
+	}
+}
+
 // WriteFile writes data to path through a File.
 func WriteFile(path string, data []byte) error {
-	f, err := Create(path)
+	return WriteFileContext(context.Background(), path, data)
+}
+
+// WriteFileContext is WriteFile with CreateContext's ctx.
+func WriteFileContext(ctx context.Context, path string, data []byte) error {
+	f, err := CreateContext(ctx, path)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package outfile
 
 import (
+	"context"
 	"errors"
 	"io/fs"
 	"os"
@@ -115,4 +116,23 @@ func TestAtomicFileTargets(t *testing.T) {
 			t.Errorf("err %v", err)
 		}
 	})
+}
+
+// A FIFO nobody reads does not hang the command: the wait for a reader
+// ends with the context (Ctrl-C), and the FIFO is left as it was.
+func TestFIFOWithoutReader(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skip(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() { errc <- WriteFileContext(ctx, fifo, []byte("x")) }()
+	cancel()
+	if err := <-errc; !errors.Is(err, context.Canceled) {
+		t.Errorf("err %v, want context.Canceled", err)
+	}
+	if fi, err := os.Lstat(fifo); err != nil || fi.Mode()&fs.ModeNamedPipe == 0 {
+		t.Errorf("FIFO replaced: %v %v", fi.Mode(), err)
+	}
 }

@@ -167,6 +167,10 @@ type Options struct {
 	// SaveOutputs, when set, is the directory every output is written
 	// into as .npy (a sub-directory per case when there are several).
 	SaveOutputs string
+	// SaveInputs, when set, is the directory every case's inputs are
+	// written into as it runs (SaveInputs; a sub-directory per case when
+	// there are several), before it is executed.
+	SaveInputs string
 	// Expected is the expected-failures set (nil: none).
 	Expected *expect.Set
 	// Logf reports progress (nil: quiet).
@@ -218,18 +222,9 @@ func Run(ctx context.Context, devs []driver.Device, planned []*Planned, o Option
 	if len(devs) == 0 {
 		return nil, errors.New("runner: no device")
 	}
-	saveDirs := make([]string, len(planned))
-	if o.SaveOutputs != "" {
-		names := uniqueNames{}
-		for i, pc := range planned {
-			saveDirs[i] = o.SaveOutputs
-			if len(planned) > 1 {
-				saveDirs[i] = filepath.Join(o.SaveOutputs, names.name(pc.Case.Name))
-			}
-		}
-	}
+	saveDirs, inputDirs := caseDirs(o.SaveOutputs, planned), caseDirs(o.SaveInputs, planned)
 	outcomes, err := runCases(ctx, devs, planned, func(ctx context.Context, dev driver.Device, i int, job string) caseOutcome {
-		return runCase(ctx, dev, planned[i].Case, saveDirs[i], job, &o)
+		return runCase(ctx, dev, planned[i].Case, saveDirs[i], inputDirs[i], job, &o)
 	})
 	if err != nil {
 		return nil, err
@@ -264,6 +259,23 @@ func Run(ctx context.Context, devs []driver.Device, planned []*Planned, o Option
 	}
 	out.Warnings = applyExpected(o.Expected, expect.Run{Backend: o.Backend, Uberkernel: o.Plan.Uberkernel}, out.Report.Results)
 	return out, nil
+}
+
+// caseDirs are the per-case directories under dir ("" for none): dir
+// itself for one case, a sub-directory named after each case for several.
+func caseDirs(dir string, planned []*Planned) []string {
+	dirs := make([]string, len(planned))
+	if dir == "" {
+		return dirs
+	}
+	names := uniqueNames{}
+	for i, pc := range planned {
+		dirs[i] = dir
+		if len(planned) > 1 {
+			dirs[i] = filepath.Join(dir, names.name(pc.Case.Name))
+		}
+	}
+	return dirs
 }
 
 func runCases(ctx context.Context, devs []driver.Device, planned []*Planned, one func(context.Context, driver.Device, int, string) caseOutcome) ([]caseOutcome, error) {
@@ -324,7 +336,7 @@ func isInputError(err error) bool {
 }
 
 // runCase builds case c with its data, runs it on dev and judges it.
-func runCase(ctx context.Context, dev driver.Device, c *graph.Case, saveDir, job string, o *Options) caseOutcome {
+func runCase(ctx context.Context, dev driver.Device, c *graph.Case, saveDir, inputDir, job string, o *Options) caseOutcome {
 	pc, err := PlanCase(ctx, c, o.Plan, true)
 	if err != nil {
 		var nh *ops.NoHostMathError
@@ -337,6 +349,10 @@ func runCase(ctx context.Context, dev driver.Device, c *graph.Case, saveDir, job
 			return caseOutcome{bad: err}
 		}
 		return caseOutcome{err: err}
+	}
+	var lateErr error
+	if inputDir != "" {
+		lateErr = SaveInputs(inputDir, pc)
 	}
 	o.logf("%srunning %s (%d nodes, %d steps)", job, c.Name, len(pc.Graph.Nodes), len(pc.Plan.Steps))
 	eo := exec.Options{Trace: o.Trace, KernelELF: o.KernelELF}
@@ -363,15 +379,17 @@ func runCase(ctx context.Context, dev driver.Device, c *graph.Case, saveDir, job
 		case errors.As(err, &kf):
 			// The device stays usable after a kernel error: record the
 			// fault and go on with the next case.
-			return caseOutcome{fault: &Fault{Case: c.Name, Step: kf.Step, Errors: kf.Errors}}
+			return caseOutcome{fault: &Fault{Case: c.Name, Step: kf.Step, Errors: kf.Errors}, lateErr: lateErr}
 		case errors.As(err, &am):
-			return caseOutcome{abi: &ABIMismatch{Case: c.Name, Step: am.Step, Kernel: am.Kernel, Fields: am.Diffs}}
+			return caseOutcome{abi: &ABIMismatch{Case: c.Name, Step: am.Step, Kernel: am.Kernel, Fields: am.Diffs}, lateErr: lateErr}
 		case errors.As(err, &nh):
-			return skipped(c, pc, nh)
+			out := skipped(c, pc, nh)
+			out.lateErr = lateErr
+			return out
 		}
 		return caseOutcome{err: fmt.Errorf("%s: %w", c.Name, err)}
 	}
-	out := caseOutcome{abiChecked: res.ABIChecked}
+	out := caseOutcome{abiChecked: res.ABIChecked, lateErr: lateErr}
 	for _, or := range res.Outputs {
 		r := newResult(c, or)
 		if c.Tolerance.MaxAbs != nil && r.Status == exec.StatusPass && or.Compare.MaxAbsErr > *c.Tolerance.MaxAbs {
@@ -382,7 +400,7 @@ func runCase(ctx context.Context, dev driver.Device, c *graph.Case, saveDir, job
 	for _, pr := range res.Perf {
 		out.perf = append(out.perf, newTiming(c.Name, pr))
 	}
-	if saveDir != "" {
+	if saveDir != "" && out.lateErr == nil {
 		out.lateErr = saveOutputs(saveDir, res.Outputs)
 	}
 	return out

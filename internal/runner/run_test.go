@@ -4,11 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"math"
+	"path/filepath"
+	"reflect"
 	"slices"
 	"testing"
 
 	"github.com/ainekko/et/internal/driver"
 	"github.com/ainekko/et/internal/driver/ref"
+	"github.com/ainekko/et/internal/ops"
 	"github.com/ainekko/et/internal/ops/exec"
 	"github.com/ainekko/et/internal/ops/graph"
 )
@@ -102,5 +105,74 @@ func TestPlannedRunsTwice(t *testing.T) {
 	b, _ := json.Marshal(got[1])
 	if string(a) != string(b) {
 		t.Errorf("second run differs:\n%s\n%s", a, b)
+	}
+}
+
+func TestWriteNpy(t *testing.T) {
+	x := ops.FromF32(ops.F16, []int64{3, 2}, []float32{0, 1, 2, 3, 4, 5})
+	path := filepath.Join(t.TempDir(), "out.npy")
+	if err := WriteNpy(path, ops.Transpose(x)); err != nil {
+		t.Fatal(err)
+	}
+	a, err := graph.ReadNpyFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := a.Float32s()
+	// The transpose has ne [2, 3]: numpy shape (3, 2), rows are x's columns.
+	if !reflect.DeepEqual(a.Shape, []int64{3, 2}) || !reflect.DeepEqual(got, []float32{0, 3, 1, 4, 2, 5}) {
+		t.Errorf("shape %v data %v", a.Shape, got)
+	}
+}
+
+// --save-inputs: the saved case.yaml and .npy files replay exactly the
+// run: every leaf holds the same bytes (quantized ones re-quantize to the
+// same blocks) and every output the same result.
+func TestSaveInputsReplays(t *testing.T) {
+	for _, s := range []string{
+		"MUL_MAT(type_a=q8_0,type_b=f32,m=64,n=3,k=64)",
+		"MUL_MAT(type_a=q4_0,type_b=f32,m=32,n=2,k=64)",
+		"MUL_MAT(type_a=q4_K,type_b=f32,m=16,n=2,k=256)",
+		"GET_ROWS(type=f16,n=256,m=5,r=4,b=1,v=0)",
+		"SOFT_MAX(type=f32,ne=[32,4,2,1],mask=1,m_prec=f32,nr23=[1,1],scale=0.1,max_bias=8)",
+		"ROPE(type=f32,ne_a=[128,4,2,1],n_dims=128,mode=2,n_ctx=512,fs=1.4245,ef=0.7465,af=1.4245,ff=1,v=0,inplace=0)",
+	} {
+		t.Run(s, func(t *testing.T) {
+			dir := t.TempDir()
+			planned := planOne(t, s)
+			first, err := Run(context.Background(), []driver.Device{ref.New(ref.Options{})}, planned, Options{Backend: "ref", SaveInputs: dir})
+			if err != nil || first.LateErr != nil {
+				t.Fatalf("run: %v %v", err, first.LateErr)
+			}
+			orig, err := PlanCase(context.Background(), planned[0].Case, PlanOptions{}, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			saved, err := graph.Load(filepath.Join(dir, "case.yaml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			replay, err := PlanCase(context.Background(), saved, PlanOptions{}, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, ts := range planned[0].Case.Tensors {
+				a, _ := orig.Graph.Lookup(ts.Name)
+				b, ok := replay.Graph.Lookup(ts.Name)
+				if !ok || !slices.Equal(orig.Graph.Values[a].T.Buf, replay.Graph.Values[b].T.Buf) {
+					t.Errorf("leaf %s (%s) differs after the replay", ts.Name, ts.Type)
+				}
+			}
+			second, err := Run(context.Background(), []driver.Device{ref.New(ref.Options{})}, []*Planned{replay}, Options{Backend: "ref"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, r := range first.Report.Results {
+				q := second.Report.Results[i]
+				if r.Status != q.Status || r.NMSE != q.NMSE || r.Output != q.Output {
+					t.Errorf("output %s: %s %g, replayed %s %g", r.Output, r.Status, r.NMSE, q.Status, q.NMSE)
+				}
+			}
+		})
 	}
 }

@@ -52,7 +52,7 @@ func Dial(ctx context.Context, conn io.ReadWriteCloser, req OpenRequest) (*Proxy
 }
 
 func newProxy(r io.Reader, w io.Writer, c io.Closer) *Proxy {
-	return &Proxy{enc: gob.NewEncoder(w), dec: gob.NewDecoder(r), conn: c}
+	return &Proxy{enc: gob.NewEncoder(w), dec: gob.NewDecoder(newFrameReader(r)), conn: c}
 }
 
 func (p *Proxy) open(ctx context.Context, req OpenRequest) error {

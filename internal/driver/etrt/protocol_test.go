@@ -3,6 +3,7 @@ package etrt
 import (
 	"bytes"
 	"context"
+	"encoding/gob"
 	"errors"
 	"io"
 	"strings"
@@ -295,5 +296,35 @@ func TestProxyChunks(t *testing.T) {
 		if !bytes.Equal(got, want) {
 			t.Errorf("%d bytes: read back differs", n)
 		}
+	}
+}
+
+// A message whose length prefix announces more than the protocol ever
+// sends fails at once, before anything is allocated for it; a stream of
+// real messages passes through the frame reader unchanged.
+func TestFrameReaderBounds(t *testing.T) {
+	var stream bytes.Buffer
+	enc := gob.NewEncoder(&stream)
+	for _, r := range []request{{Op: opOpen, Open: OpenRequest{Backend: "fake"}}, {Op: opWrite, Data: make([]byte, 70000)}, {Op: opClose}} {
+		if err := enc.Encode(&r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := io.ReadAll(newFrameReader(bytes.NewReader(stream.Bytes())))
+	if err != nil || !bytes.Equal(got, stream.Bytes()) {
+		t.Fatalf("pass-through: %d of %d bytes, %v", len(got), stream.Len(), err)
+	}
+	// 0xfc = 4 count bytes: 0x3fffffff, just under gob's own 1 GiB limit.
+	_, err = io.ReadAll(newFrameReader(bytes.NewReader([]byte{0xfc, 0x3f, 0xff, 0xff, 0xff, 0})))
+	if err == nil || !strings.Contains(err.Error(), "over the protocol's") {
+		t.Errorf("huge count: %v", err)
+	}
+	_, err = io.ReadAll(newFrameReader(bytes.NewReader([]byte{0xf0})))
+	if err == nil || !strings.Contains(err.Error(), "bad length byte") {
+		t.Errorf("bad length byte: %v", err)
+	}
+	_, err = io.ReadAll(newFrameReader(bytes.NewReader([]byte{5, 1, 2})))
+	if err != io.ErrUnexpectedEOF {
+		t.Errorf("truncated message: %v", err)
 	}
 }

@@ -22,7 +22,7 @@ const maxRead = 256 << 20
 // error when ctx is done (an interrupt forwarded by the parent). The
 // device is closed before Serve returns.
 func Serve(ctx context.Context, r io.Reader, w io.Writer, open Opener) error {
-	dec := gob.NewDecoder(r)
+	dec := gob.NewDecoder(newFrameReader(r))
 	enc := gob.NewEncoder(w)
 	var dev driver.Device
 	defer func() {

@@ -27,6 +27,13 @@ type Case struct {
 	// to the last node.
 	Outputs   []string
 	Tolerance Tolerance
+	// OpDesc and Vars are the case as test-backend-ops names it, for
+	// its filters (Filter): the output op as ggml_op_desc prints it
+	// (MUL_MAT, SILU, SWIGLU, ...) and the displayed parameters (the text
+	// between the parentheses of a case string). Case strings and test
+	// files set them; YAML cases leave them empty.
+	OpDesc string
+	Vars   string
 
 	outputsLine int // line of the outputs field, for errors
 }

@@ -52,7 +52,7 @@ func ParseCaseString(s string) (*Case, error) {
 	if err := b.parseVars(body); err != nil {
 		return nil, &Error{File: s, Msg: err.Error()}
 	}
-	b.c = &Case{Name: s, File: s}
+	b.c = &Case{Name: s, File: s, OpDesc: name, Vars: body}
 	build, ok := caseBuilders[name]
 	switch {
 	case ok:

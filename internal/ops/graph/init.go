@@ -14,7 +14,7 @@ import (
 
 // Init says how a leaf tensor is filled. Func is one of
 // uniform(a, b), normal(mean, std), arange(start[, step]), zeros, ones,
-// randint(lo, hi), perm(n) or npy; Args are its numeric arguments; Npy is
+// randint(lo, hi), perm(n), kq_mask or npy; Args are its numeric arguments; Npy is
 // the .npy path as written (relative to the case file's directory).
 type Init struct {
 	Func string
@@ -58,11 +58,14 @@ var initArity = map[string][2]int{
 	"ones":    {0, 0},
 	"randint": {2, 2},
 	"perm":    {1, 1},
+	"kq_mask": {0, 0},
 }
 
 // ParseInit parses an init expression: uniform(a, b), normal(mean, std),
 // arange(start[, step]), zeros, ones, randint(lo, hi) (integers in
-// [lo, hi)) or perm(n) (each row holds distinct integers from [0, n)).
+// [lo, hi)), perm(n) (each row holds distinct integers from [0, n)) or
+// kq_mask (test-backend-ops' attention mask: uniform(-1, 1) with blocks of
+// 64 rows by 128 columns set to -inf or 0, one block per 40960 elements).
 // The {npy: file} form is a YAML mapping and is not parsed here.
 func ParseInit(s string) (Init, error) {
 	s = strings.TrimSpace(s)
@@ -75,7 +78,7 @@ func ParseInit(s string) (Init, error) {
 	}
 	ar, ok := initArity[name]
 	if !ok {
-		return Init{}, fmt.Errorf("unknown init %q (want uniform(a, b), normal(mean, std), arange(start[, step]), zeros, ones, randint(lo, hi), perm(n) or {npy: file})", s)
+		return Init{}, fmt.Errorf("unknown init %q (want uniform(a, b), normal(mean, std), arange(start[, step]), zeros, ones, randint(lo, hi), perm(n), kq_mask or {npy: file})", s)
 	}
 	in := Init{Func: name}
 	if strings.TrimSpace(rest) != "" {
@@ -119,6 +122,9 @@ func isInteger(v float64) bool { return v == math.Trunc(v) && math.Abs(v) < 1<<5
 
 // checkInit validates an init against the tensor it fills.
 func checkInit(in Init, t ops.Type, ne []int64) error {
+	if in.Func == "kq_mask" && (isInt(t) || t.BlockSize() != 1) {
+		return fmt.Errorf("bad init kq_mask: tensor type %s, want f32 or f16", t)
+	}
 	if in.Func == "perm" && ne[0] > int64(in.Args[0]) {
 		return fmt.Errorf("bad init %s: a row holds %d distinct values, more than n = %d", in, ne[0], int64(in.Args[0]))
 	}
@@ -258,6 +264,9 @@ func materializeOne(ctx context.Context, c *Case, s *TensorSpec) (*ops.Tensor, e
 	if in.Func == "npy" {
 		return loadNpyLeaf(c, s)
 	}
+	if in.Func == "kq_mask" {
+		return kqMask(c.Seed, s), nil
+	}
 	x := ops.New(s.Type, s.Ne...)
 	if !isInt(s.Type) && randomAccess(in) {
 		if err := fillLeaf(ctx, x, in, newRNG(c.Seed, s.Name).s); err != nil {
@@ -348,4 +357,41 @@ func readNpyLeaf(c *Case, s *TensorSpec) (*ops.Tensor, error) {
 		return nil, &Error{File: path, Msg: fmt.Sprintf("tensor %s is %s: %v", s.Name, s.Type, err)}
 	}
 	return ops.FromF32(s.Type, s.Ne, v), nil
+}
+
+// kqMask is test-backend-ops' init_tensor_kq_mask with et's generator:
+// uniform(-1, 1), then floor(0.2·N / (128·64)) blocks, each at a random
+// (i0, i1, i2, i3), of up to 64 rows by 128 columns set to -inf or 0 (a
+// fair coin per block).
+func kqMask(seed uint64, s *TensorSpec) *ops.Tensor {
+	var ne [ops.MaxDims]int64
+	for d := range ne {
+		ne[d] = 1
+	}
+	copy(ne[:], s.Ne)
+	n := ne[0] * ne[1] * ne[2] * ne[3]
+	r := newRNG(seed, s.Name)
+	v := make([]float32, n)
+	for i := range v {
+		v[i] = float32(-1 + 2*r.float())
+	}
+	const blck0, blck1 = 128, 64
+	nBlocks := int64(0.2 * float64(n) / (blck0 * blck1))
+	for range nBlocks {
+		p3 := int64(r.next() % uint64(ne[3]))
+		p2 := int64(r.next() % uint64(ne[2]))
+		p1 := int64(r.next() % uint64(ne[1]))
+		p0 := int64(r.next() % uint64(ne[0]))
+		val := float32(0)
+		if r.next()&1 != 0 {
+			val = float32(math.Inf(-1))
+		}
+		for i1 := p1; i1 < p1+blck1 && i1 < ne[1]; i1++ {
+			row := ((p3*ne[2]+p2)*ne[1] + i1) * ne[0]
+			for i0 := p0; i0 < p0+blck0 && i0 < ne[0]; i0++ {
+				v[row+i0] = val
+			}
+		}
+	}
+	return ops.FromF32(s.Type, s.Ne, v)
 }

@@ -8,7 +8,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -414,18 +413,44 @@ func shapeMatches(npy []int64, ne []int64) bool {
 	return true
 }
 
+// EncodeNpyInts writes integers as a .npy of dtype <i4 (wide false) or
+// <i8, with EncodeNpyF32's header rules.
+func EncodeNpyInts(w io.Writer, shape []int64, data []int64, wide bool) error {
+	descr, size := "<i4", 4
+	if wide {
+		descr, size = "<i8", 8
+	}
+	out := make([]byte, size*len(data))
+	for i, v := range data {
+		if wide {
+			binary.LittleEndian.PutUint64(out[8*i:], uint64(v))
+		} else {
+			binary.LittleEndian.PutUint32(out[4*i:], uint32(int32(v)))
+		}
+	}
+	return encodeNpy(w, shape, len(data), descr, out)
+}
+
 // EncodeNpyF32 writes a version 1.0 .npy of dtype <f4 (version 2.0 if
 // the header would not fit), with the header padded to a multiple of 64
 // bytes as numpy does.
 func EncodeNpyF32(w io.Writer, shape []int64, data []float32) error {
+	out := make([]byte, 4*len(data))
+	for i, v := range data {
+		binary.LittleEndian.PutUint32(out[4*i:], math.Float32bits(v))
+	}
+	return encodeNpy(w, shape, len(data), "<f4", out)
+}
+
+func encodeNpy(w io.Writer, shape []int64, count int, descr string, out []byte) error {
 	n := int64(1)
 	for _, d := range shape {
 		n *= d
 	}
-	if n != int64(len(data)) {
-		return fmt.Errorf("npy: %d values for shape %s", len(data), npyShapeString(shape))
+	if n != int64(count) {
+		return fmt.Errorf("npy: %d values for shape %s", count, npyShapeString(shape))
 	}
-	dict := fmt.Sprintf("{'descr': '<f4', 'fortran_order': False, 'shape': %s, }", npyShapeString(shape))
+	dict := fmt.Sprintf("{'descr': '%s', 'fortran_order': False, 'shape': %s, }", descr, npyShapeString(shape))
 	var buf bytes.Buffer
 	buf.WriteString(npyMagic)
 	pre := len(npyMagic) + 2 + 2
@@ -449,46 +474,6 @@ func EncodeNpyF32(w io.Writer, shape []int64, data []float32) error {
 	if _, err := w.Write(buf.Bytes()); err != nil {
 		return err
 	}
-	out := make([]byte, 4*len(data))
-	for i, v := range data {
-		binary.LittleEndian.PutUint32(out[4*i:], math.Float32bits(v))
-	}
 	_, err := w.Write(out)
 	return err
-}
-
-// WriteNpyF32 writes a float32 .npy file atomically: to a temporary file
-// in the same directory, then renamed over path.
-func WriteNpyF32(path string, shape []int64, data []float32) error {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	f, err := os.CreateTemp(dir, "."+base+".tmp*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	tmp := f.Name()
-	err = f.Chmod(0o644) // CreateTemp makes it 0600
-	if err == nil {
-		err = EncodeNpyF32(f, shape, data)
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
-}
-
-// WriteTensorNpy saves a tensor as float32 .npy (f16, quantized and
-// integer tensors are converted to float32), with the numpy shape of its
-// ne (NpyShape). Views are read through their strides.
-func WriteTensorNpy(path string, t *ops.Tensor) error {
-	return WriteNpyF32(path, NpyShape(t.Ne[:]), t.ToF32())
 }
