@@ -212,8 +212,11 @@ func refOutProd(dst *Tensor, srcs []*Tensor, _ Params) error {
 	return nil
 }
 
-func flopsOutProd(dst *Tensor, srcs []*Tensor, _ Params) int64 {
-	return 2 * dst.NElements() * srcs[0].Ne[1]
+// flopsLightningIndexer is test_lightning_indexer's op_flops: ((2·hsk +
+// 2)·nh + 1)·kv·nb·ns.
+func flopsLightningIndexer(_ *Tensor, srcs []*Tensor, _ Params) int64 {
+	q, k := srcs[0], srcs[1]
+	return ((2*q.Ne[0]+2)*q.Ne[1] + 1) * k.Ne[2] * q.Ne[2] * q.Ne[3]
 }
 
 func inferGatedLinearAttn(srcs []*Tensor, _ Params) (Type, [MaxDims]int64, error) {

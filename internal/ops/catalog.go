@@ -74,8 +74,9 @@ type ViewFunc func(src *Tensor, p Params) (*Tensor, error)
 
 // Cost is what one execution of an op costs, for perf reports. Following
 // test-backend-ops (reference/ggml-et-backend.md §6.4), Flops is non-zero
-// only for mul_mat and flash_attn_ext; every other op is reported as
-// bandwidth over Bytes = nbytes(dst) + Σ nbytes(src).
+// only for the ops whose test class has an op_flops (mul_mat, mul_mat_id,
+// conv_2d, conv_3d, flash_attn_ext, lightning_indexer); every other op is
+// reported as bandwidth over Bytes = nbytes(dst) + Σ nbytes(src).
 type Cost struct {
 	Flops int64
 	Bytes int64

@@ -165,7 +165,7 @@ var hostCatalog = []OpInfo{
 	},
 	{
 		Name: OpOutProd, Doc: "outer product: dst[i, j] = Σ_k a[i, k]·b[j, k], a broadcast over b in dims 2 and 3",
-		Srcs: []string{"a", "b"}, MinSrc: 2, Infer: inferOutProd, Ref: refOutProd, Flops: flopsOutProd,
+		Srcs: []string{"a", "b"}, MinSrc: 2, Infer: inferOutProd, Ref: refOutProd,
 	},
 	{
 		Name: OpGetRowsBack, Doc: "the gradient of get_rows: grad rows added into an f32 [ne0, ne1] of zeros at rows",
@@ -316,6 +316,7 @@ var hostCatalog = []OpInfo{
 	{
 		Name: OpLightningIndexer, Doc: "DeepSeek lightning indexer scores: f32 [kv, n_q, 1, n_s]",
 		Srcs: []string{"q", "k", "weights", "mask"}, MinSrc: 4, Infer: inferLightningIndexer, Ref: refLightningIndexer,
+		Flops: flopsLightningIndexer,
 	},
 	{
 		Name: OpDSV4HCComb, Doc: "DeepSeek-V4 hyper-connection combine matrices: f32 [4, 4, n_tokens]",

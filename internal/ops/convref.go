@@ -227,7 +227,8 @@ func refCol2im1D(dst *Tensor, srcs []*Tensor, p Params) error {
 	return nil
 }
 
+// flopsConv3D is test_conv_3d's op_flops: N·OC·OD·OH·OW·(2·IC·KD·KH·KW - 1).
 func flopsConv3D(dst *Tensor, srcs []*Tensor, p Params) int64 {
 	k := srcs[0]
-	return 2 * dst.NElements() * k.Ne[0] * k.Ne[1] * k.Ne[2] * p.Int("IC")
+	return dst.NElements() * (2*k.Ne[0]*k.Ne[1]*k.Ne[2]*p.Int("IC") - 1)
 }

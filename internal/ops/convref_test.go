@@ -185,3 +185,25 @@ func TestHostCol2im1D(t *testing.T) {
 	got := mustOp(t, OpCol2im1D, []*Tensor{FromF32(F32, []int64{K * OC, T}, cv)}, map[string]any{"s0": s, "oc": OC, "p0": p})
 	checkClose(t, got.ToF32(), f32s(want), 1e-6)
 }
+
+// TestHostFlops: conv_3d and lightning_indexer count flops as
+// test-backend-ops' op_flops does; out_prod, like every op without an
+// op_flops, counts none (it is reported as bandwidth).
+func TestHostFlops(t *testing.T) {
+	conv, _ := Lookup(string(OpConv3D))
+	p, _ := conv.Normalize(map[string]any{"IC": 2, "N": 1, "OC": 3})
+	k, in := New(F32, 3, 3, 3, 6), New(F32, 8, 8, 8, 2)
+	dst := New(F32, 6, 6, 6, 3)
+	if got, want := conv.Cost(dst, []*Tensor{k, in}, p).Flops, int64(1*3*6*6*6*(2*2*27-1)); got != want {
+		t.Errorf("conv_3d flops = %d, want %d", got, want)
+	}
+	li, _ := Lookup(string(OpLightningIndexer))
+	q, kk := New(F32, 128, 32, 4, 1), New(F16, 128, 1, 256, 1)
+	if got, want := li.Cost(nil, []*Tensor{q, kk, New(F32, 32, 4, 1, 1), New(F16, 256, 4, 1, 1)}, nil).Flops, int64(((2*128+2)*32+1)*256*4*1); got != want {
+		t.Errorf("lightning_indexer flops = %d, want %d", got, want)
+	}
+	op, _ := Lookup(string(OpOutProd))
+	if got := op.Cost(New(F32, 4, 4), []*Tensor{New(F32, 4, 2), New(F32, 4, 2)}, nil).Flops; got != 0 {
+		t.Errorf("out_prod flops = %d, want 0", got)
+	}
+}
