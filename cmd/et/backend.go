@@ -32,6 +32,13 @@ const kernelsPathEnv = "GGML_ET_KERNELS_PATH"
 type backendOptions struct {
 	Backend string
 	Device  int
+	// Devices is a --device list (et run-op: one job per device) and
+	// AllDevices --device all; Device is then the first.
+	Devices    []int
+	AllDevices bool
+	// listDevices lists the usable devices for --device all (nil: as et
+	// devices does; tests replace it).
+	listDevices func(context.Context, *factory, *backendOptions) ([]int, error)
 	// Prefix is --prefix (the ET install sysemu boots from); "" means
 	// $ET_TOOLCHAIN, $TOOLCHAIN_ROOT, /opt/et.
 	Prefix string
@@ -54,7 +61,7 @@ type backendOptions struct {
 func addBackendFlags(cmd *cobra.Command, b *backendOptions, kernels bool) {
 	fl := cmd.Flags()
 	fl.StringVar(&b.Backend, "backend", "ref", "device backend: {ref|sysemu|pcie}")
-	fl.IntVarP(&b.Device, "device", "d", 0, "device index within the backend")
+	fl.VarP(deviceFlag{b}, "device", "d", "device index within the backend (et run-op: also a list 0,1 or all, one worker per device)")
 	fl.DurationVar(&b.Timeout, "timeout", 0, "give up when the device work (boot, loads, launches, syncs) takes longer in all (exit 4); host-side preparation does not count; 0 = no limit")
 	cmd.RegisterFlagCompletionFunc("backend", cobra.FixedCompletions([]string{"ref", "sysemu", "pcie"}, cobra.ShellCompDirectiveNoFileComp))
 	addNativeFlags(cmd, b, kernels)
@@ -360,9 +367,14 @@ var streamErrorHeaders = []string{"code", "harts", "which", "cause", "epc", "tva
 func openRunOpDevices(ctx context.Context, f *factory, opts *runOpOptions, m *abi.Manifest, planned []*runner.Planned, jobs int) (
 	devs []driver.Device, kernelELF func(string) ([]byte, error), done func(error), err error) {
 	b := opts.backendOptions
+	idx, err := b.deviceIndexes(ctx, f, jobs)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	jobs = min(len(idx), max(len(planned), 1)) // no idle device
 	if !b.native() {
-		for range jobs {
-			dev, err := opts.OpenDevice(opts.Backend, opts.Device, m)
+		for j := range jobs {
+			dev, err := opts.OpenDevice(opts.Backend, idx[j], m)
 			if err != nil {
 				closeAll(devs)
 				return nil, nil, nil, err
@@ -393,6 +405,7 @@ func openRunOpDevices(ctx context.Context, f *factory, opts *runOpOptions, m *ab
 		go func() {
 			defer wg.Done()
 			bj := b
+			bj.Device = idx[j]
 			bj.RunDir = jobRunDir(b.RunDir, j, jobs)
 			devs[j], dones[j], errs[j] = bj.open(ctx, f, m)
 		}()

@@ -246,6 +246,8 @@ type opsExplainOptions struct {
 	ABI    string
 	// caseSources are --test-file, --op and -p/--params.
 	caseSources
+	// shardOptions is --shard I/N.
+	shardOptions
 }
 
 func newOpsExplainCmd(f *factory, runF func(context.Context, *opsExplainOptions) error) *cobra.Command {
@@ -270,13 +272,17 @@ informs), 2 for a bad case or flags (the good cases are still explained).`,
   $ et ops explain 'FLASH_ATTN_EXT(hsk=128,hsv=128,nh=8,kv=256,nb=1,type_KV=f32)'
   $ et ops explain mul_mat --src a=q4_K:256x64 --src b=f32:256x8
   $ et ops explain -f testcases/llama_layer_small.yaml -o json
-  $ et ops explain --test-file testcases/test-files/llama_layer_small.txt --op MUL_MAT,ROPE`,
+  $ et ops explain --test-file testcases/test-files/llama_layer_small.txt --op MUL_MAT,ROPE
+  $ et ops explain -f testcases/ --shard 1/4 -o json`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			op, err := opArgs(args, append(opts.Files, opts.TestFiles...), opts.Srcs, opts.Params, "et ops explain")
 			if err != nil {
 				return err
 			}
 			opts.Op = op
+			if err := opts.shardOptions.resolve(f.Getenv); err != nil {
+				return err
+			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -289,12 +295,16 @@ informs), 2 for a bad case or flags (the good cases are still explained).`,
 	fl.StringArrayVar(&opts.Params, "param", nil, "op parameter `KEY=VALUE` (repeatable)")
 	fl.StringVar(&opts.ABI, "abi", "", "ABI manifest YAML `file` for another ggml version (default: the built-in one)")
 	addCaseSourceFlags(cmd, &opts.caseSources)
+	addShardFlag(cmd, &opts.shardOptions)
 	return cmd
 }
 
 type opsExplainDoc struct {
 	Schema string           `json:"schema"`
 	Nodes  []opsExplainNode `json:"nodes"`
+	// Shard is the part of a sharded explanation (--shard); its cases'
+	// counts are 0 (nothing ran).
+	Shard *runner.ShardInfo `json:"shard,omitempty"`
 }
 
 type opsExplainNode struct {
@@ -343,6 +353,7 @@ func opsExplainRun(ctx context.Context, f *factory, opts *opsExplainOptions) err
 	if cases, badFiles, err = opts.caseSources.load(ctx, m, cases, badFiles); err != nil {
 		return err
 	}
+	cases = opts.shardOptions.apply(cases)
 	// As in run-op: each bad case on stderr, the good ones explained,
 	// then exit 2.
 	bad := &badCases{total: len(cases) + len(badFiles)}
@@ -356,10 +367,12 @@ func opsExplainRun(ctx context.Context, f *factory, opts *opsExplainOptions) err
 	for _, e := range badPlans {
 		bad.add(f, e)
 	}
-	if len(planned) == 0 {
+	if len(planned) == 0 && opts.shardOptions.info == nil {
 		return bad.err()
 	}
-	if err := f.render(opsExplainDocument(explainPlans(planned))); err != nil {
+	d := explainPlans(planned)
+	d.Shard = opts.shardOptions.report(nil, nil, bad)
+	if err := f.render(opsExplainDocument(d)); err != nil {
 		return err
 	}
 	return bad.err()

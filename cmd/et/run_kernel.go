@@ -112,6 +112,9 @@ Exit status: 0 ran, 1 kernel fault or worker died, 2 bad flags or files,
 			if err := opts.Target.validate(); err != nil {
 				return err
 			}
+			if err := opts.Target.checkDeviceList(false, 1, ""); err != nil {
+				return err
+			}
 			var err error
 			if opts.Bufs, err = parseKernelBufs(bufs); err != nil {
 				return err

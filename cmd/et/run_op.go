@@ -47,6 +47,8 @@ type runOpOptions struct {
 	ExpectedFailures string
 	// caseSources are --test-file, --op and -p/--params.
 	caseSources
+	// shardOptions is --shard I/N.
+	shardOptions
 	// backendOptions are --backend, --device, --timeout and the sysemu/pcie
 	// flags (--prefix, --run-dir, --kernels, --sysemu-opt).
 	backendOptions
@@ -99,7 +101,10 @@ or flags (the good cases of -f DIR still run), 3 backend unavailable,
   $ et run-op -f testcases/ --backend sysemu --jobs 2 --expected-failures testcases/expected-failures/sysemu.yaml
   $ et run-op -f testcases/unary.yaml --backend sysemu --shire-mask 0x1
   $ et run-op --test-file testcases/test-files/llama_layer_small.txt --backend sysemu
-  $ et run-op --test-file ops.txt --op MUL_MAT,FLASH_ATTN_EXT -p 'type=f16'`,
+  $ et run-op --test-file ops.txt --op MUL_MAT,FLASH_ATTN_EXT -p 'type=f16'
+  $ et run-op -f testcases/ --backend sysemu --device 0,1
+  $ et run-op -f testcases/ --shard 2/4 -o json > shard-2.json
+  $ et run-op merge shard-*.json --junit results.xml -o markdown`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			op, err := opArgs(args, append(opts.Files, opts.TestFiles...), opts.Srcs, opts.Params, "et run-op")
 			if err != nil {
@@ -125,8 +130,14 @@ or flags (the good cases of -f DIR still run), 3 backend unavailable,
 			if opts.Jobs > 1 && opts.Backend == "pcie" {
 				return usageErrorf("--jobs %d with --backend pcie: a card runs one job at a time", opts.Jobs)
 			}
+			if err := opts.checkDeviceList(true, opts.Jobs, opts.Profile); err != nil {
+				return err
+			}
 			if opts.Jobs > 1 && opts.Profile != "" {
 				return usageErrorf("--profile records one device: use it with --jobs 1")
+			}
+			if err := opts.shardOptions.resolve(f.Getenv); err != nil {
+				return err
 			}
 			if opts.PerfRuns < 1 || opts.PerfWarmup < 0 {
 				return usageErrorf("--perf-runs must be >= 1 and --perf-warmup >= 0")
@@ -163,7 +174,9 @@ or flags (the good cases of -f DIR still run), 3 backend unavailable,
 	fl.Float64Var(&opts.NMSE, "nmse", 0, "NMSE limit for every output (default: per op, as test-backend-ops)")
 	fl.StringVar(&opts.ExpectedFailures, "expected-failures", "", "YAML `file` of known defects: listed outputs that fail are XFAIL (exit 0), listed outputs that pass are XPASS (exit 1)")
 	addCaseSourceFlags(cmd, &opts.caseSources)
+	addShardFlag(cmd, &opts.shardOptions)
 	addBackendFlags(cmd, &opts.backendOptions, true)
+	cmd.AddCommand(newRunOpMergeCmd(f, nil))
 	return cmd
 }
 
@@ -191,6 +204,8 @@ func runOpRun(ctx context.Context, f *factory, opts *runOpOptions) (runErr error
 	if cases, badFiles, err = opts.caseSources.load(ctx, m, cases, badFiles); err != nil {
 		return err
 	}
+	cases = opts.shardOptions.apply(cases)
+	opts.shardOptions.log(f)
 	bad := &badCases{total: len(cases) + len(badFiles)}
 	for _, e := range badFiles {
 		bad.add(f, e)
@@ -207,14 +222,22 @@ func runOpRun(ctx context.Context, f *factory, opts *runOpOptions) (runErr error
 	for _, e := range badPlans {
 		bad.add(f, e)
 	}
-	if len(planned) == 0 && len(bad.errs) > 0 {
+	if len(planned) == 0 && len(bad.errs) > 0 && opts.shardOptions.info == nil {
 		return bad.err()
 	}
 	if opts.Explain {
-		if err := f.render(opsExplainDocument(explainPlans(planned))); err != nil {
+		d := explainPlans(planned)
+		d.Shard = opts.shardOptions.report(nil, nil, bad)
+		if err := f.render(opsExplainDocument(d)); err != nil {
 			return err
 		}
 		return bad.err()
+	}
+	if len(planned) == 0 && opts.shardOptions.info != nil {
+		// An empty shard: a valid report, and nothing to boot.
+		doc := emptyShardReport(opts.Backend)
+		doc.Shard = opts.shardOptions.report(nil, nil, bad)
+		return renderRunOp(f, opts, doc, bad)
 	}
 	prof, err := newRunOpProfile(opts.Profile)
 	if err != nil {
@@ -246,7 +269,8 @@ func runOpRun(ctx context.Context, f *factory, opts *runOpOptions) (runErr error
 		bad.add(f, e)
 	}
 	doc := out.Report
-	if len(doc.Results) == 0 && len(doc.Faults) == 0 && len(bad.errs) > 0 {
+	doc.Shard = opts.shardOptions.report(planned, out.Spans, bad)
+	if len(doc.Results) == 0 && len(doc.Faults) == 0 && len(bad.errs) > 0 && doc.Shard == nil {
 		return bad.err() // no case could run: nothing to show
 	}
 	for _, w := range out.Warnings {

@@ -533,3 +533,66 @@ type testFileReport struct {
 		Case, Step string
 	} `json:"faults"`
 }
+
+// TestSysemuDeviceList runs two small case files on two emulators at once
+// (--device 0,1): one worker and run directory per emulator, the results
+// in input order, each output judged as on the reference device; then
+// the same files as two shards merged give the same verdicts.
+func TestSysemuDeviceList(t *testing.T) {
+	s := needStack(t)
+	binary, _ := filepath.Abs("../../testcases/binary.yaml")
+	glu, _ := filepath.Abs("../../testcases/glu.yaml")
+	xf, _ := filepath.Abs(expectedFailures)
+	runDir := filepath.Join(t.TempDir(), "run")
+	r := s.et(t, 20*time.Minute, "run-op", "-f", binary, "-f", glu, "--backend", "sysemu", "--device", "0,1", "--run-dir", runDir,
+		"--timeout", "15m", "--expected-failures", xf, "-o", "json")
+	var doc runner.Report
+	decode(t, r, &doc)
+	ref := s.et(t, 5*time.Minute, "run-op", "-f", binary, "-f", glu, "-o", "json")
+	var want runner.Report
+	decode(t, ref, &want)
+	if r.code != 0 || doc.Device != "2 sysemu devices" || doc.Numerics != "device" {
+		t.Fatalf("exit %d, device %q, numerics %q\nstderr:\n%s", r.code, doc.Device, doc.Numerics, r.errOut)
+	}
+	if len(doc.Results) != len(want.Results) || len(doc.Results) == 0 {
+		t.Fatalf("%d outputs on two emulators, %d on the reference device", len(doc.Results), len(want.Results))
+	}
+	for i, res := range doc.Results {
+		if w := want.Results[i]; res.Case != w.Case || res.Output != w.Output || res.Kernel != w.Kernel || runner.Failed(res.Status) {
+			t.Errorf("output %d: %s/%s %s %s, reference device %s/%s %s", i, res.Case, res.Output, res.Kernel, res.Status, w.Case, w.Output, w.Kernel)
+		}
+	}
+	for _, j := range []string{"job0", "job1"} {
+		for _, log := range []string{"sysemu.log", "worker.log"} {
+			if _, err := os.Stat(filepath.Join(runDir, j, log)); err != nil {
+				t.Errorf("emulator %s: %v", j, err)
+			}
+		}
+	}
+
+	// The same two files as two shards, one emulator each, merged: the
+	// same outputs and verdicts as the run on two emulators.
+	shards := t.TempDir()
+	var files []string
+	for i := 1; i <= 2; i++ {
+		r := s.et(t, 20*time.Minute, "run-op", "-f", binary, "-f", glu, "--backend", "sysemu", "--shard", fmt.Sprintf("%d/2", i),
+			"--timeout", "15m", "--expected-failures", xf, "-o", "json")
+		if r.code != 0 {
+			t.Fatalf("shard %d/2: exit %d\n%s", i, r.code, r.errOut)
+		}
+		f := filepath.Join(shards, fmt.Sprintf("shard-%d.json", i))
+		os.WriteFile(f, []byte(r.out), 0o644)
+		files = append(files, f)
+	}
+	m := s.et(t, time.Minute, append([]string{"run-op", "merge", "-o", "json"}, files...)...)
+	var merged runner.Report
+	decode(t, m, &merged)
+	if m.code != 0 || merged.Device != "sysemu0" || len(merged.Results) != len(doc.Results) {
+		t.Fatalf("merge: exit %d, device %q, %d outputs\n%s", m.code, merged.Device, len(merged.Results), m.errOut)
+	}
+	for i, res := range merged.Results {
+		if d := doc.Results[i]; res.Case != d.Case || res.Output != d.Output || res.Status != d.Status || res.NMSE != d.NMSE {
+			t.Errorf("merged output %d: %s/%s %s nmse %g; two emulators: %s/%s %s nmse %g", i, res.Case, res.Output, res.Status, res.NMSE, d.Case, d.Output, d.Status, d.NMSE)
+		}
+	}
+}

@@ -596,7 +596,7 @@ func inferMulMat(srcs []*Tensor, _ Params) (Type, [MaxDims]int64, error) {
 	if b.Type != F32 && b.Type != F16 {
 		return 0, [MaxDims]int64{}, shapeErr(OpMulMat, "b is %s, want f32 or f16", b.Type)
 	}
-	if a.Type == I32 || a.Type == I64 {
+	if a.Type.Integer() {
 		return 0, [MaxDims]int64{}, shapeErr(OpMulMat, "a is %s, want a float or quantized type", a.Type)
 	}
 	if a.Ne[0] != b.Ne[0] {
@@ -689,7 +689,7 @@ func refParallel(n, cost int64, fn func(lo, hi int64)) {
 
 // isFloatType reports whether t holds real numbers (f32, f16 or a
 // quantized type), as opposed to integer indices.
-func isFloatType(t Type) bool { return t != I32 && t != I64 }
+func isFloatType(t Type) bool { return !t.Integer() }
 
 func wantTypes(op Op, what string, t Type, allowed ...Type) error {
 	for _, a := range allowed {

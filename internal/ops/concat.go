@@ -3,15 +3,12 @@ package ops
 import "fmt"
 
 // concat: a and b joined along dimension dim; every other dimension must
-// match. Elements are copied as raw bytes, so any non-quantized type works
-// (ggml's CPU also handles quantized types block by block; et does not).
-// Both sources may be strided views.
+// match. Elements are copied as raw bytes, so any type works; quantized
+// types are copied block by block, as ggml's CPU does (their ne0 is a
+// multiple of the block size). Both sources may be strided views.
 
 func inferConcat(srcs []*Tensor, p Params) (Type, [MaxDims]int64, error) {
 	a, b := srcs[0], srcs[1]
-	if a.Type.Quantized() {
-		return 0, a.Ne, shapeErr(OpConcat, "a is %s, want a non-quantized type", a.Type)
-	}
 	if b.Type != a.Type {
 		return 0, a.Ne, shapeErr(OpConcat, "b is %s, want a's type %s", b.Type, a.Type)
 	}
@@ -37,10 +34,11 @@ func refConcat(dst *Tensor, srcs []*Tensor, p Params) error {
 	dim := int(p.Int("dim"))
 	na := a.Ne[dim]
 	ts := uint64(a.Type.TypeSize())
+	bs := int64(a.Type.BlockSize())
 	refParallel(dst.NRows(), dst.Ne[0], func(lo, hi int64) {
 		for r := lo; r < hi; r++ {
 			i1, i2, i3 := rowIndex(dst.Ne, r)
-			for i0 := int64(0); i0 < dst.Ne[0]; i0++ {
+			for i0 := int64(0); i0 < dst.Ne[0]; i0 += bs {
 				idx := [MaxDims]int64{i0, i1, i2, i3}
 				src := a
 				if idx[dim] >= na {
@@ -57,7 +55,7 @@ func refConcat(dst *Tensor, srcs []*Tensor, p Params) error {
 // --- element helpers shared by the data-movement and recurrent ops ---
 
 // copyElem copies the ts raw bytes of element si of src to element di of
-// dst (plain types only).
+// dst (for a quantized type, of the blocks that hold them).
 func copyElem(dst *Tensor, di [MaxDims]int64, src *Tensor, si [MaxDims]int64, ts uint64) {
 	d := dst.ElemOffset(di[0], di[1], di[2], di[3])
 	s := src.ElemOffset(si[0], si[1], si[2], si[3])

@@ -38,5 +38,27 @@ func TestConcat(t *testing.T) {
 	wantOpError(t, OpConcat, []*Tensor{a, c}, map[string]any{"dim": 1}, "concat: a [2, 2, 1, 1] and b [1, 2, 1, 1] differ in ne0")
 	wantOpError(t, OpConcat, []*Tensor{a, New(F16, 2, 2)}, nil, "b is f16, want a's type f32")
 	wantOpError(t, OpConcat, []*Tensor{a, b}, map[string]any{"dim": 4}, "param dim: 4 is not a dimension")
-	wantOpError(t, OpConcat, []*Tensor{New(Q8_0, 32), New(Q8_0, 32)}, nil, "a is q8_0, want a non-quantized type")
+	// Quantized types are concatenated block by block: the result's rows
+	// are the sources' blocks, so they dequantize to the sources' values.
+	for _, qt := range []Type{Q8_0, Q4_1, Q5_K} {
+		bs := int64(qt.BlockSize())
+		qa := FromF32(qt, []int64{2 * bs, 3}, randVals(41, int(6*bs), -1, 1))
+		qb := FromF32(qt, []int64{bs, 3}, randVals(42, int(3*bs), -1, 1))
+		y := mustOp(t, OpConcat, []*Tensor{qa, qb}, map[string]any{"dim": 0})
+		if y.Ne != [MaxDims]int64{3 * bs, 3, 1, 1} {
+			t.Fatalf("%s: shape %s", qt, y.ShapeString())
+		}
+		for r := int64(0); r < 3; r++ {
+			want := string(qa.RowBytes(r, 0, 0)) + string(qb.RowBytes(r, 0, 0))
+			if string(y.RowBytes(r, 0, 0)) != want {
+				t.Errorf("%s dim 0: row %d is not a's blocks then b's", qt, r)
+			}
+		}
+		y = mustOp(t, OpConcat, []*Tensor{qa, qa}, map[string]any{"dim": 1})
+		for r := int64(0); r < 6; r++ {
+			if string(y.RowBytes(r, 0, 0)) != string(qa.RowBytes(r%3, 0, 0)) {
+				t.Errorf("%s dim 1: row %d differs from a's row %d", qt, r, r%3)
+			}
+		}
+	}
 }

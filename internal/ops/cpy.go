@@ -7,7 +7,8 @@ import "unsafe"
 // (quantized blocks included); otherwise rows go through float32 (f16
 // rounds to nearest even, quantized types use ggml's reference quantizers,
 // whose ne0 must be a multiple of the block size). Integer types copy only
-// to themselves. cont is cpy to x's own type.
+// to themselves, except f32 ↔ i32 as on ggml's CPU (a C cast: f32 → i32
+// truncates toward zero). cont is cpy to x's own type.
 
 func inferCpy(srcs []*Tensor, p Params) (Type, [MaxDims]int64, error) {
 	x := srcs[0]
@@ -16,8 +17,9 @@ func inferCpy(srcs []*Tensor, p Params) (Type, [MaxDims]int64, error) {
 		return 0, x.Ne, &ParamError{Op: OpCpy, Param: "type", Msg: "required (destination type, e.g. f16)"}
 	}
 	if t != x.Type {
-		if !isFloatType(x.Type) || !isFloatType(t) {
-			return 0, x.Ne, shapeErr(OpCpy, "cannot convert %s to %s (integer types copy only to themselves)", x.Type, t)
+		f32i32 := (x.Type == F32 && t == I32) || (x.Type == I32 && t == F32)
+		if (!isFloatType(x.Type) || !isFloatType(t)) && !f32i32 {
+			return 0, x.Ne, shapeErr(OpCpy, "cannot convert %s to %s (integer types copy only to themselves, or between f32 and i32)", x.Type, t)
 		}
 		if bs := int64(t.BlockSize()); x.Ne[0]%bs != 0 {
 			return 0, x.Ne, shapeErr(OpCpy, "x.ne0 = %d is not a multiple of the %s block size %d", x.Ne[0], t, bs)

@@ -62,6 +62,19 @@ func TestCpy(t *testing.T) {
 		}
 	})
 	wantOpError(t, OpCpy, []*Tensor{New(F32, 48)}, map[string]any{"type": "q8_0"}, "cpy: x.ne0 = 48 is not a multiple of the q8_0 block size 32")
-	wantOpError(t, OpCpy, []*Tensor{New(I32, 4)}, map[string]any{"type": "f32"}, "cannot convert i32 to f32")
+	wantOpError(t, OpCpy, []*Tensor{New(I32, 4)}, map[string]any{"type": "f16"}, "cannot convert i32 to f16")
+	wantOpError(t, OpCpy, []*Tensor{New(I16, 4)}, map[string]any{"type": "f32"}, "cannot convert i16 to f32")
 	wantOpError(t, OpCpy, []*Tensor{New(F32, 4)}, nil, "param type: required")
+
+	// f32 ↔ i32 as ggml's CPU converts them: a C cast toward zero, and
+	// back exactly (to float32 rounding).
+	f := FromF32(F32, []int64{5}, []float32{2.9, -2.9, 0.5, -0.5, 16777217})
+	yi := mustOp(t, OpCpy, []*Tensor{f}, map[string]any{"type": "i32"})
+	for j, want := range []int64{2, -2, 0, 0, 16777216} {
+		if g := yi.Int(int64(j), 0, 0, 0); g != want {
+			t.Errorf("f32 → i32 [%d] = %d, want %d", j, g, want)
+		}
+	}
+	yf := mustOp(t, OpCpy, []*Tensor{FromInts(I32, []int64{2}, []int64{-7, 1<<24 + 1})}, map[string]any{"type": "f32"})
+	checkClose(t, yf.ToF32(), []float32{-7, 1 << 24}, 0)
 }

@@ -13,12 +13,14 @@ import (
 // and a broadcast over b's dims 2 and 3 (r2 = b.ne2/a.ne2, r3 =
 // b.ne3/a.ne3).
 //
-// a may be f32, f16, q8_0, q4_0 or q4_K; b f32 or f16. As on the CPU, b is
+// a may be any float or quantized type with a host codec; b f32 or f16.
+// For f32, f16, q8_0, q4_0 and q4_K weights, as on the CPU, b is
 // first converted to a's "vec_dot type": f32 for f32 weights, f16 (rounded)
 // for f16 weights, q8_0 for q8_0 and q4_0 weights, q8_K for q4_K weights
 // (with ggml's reference quantizers); quantized dot products are then
 // computed in integers per block, without dequantizing a. The work is
-// spread over Workers() goroutines by tiles of src0 rows.
+// spread over Workers() goroutines by tiles of src0 rows. Other weight
+// types are dequantized first (mulmat_generic.go).
 //
 // Built with GOEXPERIMENT=simd on amd64 and run on a CPU with AVX2, f32,
 // f16, q8_0 and q4_0 weights use vector kernels (mulmat_simd_amd64.go).
@@ -26,6 +28,12 @@ import (
 // and f16 weights with n ≥ 4 columns, where the scalar kernels sum four
 // columns at a time in a different order and the last bits may differ.
 func MulMat(dst, a, b *Tensor) error {
+	if err := mulMatWeightType(OpMulMat, a.Type); err != nil {
+		return err
+	}
+	if b.Type != F32 && b.Type != F16 {
+		return fmt.Errorf("mul_mat: unsupported src1 type %s (want f32 or f16)", b.Type)
+	}
 	if err := checkMulMat(a, b); err != nil {
 		return err
 	}
@@ -40,10 +48,8 @@ func MulMat(dst, a, b *Tensor) error {
 }
 
 func checkMulMat(a, b *Tensor) error {
-	switch a.Type {
-	case F32, F16, Q8_0, Q4_0, Q4_K:
-	default:
-		return fmt.Errorf("mul_mat: unsupported src0 type %s (want f32, f16, q8_0, q4_0 or q4_K)", a.Type)
+	if err := mulMatWeightType(OpMulMat, a.Type); err != nil {
+		return err
 	}
 	if b.Type != F32 && b.Type != F16 {
 		return fmt.Errorf("mul_mat: unsupported src1 type %s (want f32 or f16)", b.Type)
@@ -83,7 +89,8 @@ func prepareActivationsVec(a, b *Tensor, vec bool) *actRows {
 	k := int(b.Ne[0])
 	nrows := int(b.Ne[1] * b.Ne[2] * b.Ne[3])
 	act := &actRows{k: k, vec: vec}
-	switch a.Type {
+	kt := kernelType(a.Type)
+	switch kt {
 	case F32, F16:
 		act.f32 = make([]float32, nrows*k)
 	case Q8_0, Q4_0:
@@ -106,8 +113,13 @@ func prepareActivationsVec(a, b *Tensor, vec bool) *actRows {
 		for r := lo; r < hi; r++ {
 			i1, i2, i3 := r%ne1, (r/ne1)%ne2, r/(ne1*ne2)
 			b.Row(int64(i1), int64(i2), int64(i3), tmp)
-			switch a.Type {
+			switch kt {
 			case F32:
+				if a.Type == BF16 { // ggml's CPU converts them to bf16, its vec_dot type
+					for i, v := range tmp {
+						tmp[i] = BF16ToF32(F32ToBF16(v))
+					}
+				}
 				copy(act.f32[r*k:], tmp)
 			case F16:
 				out := act.f32[r*k : (r+1)*k]
@@ -233,7 +245,12 @@ func mulMat(dst, a, b *Tensor, vec bool) {
 	r2, r3 := ne12/int(a.Ne[2]), ne13/int(a.Ne[3])
 	tiles := (m + mulMatRowTile - 1) / mulMatRowTile
 	rowBytes := int(a.Type.RowSize(a.Ne[0]))
+	kt := kernelType(a.Type)
 	ParallelFor(tiles*ne12*ne13, 1, func(lo, hi int) {
+		var deq *dequantTile
+		if kt != a.Type {
+			deq = newDequantTile(a)
+		}
 		for w := lo; w < hi; w++ {
 			tile := w % tiles
 			i12 := (w / tiles) % ne12
@@ -247,21 +264,25 @@ func mulMat(dst, a, b *Tensor, vec bool) {
 				binary.LittleEndian.PutUint32(dst.Buf[off:], math.Float32bits(v))
 			}
 			rowAt := func(i01 int) []byte { return a.RowBytes(int64(i01), int64(i02), int64(i03))[:rowBytes] }
+			if deq != nil {
+				deq.load(r0, r1, i02, i03)
+				rowAt = deq.row
+			}
 			// Columns in groups of four share each decoded weight.
 			for i11 := 0; i11 < n; i11 += 4 {
 				nc := min(4, n-i11)
-				if nc < 4 && act.has4R(a.Type) {
+				if nc < 4 && act.has4R(kt) {
 					// The vector kernels take four rows at a time instead.
 					for c := 0; c < nc; c++ {
 						i01 := r0
 						for ; i01+4 <= r1; i01 += 4 {
-							out := act.dot4R(a.Type, rowAt(i01), rowAt(i01+1), rowAt(i01+2), rowAt(i01+3), base+i11+c)
+							out := act.dot4R(kt, rowAt(i01), rowAt(i01+1), rowAt(i01+2), rowAt(i01+3), base+i11+c)
 							for j, v := range out {
 								put(i01+j, i11+c, v)
 							}
 						}
 						for ; i01 < r1; i01++ {
-							put(i01, i11+c, act.dot1(a.Type, rowAt(i01), base+i11+c))
+							put(i01, i11+c, act.dot1(kt, rowAt(i01), base+i11+c))
 						}
 					}
 					continue
@@ -270,10 +291,10 @@ func mulMat(dst, a, b *Tensor, vec bool) {
 					row := rowAt(i01)
 					var out [4]float32
 					if nc == 4 {
-						out = act.dot4(a.Type, row, base+i11)
+						out = act.dot4(kt, row, base+i11)
 					} else {
 						for c := 0; c < nc; c++ {
-							out[c] = act.dot1(a.Type, row, base+i11+c)
+							out[c] = act.dot1(kt, row, base+i11+c)
 						}
 					}
 					for c := 0; c < nc; c++ {

@@ -8,21 +8,22 @@ import (
 // mul_mat_id: the expert matmul of mixture-of-experts models
 // (ggml_mul_mat_id(as, b, ids)):
 //
-//	as  [k, m, n_as]            the stacked expert matrices (f32, f16, q8_0, q4_0, q4_K)
+//	as  [k, m, n_as]            the stacked expert matrices (any float or quantized type with a host codec)
 //	b   [k, n_b, n_tokens]      activations, f32 or f16 (n_b is 1 or n_used)
 //	ids [n_used, n_tokens] i32  the experts chosen per token
 //	dst [m, n_used, n_tokens]   dst[:, e, t] = as[:, :, ids[e, t]] · b[:, e % n_b, t]
 //
 // with exactly MulMat's numerics (b converted to the expert type's vec_dot
-// type, quantized dot products per block), so each (e, t) column is
+// type, quantized dot products per block; other types dequantized first,
+// as mulmat_generic.go says), so each (e, t) column is
 // bit-identical to a mul_mat of that expert with that activation row. An
 // expert id outside [0, n_as) is an error.
 
 func inferMulMatID(srcs []*Tensor, _ Params) (Type, [MaxDims]int64, error) {
 	as, b, ids := srcs[0], srcs[1], srcs[2]
 	var zero [MaxDims]int64
-	if err := wantTypes(OpMulMatID, "as", as.Type, F32, F16, Q8_0, Q4_0, Q4_K); err != nil {
-		return 0, zero, err
+	if as.Type.Integer() {
+		return 0, zero, shapeErr(OpMulMatID, "as is %s, want a float or quantized type", as.Type)
 	}
 	if err := wantTypes(OpMulMatID, "b", b.Type, F32, F16); err != nil {
 		return 0, zero, err
@@ -77,16 +78,29 @@ func refMulMatID(dst *Tensor, srcs []*Tensor, _ Params) error {
 	nb1 := b.Ne[1]
 	tiles := (m + mulMatRowTile - 1) / mulMatRowTile
 	rowBytes := as.Type.RowSize(as.Ne[0])
+	kt := kernelType(as.Type)
 	ParallelFor(int(tiles*nUsed*nTok), 1, func(lo, hi int) {
+		var deq *dequantTile
+		if kt != as.Type {
+			deq = newDequantTile(as)
+		}
 		for w := int64(lo); w < int64(hi); w++ {
 			tile, col := w%tiles, w/tiles
 			e, t := col%nUsed, col/nUsed
 			id := expert[col]
 			r := int((e % nb1) + nb1*t)
-			r1 := min(m, (tile+1)*mulMatRowTile)
-			for i01 := tile * mulMatRowTile; i01 < r1; i01++ {
-				row := as.RowBytes(i01, id, 0)[:rowBytes]
-				v := act.dot1(as.Type, row, r)
+			r0, r1 := tile*mulMatRowTile, min(m, (tile+1)*mulMatRowTile)
+			if deq != nil {
+				deq.load(int(r0), int(r1), int(id), 0)
+			}
+			for i01 := r0; i01 < r1; i01++ {
+				var row []byte
+				if deq != nil {
+					row = deq.row(int(i01))
+				} else {
+					row = as.RowBytes(i01, id, 0)[:rowBytes]
+				}
+				v := act.dot1(kt, row, r)
 				binary.LittleEndian.PutUint32(dst.Buf[dst.ElemOffset(i01, e, t, 0):], math.Float32bits(v))
 			}
 		}

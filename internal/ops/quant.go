@@ -52,10 +52,11 @@ func Dequantize(t Type, src []byte, dst []float32) error {
 }
 
 // QuantizeRow converts len(src) floats to type t into dst (RowSize bytes):
-// the reference quantizer for q8_0, q4_0 and q4_K, round-to-nearest-even
-// for f16, a widening for f64, a C cast (truncation toward zero, then
-// wrapping to the width) for i8, i16, i32 and i64. len(src) must be a
-// multiple of t's block size. It panics for a type without a host codec
+// ggml's reference quantizer (quantize_row_*_ref) for the block types
+// with a codec (see HasCodec), round-to-nearest-even for f16 and bf16, a
+// widening for f64, a C cast (truncation toward zero, then wrapping to the
+// width) for i8, i16, i32 and i64. len(src) must be a multiple of t's
+// block size. It panics for a type without a host codec
 // (see HasCodec and Quantize).
 func QuantizeRow(t Type, src []float32, dst []byte) {
 	switch t {
@@ -109,8 +110,19 @@ func QuantizeRow(t Type, src []float32, dst []byte) {
 		for b := 0; b < len(src)/QKK; b++ {
 			quantizeBlockQ4_K(src[b*QKK:(b+1)*QKK], dst[b*144:(b+1)*144])
 		}
+	case BF16:
+		for i, v := range src {
+			binary.LittleEndian.PutUint16(dst[2*i:], F32ToBF16(v))
+		}
 	default:
-		panic(fmt.Sprintf("ops.QuantizeRow: unsupported type %s", t))
+		q, ok := blockQuantizers[t]
+		if !ok {
+			panic(fmt.Sprintf("ops.QuantizeRow: unsupported type %s", t))
+		}
+		bs, ts := t.BlockSize(), t.TypeSize()
+		for b := 0; b < len(src)/bs; b++ {
+			q(src[b*bs:(b+1)*bs], dst[b*ts:(b+1)*ts])
+		}
 	}
 }
 
@@ -164,8 +176,19 @@ func DequantizeRow(t Type, src []byte, dst []float32) {
 		for b := 0; b < len(dst)/QKK; b++ {
 			dequantizeBlockQ4_K(src[b*144:(b+1)*144], dst[b*QKK:(b+1)*QKK])
 		}
+	case BF16:
+		for i := range dst {
+			dst[i] = BF16ToF32(binary.LittleEndian.Uint16(src[2*i:]))
+		}
 	default:
-		panic(fmt.Sprintf("ops.DequantizeRow: unsupported type %s", t))
+		dq, ok := blockDequantizers[t]
+		if !ok {
+			panic(fmt.Sprintf("ops.DequantizeRow: unsupported type %s", t))
+		}
+		bs, ts := t.BlockSize(), t.TypeSize()
+		for b := 0; b < len(dst)/bs; b++ {
+			dq(src[b*ts:(b+1)*ts], dst[b*bs:(b+1)*bs])
+		}
 	}
 }
 
@@ -297,7 +320,7 @@ func quantizeBlockQ4_K(x []float32, y []byte) {
 		for l, v := range xs {
 			weights[l] = avX + abs32(v)
 		}
-		scales[j], mins[j] = makeQKX2Quants(15, xs, weights[:], L[32*j:32*j+32], laux[:], -1, 0.1, 20)
+		scales[j], mins[j] = makeQKX2Quants(15, xs, weights[:], L[32*j:32*j+32], laux[:], -1, 0.1, 20, false)
 		if scales[j] > maxScale {
 			maxScale = scales[j]
 		}
@@ -305,32 +328,9 @@ func quantizeBlockQ4_K(x []float32, y []byte) {
 			maxMin = mins[j]
 		}
 	}
-	var invScale, invMin float32
-	if maxScale > 0 {
-		invScale = 63 / maxScale
-	}
-	if maxMin > 0 {
-		invMin = 63 / maxMin
-	}
+	packK4Scales(scales[:], mins[:], maxScale, maxMin, y[0:16])
 	sc := y[4:16]
-	clear(sc)
-	for j := 0; j < 8; j++ {
-		ls := min(63, uint8(nearestInt(float32(invScale*scales[j]))))
-		lm := min(63, uint8(nearestInt(float32(invMin*mins[j]))))
-		if j < 4 {
-			sc[j] = ls
-			sc[j+4] = lm
-		} else {
-			sc[j+4] = ls&0xf | (lm&0xf)<<4
-			sc[j-4] |= (ls >> 4) << 6
-			sc[j] |= (lm >> 4) << 6
-		}
-	}
-	hd := F32ToF16(maxScale / 63)
-	hm := F32ToF16(maxMin / 63)
-	binary.LittleEndian.PutUint16(y[0:], hd)
-	binary.LittleEndian.PutUint16(y[2:], hm)
-	fd, fm := F16ToF32(hd), F16ToF32(hm)
+	fd, fm := f16At(y, 0), f16At(y, 2)
 	for j := 0; j < 8; j++ {
 		s, m := scaleMinK4(j, sc)
 		d := float32(fd * float32(s))
@@ -351,10 +351,11 @@ func quantizeBlockQ4_K(x []float32, y []byte) {
 	}
 }
 
-// makeQKX2Quants is ggml's make_qkx2_quants with use_mad = false: a
-// weighted search for the scale and min of one sub-block. It fills L and
-// returns the scale and the (positive) min.
-func makeQKX2Quants(nmax int, x, weights []float32, L, laux []uint8, rmin, rdelta float32, nstep int) (scale, theMin float32) {
+// makeQKX2Quants is ggml's make_qkx2_quants: a weighted search for the
+// scale and min of one sub-block, minimising the weighted squared error
+// (or, with useMad, the weighted absolute error). It fills L and returns
+// the scale and the (positive) min.
+func makeQKX2Quants(nmax int, x, weights []float32, L, laux []uint8, rmin, rdelta float32, nstep int, useMad bool) (scale, theMin float32) {
 	n := len(x)
 	mn, mx := x[0], x[0]
 	sumW := weights[0]
@@ -387,8 +388,15 @@ func makeQKX2Quants(nmax int, x, weights []float32, L, laux []uint8, rmin, rdelt
 		l := nearestInt(float32(iscale * float32(x[i]-mn)))
 		L[i] = uint8(max(0, min(int32(nmax), l)))
 		diff := float32(float32(scale*float32(L[i]))+mn) - x[i]
-		diff = float32(diff * diff)
+		if useMad {
+			diff = abs32(diff)
+		} else {
+			diff = float32(diff * diff)
+		}
 		bestError += float32(weights[i] * diff)
+	}
+	if nstep < 1 {
+		return scale, -mn
 	}
 	for is := 0; is <= nstep; is++ {
 		iscale = float32(float32(rmin+float32(rdelta*float32(is)))+fnmax) / (mx - mn)
@@ -415,7 +423,11 @@ func makeQKX2Quants(nmax int, x, weights []float32, L, laux []uint8, rmin, rdelt
 			var errSum float32
 			for i := 0; i < n; i++ {
 				diff := float32(float32(thisScale*float32(laux[i]))+thisMin) - x[i]
-				diff = float32(diff * diff)
+				if useMad {
+					diff = abs32(diff)
+				} else {
+					diff = float32(diff * diff)
+				}
 				errSum += float32(weights[i] * diff)
 			}
 			if errSum < bestError {

@@ -163,7 +163,10 @@ func checkQuantizeRow(t *testing.T, raw []byte) {
 			finite = false
 		}
 	}
-	for _, typ := range []Type{F16, Q8_0, Q4_0, Q4_K} {
+	for _, typ := range Types {
+		if !typ.HasCodec() || typ.Integer() {
+			continue
+		}
 		q := make([]byte, typ.RowSize(256))
 		QuantizeRow(typ, x, q)
 		y := make([]float32, 256)

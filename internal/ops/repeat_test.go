@@ -18,3 +18,18 @@ func TestRepeat(t *testing.T) {
 	wantOpError(t, OpRepeat, []*Tensor{New(I64, 2)}, map[string]any{"ne": []any{2}}, "repeat: x is i64")
 	wantOpError(t, OpRepeat, []*Tensor{m}, nil, "repeat: param ne: required")
 }
+
+// bf16 and i16 (ggml's CPU repeats them through its f16 path) are tiled as
+// raw bytes.
+func TestRepeatBF16I16(t *testing.T) {
+	b := FromF32(BF16, []int64{2}, []float32{1.5, -3})
+	y := mustOp(t, OpRepeat, []*Tensor{b}, map[string]any{"ne": []int64{4, 2}})
+	checkClose(t, y.ToF32(), []float32{1.5, -3, 1.5, -3, 1.5, -3, 1.5, -3}, 0)
+	i := FromInts(I16, []int64{2}, []int64{-32768, 32767})
+	y = mustOp(t, OpRepeat, []*Tensor{i}, map[string]any{"ne": []int64{2, 3}})
+	for r := int64(0); r < 3; r++ {
+		if y.Int(0, r, 0, 0) != -32768 || y.Int(1, r, 0, 0) != 32767 {
+			t.Errorf("i16 row %d = %d, %d", r, y.Int(0, r, 0, 0), y.Int(1, r, 0, 0))
+		}
+	}
+}

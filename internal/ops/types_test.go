@@ -72,7 +72,13 @@ func TestCodecError(t *testing.T) {
 			t.Errorf("%s: Dequantize without a codec succeeded", typ)
 		}
 	}
-	for _, typ := range []Type{F32, F16, Q4_0, Q8_0, Q4_K, I8, I16, I32, I64, F64} {
+	// Every type but these has a codec.
+	for _, typ := range []Type{Q8_1, Q8_K, IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S, IQ1_S, IQ1_M} {
+		if typ.HasCodec() {
+			t.Errorf("%s has a codec", typ)
+		}
+	}
+	for _, typ := range []Type{F32, F16, BF16, F64, I8, I16, I32, I64, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, Q1_0, Q2_0, TQ1_0, TQ2_0, MXFP4, NVFP4, IQ4_NL, IQ4_XS} {
 		if !typ.HasCodec() {
 			t.Errorf("%s has no codec", typ)
 		}

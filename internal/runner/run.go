@@ -59,6 +59,9 @@ type Report struct {
 	// differently from the plan (checked on the reference device, which
 	// decodes them itself): such a case stops there.
 	ABIMismatches []ABIMismatch `json:"abi_mismatches,omitempty"`
+	// Shard says which part of a sharded run (--shard) this is; an
+	// unsharded or merged run has none.
+	Shard *ShardInfo `json:"shard,omitempty"`
 }
 
 // ABIMismatch is a launch whose decoded params differ from the planned
@@ -194,6 +197,8 @@ type Outcome struct {
 	LateErr error
 	// Warnings are expected-failure entries that matched nothing.
 	Warnings []string
+	// Spans are, per planned case in order, its entries in the report.
+	Spans []Span
 }
 
 // caseOutcome is what running one case gives: its results, or the
@@ -238,6 +243,7 @@ func Run(ctx context.Context, devs []driver.Device, planned []*Planned, o Option
 		out.Report.Device = fmt.Sprintf("%d %s devices", len(devs), o.Backend)
 	}
 	for _, c := range outcomes {
+		out.Spans = append(out.Spans, c.span())
 		out.Report.Results = append(out.Report.Results, c.results...)
 		for _, t := range c.perf {
 			t.Clock = clock

@@ -2,6 +2,7 @@ package graph
 
 import (
 	"bytes"
+	"errors"
 	"math"
 	"reflect"
 	"strings"
@@ -98,12 +99,15 @@ func materializeOneLeaf(t *testing.T, seed uint64, name string, typ ops.Type, ne
 }
 
 func TestMaterializeDeterminism(t *testing.T) {
-	for _, typ := range []ops.Type{ops.F32, ops.F16, ops.Q8_0, ops.Q4_0, ops.Q4_K, ops.I32, ops.I64} {
+	for _, typ := range ops.Types {
+		if !typ.HasCodec() {
+			continue
+		}
 		t.Run(typ.String(), func(t *testing.T) {
 			ne := []int64{256, 3}
 			init := "normal(0, 1)"
-			if typ == ops.I32 || typ == ops.I64 {
-				init = "randint(-1000, 1000)"
+			if typ.Integer() {
+				init = "randint(-100, 100)"
 			}
 			a := materializeOneLeaf(t, 7, "w", typ, ne, init)
 			b := materializeOneLeaf(t, 7, "w", typ, ne, init)
@@ -120,6 +124,23 @@ func TestMaterializeDeterminism(t *testing.T) {
 				t.Error("different seeds gave the same bytes")
 			}
 		})
+	}
+}
+
+// A leaf of a type without a host codec cannot be generated: the error is
+// the NoHostMathError that makes a run skip the case.
+func TestMaterializeNoCodec(t *testing.T) {
+	for _, typ := range ops.Types {
+		if typ.HasCodec() {
+			continue
+		}
+		u, _ := ParseInit("uniform(-1, 1)")
+		c := &Case{Tensors: []TensorSpec{{Name: "w", Type: typ, Ne: []int64{256, 2}, Init: u}}}
+		_, err := Materialize(c)
+		var nh *ops.NoHostMathError
+		if !errors.As(err, &nh) || nh.What != "type "+typ.String() {
+			t.Errorf("%s: err = %v, want no host math for type %s", typ, err, typ)
+		}
 	}
 }
 

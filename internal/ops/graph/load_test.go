@@ -1,9 +1,11 @@
 package graph
 
 import (
+	"encoding/binary"
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -289,5 +291,52 @@ func TestFlowInit(t *testing.T) {
 	}
 	if got := c.Leaf("w").Init.String(); got != "uniform(-2, 2)" {
 		t.Errorf("w init = %s", got)
+	}
+}
+
+// Integer .npy data loads into i8 and i16 tensors exactly, and a value
+// out of the type's range is an error naming it.
+func TestNpySmallIntTypes(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, vals ...int64) {
+		h := "{'descr': '<i8', 'fortran_order': False, 'shape': (" + strconv.Itoa(len(vals)) + ",), }"
+		for (10+len(h)+1)%64 != 0 {
+			h += " "
+		}
+		b := append([]byte("\x93NUMPY\x01\x00"), byte(len(h)+1), 0)
+		b = append(b, h+"\n"...)
+		for _, v := range vals {
+			b = binary.LittleEndian.AppendUint64(b, uint64(v))
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("ok.npy", -128, 127)
+	write("big.npy", 5, 40000)
+	for _, tt := range []struct{ typ, file, want string }{
+		{"i8", "ok.npy", ""},
+		{"i16", "ok.npy", ""},
+		{"i16", "big.npy", "element 1 = 40000 does not fit tensor x's type i16"},
+		{"i8", "big.npy", "element 1 = 40000 does not fit tensor x's type i8"},
+	} {
+		y := "name: t\ntensors:\n  x: {type: " + tt.typ + ", ne: [2], init: {npy: " + tt.file + "}}\nnodes:\n  - {name: y, op: cont, src: [x]}\n"
+		c, err := LoadBytes("case.yaml", []byte(y), dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := Materialize(c)
+		if tt.want == "" {
+			if err != nil {
+				t.Fatalf("%s %s: %v", tt.typ, tt.file, err)
+			}
+			if x := m["x"]; x.Int(0, 0, 0, 0) != -128 || x.Int(1, 0, 0, 0) != 127 {
+				t.Errorf("%s: loaded %d, %d", tt.typ, x.Int(0, 0, 0, 0), x.Int(1, 0, 0, 0))
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s %s: err = %v, want %q", tt.typ, tt.file, err, tt.want)
+		}
 	}
 }

@@ -165,7 +165,9 @@ int et_profiler_stop(et_ctx *c, char *err, size_t errlen);
  *                 with two hart contexts
  *   load_fail     et_load_code fails
  *   crash         et_launch calls abort() (the worker dies)
- * Returns ET_ERR_ARG for an unknown fault name. */
+ * Returns ET_ERR_ARG for an unknown fault name. The ETSHIM_FAKE_DEVICES
+ * environment variable (1 to 64, default 1) is how many devices
+ * et_device_count reports: several cards behind one runtime. */
 int et_fake_set_faults(const char *faults);
 /* The fake only: how many kernels were launched since the last open, and
  * the last launch's parameters. */

@@ -460,11 +460,21 @@ void et_close(et_ctx *c) {
   free(c);
 }
 
+/* fake_devices is how many devices the runtime has: ETSHIM_FAKE_DEVICES
+ * (1 to 64, default 1), as several cards behind one PCIe runtime. */
+static int fake_devices(void) {
+  const char *s = getenv("ETSHIM_FAKE_DEVICES");
+  int n = s ? atoi(s) : 1;
+  return n >= 1 && n <= 64 ? n : 1;
+}
+
+static int valid_dev(int dev) { return dev >= 0 && dev < fake_devices(); }
+
 int et_device_count(et_ctx *c, int *n, char *err, size_t errlen) {
   if (!c || !n) {
     return fail(ET_ERR_ARG, err, errlen, "fake shim: NULL argument%s", "");
   }
-  *n = 1;
+  *n = fake_devices();
   return ET_OK;
 }
 
@@ -472,7 +482,7 @@ int et_device_props(et_ctx *c, int dev, et_props *p, char *err, size_t errlen) {
   if (!c || !p) {
     return fail(ET_ERR_ARG, err, errlen, "fake shim: NULL argument%s", "");
   }
-  if (dev != 0) {
+  if (!valid_dev(dev)) {
     return fail(ET_ERR_UNAVAILABLE, err, errlen, "fake shim: no device %s", "");
   }
   memset(p, 0, sizeof *p);
@@ -498,7 +508,7 @@ int et_stream_create(et_ctx *c, int dev, int *st, char *err, size_t errlen) {
   if (!c || !st) {
     return fail(ET_ERR_ARG, err, errlen, "fake shim: NULL argument%s", "");
   }
-  if (dev != 0) {
+  if (!valid_dev(dev)) {
     return fail(ET_ERR_ARG, err, errlen, "fake shim: no device%s", "");
   }
   *st = c->next_stream++;
@@ -600,7 +610,7 @@ int et_unload_code(et_ctx *c, int kernel, char *err, size_t errlen) {
 
 int et_malloc(et_ctx *c, int dev, size_t n, uint32_t align, uint64_t *dptr, char *err,
               size_t errlen) {
-  if (!c || !dptr || dev != 0) {
+  if (!c || !dptr || !valid_dev(dev)) {
     return fail(ET_ERR_ARG, err, errlen, "fake shim: bad argument%s", "");
   }
   int64_t t0 = now_ns();
@@ -623,7 +633,7 @@ int et_malloc(et_ctx *c, int dev, size_t n, uint32_t align, uint64_t *dptr, char
 }
 
 int et_free(et_ctx *c, int dev, uint64_t dptr, char *err, size_t errlen) {
-  if (!c || dev != 0) {
+  if (!c || !valid_dev(dev)) {
     return fail(ET_ERR_ARG, err, errlen, "fake shim: bad argument%s", "");
   }
   for (alloc **pp = &c->allocs; *pp; pp = &(*pp)->next) {
