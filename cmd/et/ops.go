@@ -89,6 +89,7 @@ type opsListOp struct {
 	View        bool            `json:"view"`
 	Implemented bool            `json:"implemented"`
 	Modelled    bool            `json:"modelled"`
+	HostMath    bool            `json:"host_math"`
 	Kernels     []opsListKernel `json:"kernels"`
 	Uberkernel  string          `json:"uberkernel"`
 	Types       string          `json:"types"`
@@ -127,7 +128,7 @@ func opsListRun(f *factory, opts *opsListOptions) error {
 	d := opsListDoc{Schema: "et.ops-list/v1", GGML: m.GGMLDescribe(), GGMLCommit: m.GGMLCommit(),
 		Ops: []opsListOp{}, SubOps: []opsListSubOp{}, Fusions: []opsListFusion{}}
 	for _, r := range plan.SupportMatrix(m) {
-		o := opsListOp{Op: string(r.Op), GGMLOp: r.GGML, View: r.View, Implemented: r.Implemented, Modelled: r.Modelled,
+		o := opsListOp{Op: string(r.Op), GGMLOp: r.GGML, View: r.View, Implemented: r.Implemented, Modelled: r.Modelled, HostMath: r.HostMath,
 			Kernels: []opsListKernel{}, Uberkernel: r.Uberkernel, Types: r.Types, Constraints: r.Constraints}
 		for _, k := range r.Kernels {
 			o.Kernels = append(o.Kernels, newOpsListKernel(k))
@@ -165,7 +166,7 @@ func uberkernelCell(o opsListOp) string {
 func opsListDocument(d opsListDoc) document {
 	t := table{Title: "ggml-et op support, " + d.GGML,
 		Headers: []string{"op", "kernels", "types", "uberkernel", "constraints"}}
-	var host, unmodelled []string
+	var host, noMath, unmodelled []string
 	for _, o := range d.Ops {
 		var ks []string
 		for _, k := range o.Kernels {
@@ -173,9 +174,12 @@ func opsListDocument(d opsListDoc) document {
 		}
 		kernels, types, uk, cons := strings.Join(ks, ", "), o.Types, uberkernelCell(o), o.Constraints
 		switch {
-		case !o.Implemented:
+		case !o.Implemented && o.HostMath:
 			host = append(host, o.GGMLOp)
 			kernels, types, uk, cons = "-", "-", "-", "not implemented by ggml-et: runs on the host"
+		case !o.Implemented:
+			noMath = append(noMath, o.GGMLOp)
+			kernels, types, uk, cons = "-", "-", "-", "not implemented by ggml-et; et has no host math for it: skipped"
 		case o.View:
 			kernels = "-"
 		}
@@ -192,7 +196,10 @@ func opsListDocument(d opsListDoc) document {
 		t.Notes = append(t.Notes, "Not modelled by et yet (run on the reference math): "+strings.Join(unmodelled, ", ")+".")
 	}
 	if len(host) > 0 {
-		t.Notes = append(t.Notes, "Not implemented by ggml-et: "+strings.Join(host, ", ")+".")
+		t.Notes = append(t.Notes, "Not implemented by ggml-et (run on the host): "+strings.Join(host, ", ")+".")
+	}
+	if len(noMath) > 0 {
+		t.Notes = append(t.Notes, "Not implemented by ggml-et, no host math in et (a case reports them as skipped): "+strings.Join(noMath, ", ")+".")
 	}
 
 	st := table{Title: "Unary and GLU sub-ops", Headers: []string{"op", "supported", "not supported"}}

@@ -193,7 +193,7 @@ func TestOpsJSONKeys(t *testing.T) {
 		}
 	}
 	check("ops-list", jsonKeys(t, json.RawMessage(out)), "fusions,ggml,ggml_commit,ops,schema,sub_ops")
-	check("ops-list op", jsonKeys(t, list.Ops[0]), "constraints,ggml_op,implemented,kernels,modelled,op,types,uberkernel,view")
+	check("ops-list op", jsonKeys(t, list.Ops[0]), "constraints,ggml_op,host_math,implemented,kernels,modelled,op,types,uberkernel,view")
 	var op struct{ Kernels []json.RawMessage }
 	json.Unmarshal(list.Ops[0], &op)
 	check("ops-list kernel", jsonKeys(t, op.Kernels[0]), "layout,name,params_bytes,uberkernel_batchable,uberkernel_id")

@@ -74,8 +74,9 @@ type ViewFunc func(src *Tensor, p Params) (*Tensor, error)
 
 // Cost is what one execution of an op costs, for perf reports. Following
 // test-backend-ops (reference/ggml-et-backend.md §6.4), Flops is non-zero
-// only for mul_mat and flash_attn_ext; every other op is reported as
-// bandwidth over Bytes = nbytes(dst) + Σ nbytes(src).
+// only for the ops whose test class has an op_flops (mul_mat, mul_mat_id,
+// conv_2d, conv_3d, flash_attn_ext, lightning_indexer); every other op is
+// reported as bandwidth over Bytes = nbytes(dst) + Σ nbytes(src).
 type Cost struct {
 	Flops int64
 	Bytes int64
@@ -106,8 +107,9 @@ type OpInfo struct {
 // MaxSrc is the largest number of sources the op accepts.
 func (info *OpInfo) MaxSrc() int { return len(info.Srcs) }
 
-// Catalog lists every op et knows, in a stable order.
-var Catalog = []OpInfo{
+// Catalog lists every op et knows, in a stable order: the ops ggml-et
+// implements, then the ones it does not (hostCatalog, catalog_host.go).
+var Catalog = append([]OpInfo{
 	{
 		Name: OpMulMat, Doc: "matrix product: dst[m, n] = Σ_k a[k, m]·b[k, n], b broadcast over a in dims 2 and 3",
 		Srcs: []string{"a", "b"}, MinSrc: 2,
@@ -383,7 +385,7 @@ var Catalog = []OpInfo{
 		Params: []ParamSpec{{Name: "K", Kind: KindInt, Default: int64(1), Doc: "state snapshot slots (1 = final state only)"}},
 		Infer:  inferGatedDeltaNet, Ref: refGatedDeltaNet,
 	},
-}
+}, hostCatalog...)
 
 // sinksSpec is soft_max's and flash_attn_ext's "sinks" flag: the last
 // source is the attention sinks. It is needed only when there is no mask

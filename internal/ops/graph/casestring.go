@@ -2,6 +2,7 @@ package graph
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -148,6 +149,7 @@ func init() {
 		"RWKV_WKV7":       func(b *csBuilder) { buildRWKV(b, ops.OpRWKVWKV7) },
 		"GATED_DELTA_NET": buildGatedDeltaNet,
 	}
+	maps.Copy(caseBuilders, hostCaseBuilders)
 }
 
 // splitCaseString splits "NAME(vars)" (or a bare "NAME").

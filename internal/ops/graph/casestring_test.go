@@ -170,7 +170,7 @@ func TestParseCaseStringErrors(t *testing.T) {
 		{"MUL_MAT(m=4", "missing ')' at the end"},
 		{"MUL MAT(m=4)", `bad op name "MUL MAT"`},
 		{"(m=4)", "missing op name"},
-		{"DIV(type=f32)", `unknown op "DIV" in case string`},
+		{"WIN_PART(type=f32)", `unknown op "WIN_PART" in case string`},
 		{"MUL_MAT(type_a=q8_0,zz=1)", `MUL_MAT: unknown key "zz" (want bs, k, k_v, m, n, nr, o, per, src_overlap, type_a, type_b)`},
 		{"MUL_MAT(m=4,m=5)", `duplicate key "m"`},
 		{"MUL_MAT(m=x)", `MUL_MAT: m: want an integer, got "x"`},

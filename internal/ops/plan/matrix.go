@@ -48,6 +48,10 @@ type OpRow struct {
 	// choice, params encoding); an implemented op that is not modelled
 	// runs on the reference math.
 	Modelled bool
+	// HostMath is true when et has reference math for the op (a view op
+	// needs none): an op ggml-et does not implement then runs on the
+	// host; without it a case is skipped (ops.NoHostMathError).
+	HostMath bool
 	Kernels  []KernelInfo
 	// Uberkernel is "yes" when every kernel can be batched, "no" when none
 	// can and "partly" otherwise ("-" for an op that launches nothing).
@@ -202,6 +206,7 @@ func SupportMatrix(m *abi.Manifest) []OpRow {
 			Op: info.Name, GGML: strings.ToUpper(string(info.Name)), View: info.View,
 			Implemented: ggmlETOps[info.Name] || info.View,
 			Modelled:    modelled || info.View,
+			HostMath:    info.Ref != nil || info.View,
 			Uberkernel:  "-",
 		}
 		if d, ok := opDocs[info.Name]; ok && r.Implemented {

@@ -20,7 +20,8 @@ func TestSupportMatrixCoversOps(t *testing.T) {
 		known[k] = true
 	}
 	for i := range ops.Catalog {
-		if _, ok := opDocs[ops.Catalog[i].Name]; !ok {
+		// An op ggml-et does not dispatch has nothing to declare.
+		if _, ok := opDocs[ops.Catalog[i].Name]; !ok && (ggmlETOps[ops.Catalog[i].Name] || ops.Catalog[i].View) {
 			t.Errorf("catalog op %s has no opDocs row in matrix.go", ops.Catalog[i].Name)
 		}
 	}

@@ -149,7 +149,12 @@ var genericSuggesters = map[ReasonCode]suggester{
 	CodeRowsNotContiguous: func(r Reason) string { return contFix(r.Subject) },
 	CodeRowElems:          func(r Reason) string { return contFix(r.Subject) },
 	CodeStride:            func(r Reason) string { return contFix(r.Subject) },
-	CodeNoKernel:          fixed1("none: ggml-et has no kernel for it (it runs on the host)"),
+	CodeNoKernel: func(r Reason) string {
+		if info, ok := ops.Lookup(r.Subject); ok && info.Ref == nil && !info.View {
+			return "none: ggml-et has no kernel for it, and et has no host math for it (the case is skipped)"
+		}
+		return "none: ggml-et has no kernel for it (it runs on the host)"
+	},
 }
 
 func roundUp(v, k int64) int64 { return (v + k - 1) / k * k }

@@ -126,6 +126,12 @@ func (c *checker) notImplemented() {
 		c.fail(CodeNotModelled, string(c.n.Op), "", "", "op %s: et does not model ggml-et's supports_op for it yet", c.n.Op)
 		return
 	}
+	if c.n.Op == ops.OpXielu {
+		// ggml builds xielu as GGML_OP_UNARY: ggml-et dispatches UNARY but
+		// does not accept the XIELU sub-op.
+		c.fail(CodeNoKernel, "xielu", "", "", "unary op xielu is not accepted by ggml-et")
+		return
+	}
 	c.fail(CodeNoKernel, string(c.n.Op), "", "", "op %s is not implemented by ggml-et", c.n.Op)
 }
 

@@ -332,6 +332,8 @@ func TestSupportsFlashAttn(t *testing.T) {
 func TestSupportsNotImplemented(t *testing.T) {
 	tests := []struct{ op, want string }{
 		{"pool_2d", "op pool_2d is not implemented by ggml-et"},
+		{"div", "op div is not implemented by ggml-et"},
+		{"xielu", "unary op xielu is not accepted by ggml-et"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.op, func(t *testing.T) {
