@@ -141,6 +141,15 @@ func loadRunOpCases(ctx context.Context, opts *runOpOptions) (cases []*graph.Cas
 type badCases struct {
 	errs  []error
 	total int
+	// planOnly: the command only plans (ops explain, ops support).
+	planOnly bool
+}
+
+func (b *badCases) verb() string {
+	if b.planOnly {
+		return "planned"
+	}
+	return "run"
 }
 
 func (b *badCases) add(f *factory, err error) {
@@ -158,7 +167,7 @@ func (b *badCases) err() error {
 	case b.total <= 1:
 		return b.errs[0]
 	}
-	return inputErrorf("%d of %d cases could not be run (errors above)", len(b.errs), b.total)
+	return inputErrorf("%d of %d cases could not be %s (errors above)", len(b.errs), b.total, b.verb())
 }
 
 func errText(err error) string {

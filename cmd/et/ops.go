@@ -27,7 +27,7 @@ func newOpsCmd(f *factory) *cobra.Command {
   $ et ops explain 'PAD(type=f32,ne_a=[100,4,1,1])'`,
 		RunE: groupRunE,
 	}
-	cmd.AddCommand(newOpsListCmd(f, nil), newOpsExplainCmd(f, nil))
+	cmd.AddCommand(newOpsListCmd(f, nil), newOpsExplainCmd(f, nil), newOpsSupportCmd(f, nil))
 	return cmd
 }
 
@@ -356,7 +356,7 @@ func opsExplainRun(ctx context.Context, f *factory, opts *opsExplainOptions) err
 	cases = opts.shardOptions.apply(cases)
 	// As in run-op: each bad case on stderr, the good ones explained,
 	// then exit 2.
-	bad := &badCases{total: len(cases) + len(badFiles)}
+	bad := &badCases{total: len(cases) + len(badFiles), planOnly: true}
 	for _, e := range badFiles {
 		bad.add(f, e)
 	}
