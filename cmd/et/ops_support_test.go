@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/csv"
 	"os"
 	"os/exec"
@@ -81,5 +82,46 @@ func TestOpsSupportWholeList(t *testing.T) {
 	}
 	if len(rows)-1 != 51 {
 		t.Errorf("%d RMS_NORM rows, want test-backend-ops' 51", len(rows)-1)
+	}
+}
+
+// The whole of et ops support -o csv is, row for row and field for field,
+// what the real test-backend-ops support -b ET0 --output csv wrote
+// (internal/runner/testdata, from the same ggml version).
+func TestOpsSupportEqualsTestBackendOps(t *testing.T) {
+	fh, err := os.Open("../../internal/runner/testdata/tbo-support-et0.csv.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fh.Close()
+	zr, err := gzip.NewReader(fh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := csv.NewReader(zr).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI(t, nil, "ops", "support", "-o", "csv")
+	if code != 0 {
+		t.Fatalf("exit %d: %.500s", code, errOut)
+	}
+	got, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d rows, test-backend-ops has %d", len(got), len(want))
+	}
+	bad := 0
+	for i := range want {
+		if !slices.Equal(got[i], want[i]) {
+			if bad++; bad <= 5 {
+				t.Errorf("row %d: %q, test-backend-ops: %q", i+1, got[i], want[i])
+			}
+		}
+	}
+	if bad > 0 {
+		t.Errorf("%d of %d rows differ", bad, len(want))
 	}
 }
