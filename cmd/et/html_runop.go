@@ -167,7 +167,7 @@ func htmlNMSEChart(p *htmlPage, results []runner.Result) {
 	if hi-lo < 4 {
 		lo = hi - 4
 	}
-	const labelW, plotW, textW, rowH, axisH = 300.0, 520.0, 200.0, 22.0, 24.0
+	const labelW, plotW, textW, rowH, axisH = 300.0, 520.0, 250.0, 22.0, 24.0
 	h := rowH*float64(len(results)) + axisH + 4
 	edge := 10.0
 	xOf := func(l float64) float64 {

@@ -32,8 +32,19 @@ type node struct {
 // stray '<' or '&' or HTML-only entity fails the test.
 func parsePage(t *testing.T, page []byte) *node {
 	t.Helper()
+	return parseTree(t, page, true)
+}
+
+// parseTree is parsePage, or with strict false a lenient reading of HTML
+// as a browser serialises it (void elements unclosed, HTML entities).
+func parseTree(t *testing.T, page []byte, strict bool) *node {
+	t.Helper()
 	dec := xml.NewDecoder(bytes.NewReader(page))
-	dec.Strict = true
+	dec.Strict = strict
+	if !strict {
+		dec.AutoClose = xml.HTMLAutoClose
+		dec.Entity = xml.HTMLEntity
+	}
 	var stack []*node
 	var root *node
 	for {
