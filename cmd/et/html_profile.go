@@ -111,6 +111,12 @@ func htmlReportSection(p *htmlPage, r profileReportLabeled) {
 			p.hbars("chart kernels", fmt.Sprintf("Total %s per kernel, with launch counts and share; all kernels: %s", unit, tot), bars, 0)
 		}
 	}
+	if want(profile.ViewStreams) {
+		p.raw("<h3>Timeline</h3>\n")
+		htmlTimeline(p, r.Streams, freq)
+	} else {
+		p.meta("note", "timeline: add --view streams (or --view all) to draw each device's launches and copies")
+	}
 	if want(profile.ViewMemcpy) {
 		p.raw("<h3>Copies</h3>\n")
 		var bars []hbar
@@ -153,12 +159,6 @@ func htmlReportSection(p *htmlPage, r profileReportLabeled) {
 				p.table("top-gaps", []string{"gap cycles", "gap", "at cycles", "before", "after"}, rows, 0, 1, 2)
 			}
 		}
-	}
-	if want(profile.ViewStreams) {
-		p.raw("<h3>Timeline</h3>\n")
-		htmlTimeline(p, r.Streams, freq)
-	} else {
-		p.meta("note", "timeline: add --view streams (or --view all) to draw each device's launches and copies")
 	}
 	if want(profile.ViewSlowest) {
 		p.raw("<h3>Slowest launches</h3>\n")
@@ -354,7 +354,7 @@ func htmlProfileDiff(p *htmlPage, d profileDiffDoc) {
 	var rows [][]string
 	for _, r := range d.Rows {
 		rows = append(rows, []string{r.Kind, r.Name, diffSideText(d.Unit, r.Base), diffSideText(d.Unit, r.New), diffChangeText(r), diffPText(r),
-			verdictShape(r.Verdict) + " " + string(r.Verdict), r.Reason})
+			verdictShape(r.Verdict) + "\u00a0" + string(r.Verdict), r.Reason})
 	}
 	p.table("diff", []string{"kind", "name", d.Base.Label + ": n, median [interval]", d.New.Label + ": n, median [interval]", "change", "p", "verdict", "reason"}, rows, 4, 5)
 	p.end()

@@ -58,7 +58,7 @@ func htmlRunOp(p *htmlPage, d runner.Report) {
 		if r.Expected != "" {
 			note = strings.TrimSpace(note + " expected failure: " + r.Expected)
 		}
-		rows = append(rows, []string{r.Case, r.Node, r.Op, kernel, statusShape(r.Status) + " " + r.Status, nmseCell(r), limitCell(r.MaxNMSE),
+		rows = append(rows, []string{r.Case, r.Node, r.Op, kernel, statusShape(r.Status) + "\u00a0" + r.Status, nmseCell(r), limitCell(r.MaxNMSE),
 			maxAbsCell(r), driftCell(r), runTime(r.TimeNS), note})
 	}
 	p.raw("<h2>Results</h2>\n")
