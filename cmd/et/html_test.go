@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"encoding/xml"
+	"fmt"
 	"io"
 	"math"
 	"os"
@@ -270,6 +271,35 @@ func TestHTMLProfileReport(t *testing.T) {
 			t.Errorf("no %s DMA bar", dir)
 		}
 	}
+	// Gaps and slowest launches, against the JSON of the same report.
+	_, js, _ := runCLI(t, nil, "profile", "report", "run1="+path, "--view", "all", "-o", "json")
+	var doc profileReportDoc
+	if err := json.Unmarshal([]byte(js), &doc); err != nil {
+		t.Fatal(err)
+	}
+	gaps := page.byClass("figure", "gaps")
+	if len(gaps) != len(doc.Reports[0].Gaps) {
+		t.Fatalf("%d gap charts, %d devices with gaps", len(gaps), len(doc.Reports[0].Gaps))
+	}
+	for i, g := range doc.Reports[0].Gaps {
+		n := 0.0
+		for _, b := range gaps[i].byClass("rect", "bar") {
+			n += attrFloat(t, b, "data-value")
+		}
+		if int(n) != g.Gaps || !strings.Contains(gaps[i].text(), fmt.Sprintf("%d gaps between %d kernels", g.Gaps, g.Kernels)) {
+			t.Errorf("device %d: histogram counts %g gaps, report %d", g.Device, n, g.Gaps)
+		}
+	}
+	slow := page.byClass("figure", "slowest")
+	if len(slow) != 1 || len(slow[0].byClass("g", "row")) != len(doc.Reports[0].Slowest) {
+		t.Fatalf("slowest chart: %v", slow)
+	}
+	for i, r := range slow[0].byClass("g", "row") {
+		if v := attrFloat(t, r.byClass("rect", "bar")[0], "data-value"); v != float64(doc.Reports[0].Slowest[i].ExecNS) {
+			t.Errorf("slowest %d: %g ns, JSON %d", i, v, doc.Reports[0].Slowest[i].ExecNS)
+		}
+	}
+
 	// With explicit views, only those.
 	_, out, _ = runCLI(t, nil, "profile", "report", path, "--view", "kernels", "-o", "html")
 	page = parsePage(t, []byte(out))
@@ -402,6 +432,31 @@ func TestHTMLRunOp(t *testing.T) {
 	}
 	if tb := page.byClass("table", "results"); len(tb) != 1 || len(tb[0].all(func(n *node) bool { return n.Name == "tr" })) != n+1 {
 		t.Error("results table rows")
+	}
+	if len(page.byClass("figure", "perf")) != 0 {
+		t.Error("a perf chart without --perf")
+	}
+
+	// --perf: a bar per timed launch at its median, whiskers from min to max.
+	_, out, _ = runCLI(t, nil, "run-op", "-f", "../../testcases/binary.yaml", "--perf", "--perf-runs", "3", "-o", "html")
+	page = parsePage(t, []byte(out))
+	pf := page.byClass("figure", "perf")
+	if len(pf) != 1 {
+		t.Fatalf("%d perf charts", len(pf))
+	}
+	prow := pf[0].byClass("g", "row")
+	if len(prow) == 0 || len(prow) != len(page.byClass("table", "perf")[0].all(func(n *node) bool { return n.Name == "tr" }))-1 {
+		t.Fatalf("%d perf rows", len(prow))
+	}
+	for i, r := range prow {
+		bar := r.byClass("rect", "bar")[0]
+		x0, w := attrFloat(t, bar, "x"), attrFloat(t, bar, "width")
+		d := strings.Fields(strings.NewReplacer("M", " ", "H", " ", ",", " ").Replace(r.byClass("path", "range")[0].Attr["d"]))
+		lo, _ := strconv.ParseFloat(d[0], 64)
+		hi, _ := strconv.ParseFloat(d[2], 64)
+		if !(lo <= x0+w+0.01 && x0+w <= hi+0.01) || attrFloat(t, bar, "data-value") <= 0 {
+			t.Errorf("perf %d: median end %g outside the range [%g, %g]", i, x0+w, lo, hi)
+		}
 	}
 }
 
