@@ -445,13 +445,23 @@ func htmlDiffChart(p *htmlPage, d profileDiffDoc) {
 			lim = math.Max(lim, math.Abs(*r.ChangePct))
 		}
 	}
+	// The intervals widen the axis up to twice what the changes need; a
+	// wider one (a copy direction mixing sizes) is cut at the edge.
+	changes := lim
+	for _, r := range d.Rows {
+		for _, side := range []*profile.DiffSide{r.Base, r.New} {
+			if lo, hi, ok := diffRelInterval(d.Unit, side, r.Base); ok {
+				lim = math.Min(math.Max(lim, math.Max(math.Abs(lo), math.Abs(hi))), 2*changes)
+			}
+		}
+	}
 	lim = math.Min(lim*1.05, 1000)
 	const labelW, plotW, textW, rowH = 260.0, 420.0, 360.0, 24.0
 	h := rowH*float64(len(d.Rows)) + 28
 	mid := labelW + plotW/2
 	xOf := func(pct float64) float64 { return mid + plotW/2*math.Max(-1, math.Min(1, pct/lim)) }
-	caption := fmt.Sprintf("Change of the median exec time, %s → %s, with each median's confidence interval; shaded: ±%s%% threshold; axis ±%s%%", d.Base.Label, d.New.Label,
-		strconv.FormatFloat(d.ThresholdPct, 'f', -1, 64), strconv.FormatFloat(math.Round(lim), 'f', -1, 64))
+	caption := fmt.Sprintf("Change of the median exec time, %s → %s, with each median's 95%% confidence interval (cut at the axis edge); shaded: ±%s%% threshold; axis ±%.0f%%", d.Base.Label, d.New.Label,
+		strconv.FormatFloat(d.ThresholdPct, 'f', -1, 64), lim)
 	p.printf("<figure class=\"chart diff\">\n<svg xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" viewBox=\"0 0 %g %g\" width=\"%g\" height=\"%g\">\n<title>%s</title>\n",
 		labelW+plotW+textW, h, labelW+plotW+textW, h, esc(caption))
 	tx := xOf(-d.ThresholdPct)
