@@ -44,7 +44,11 @@ func htmlRunOp(p *htmlPage, d runner.Report) {
 	if d.Numerics == "reference" {
 		p.meta("note", fmt.Sprintf("reference device: the outputs are et's reference math behind the ABI; checked are the dispatch and the params of %d kernel run(s), not device numerics", d.ABIChecked))
 	}
-	htmlNMSEChart(p, d.Results)
+	drawn := chartedResults(d.Results, maxNMSERows)
+	htmlNMSEChart(p, drawn)
+	if len(drawn) < len(d.Results) {
+		p.meta("note", fmt.Sprintf("chart: %d of %d outputs drawn (every one that did not pass, then passes in order); the table has them all", len(drawn), len(d.Results)))
+	}
 	var rows [][]string
 	for _, r := range d.Results {
 		kernel := r.Kernel
@@ -137,6 +141,39 @@ func nmsePoint(r runner.Result) (v float64, label string, ok bool) {
 		return math.Inf(-1), "0", true
 	}
 	return math.Log10(r.NMSE), strconv.FormatFloat(r.NMSE, 'e', 2, 64), true
+}
+
+// maxNMSERows bounds the rows of the NMSE chart (a page of a whole
+// test-backend-ops run stays light); the results table has every output.
+const maxNMSERows = 2000
+
+// chartedResults picks at most n results for the chart, in input order:
+// every one that did not pass first, then passes while room is left.
+func chartedResults(results []runner.Result, n int) []runner.Result {
+	if len(results) <= n {
+		return results
+	}
+	keep := make([]bool, len(results))
+	left := n
+	for i, r := range results {
+		if r.Status != exec.StatusPass && left > 0 {
+			keep[i] = true
+			left--
+		}
+	}
+	for i := range results {
+		if !keep[i] && left > 0 && results[i].Status == exec.StatusPass {
+			keep[i] = true
+			left--
+		}
+	}
+	var out []runner.Result
+	for i, r := range results {
+		if keep[i] {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // htmlNMSEChart draws one row per output: its NMSE as a shape on a log

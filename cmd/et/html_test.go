@@ -517,6 +517,40 @@ func TestHTMLNMSEScale(t *testing.T) {
 	}
 }
 
+// TestHTMLNMSEChartBound checks that a run too large to chart whole
+// charts every output that did not pass and says how many it drew.
+func TestHTMLNMSEChartBound(t *testing.T) {
+	rep := runner.Report{Schema: runner.ReportSchema, Backend: "ref", Device: "ref", Numerics: "reference"}
+	for i := 0; i < maxNMSERows+500; i++ {
+		st := "PASS"
+		if i%1000 == 999 {
+			st = "FAIL"
+		}
+		rep.Results = append(rep.Results, runner.Result{Case: "c", Node: "n" + strconv.Itoa(i), Status: st, NMSE: 1e-9, MaxNMSE: 1e-7})
+	}
+	var buf bytes.Buffer
+	if err := render(&buf, "html", styles{}, document{Data: rep}); err != nil {
+		t.Fatal(err)
+	}
+	page := parsePage(t, buf.Bytes())
+	rows := page.byClass("figure", "nmse")[0].byClass("g", "row")
+	fails := 0
+	for _, r := range rows {
+		if r.Attr["data-status"] == "FAIL" {
+			fails++
+		}
+	}
+	if len(rows) != maxNMSERows || fails != 2 {
+		t.Errorf("%d rows with %d FAIL, want %d with 2", len(rows), fails, maxNMSERows)
+	}
+	if !strings.Contains(buf.String(), fmt.Sprintf("%d of %d outputs drawn", maxNMSERows, len(rep.Results))) {
+		t.Error("no note on the rows left out")
+	}
+	if tb := page.byClass("table", "results")[0]; len(tb.all(func(n *node) bool { return n.Name == "tr" })) != len(rep.Results)+1 {
+		t.Error("the table lost rows")
+	}
+}
+
 // TestHTMLEscapes feeds hostile strings through every page: markup,
 // entities, quotes and control characters in kernel names, labels, paths,
 // case names and details must come out as text.
