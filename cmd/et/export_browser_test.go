@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -57,12 +58,18 @@ func startCDP(t *testing.T, ctx context.Context) *cdp {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
+	// Not t.TempDir: Chromium's helper processes may still write into its
+	// profile while the test's cleanup would remove it.
+	dir, err := os.MkdirTemp("", "et-cdp-")
+	if err != nil {
+		t.Fatal(err)
+	}
 	cmd := exec.CommandContext(ctx, chromiumPath, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
 		"--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic", "--user-data-dir="+dir,
 		"--remote-debugging-pipe", "about:blank")
 	cmd.ExtraFiles = []*os.File{inR, outW}
 	cmd.Dir = dir
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -70,9 +77,22 @@ func startCDP(t *testing.T, ctx context.Context) *cdp {
 	outW.Close()
 	c := &cdp{t: t, cmd: cmd, in: inW, out: bufio.NewReader(outR)}
 	t.Cleanup(func() {
+		// Ask the browser to quit, then end its process group (the
+		// browser and its helpers) if it has not within a few seconds.
+		b, _ := json.Marshal(map[string]any{"id": 1 << 30, "method": "Browser.close"})
+		inW.Write(append(b, 0))
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			<-done
+		}
 		inW.Close()
-		cmd.Process.Kill()
-		cmd.Wait()
+		for i := 0; i < 20 && os.RemoveAll(dir) != nil; i++ {
+			time.Sleep(100 * time.Millisecond)
+		}
 	})
 	var targets struct {
 		TargetInfos []struct {

@@ -38,11 +38,22 @@ func chromium(t *testing.T, args ...string) []byte {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
+	// Not t.TempDir: Chromium's helper processes may still be writing into
+	// the profile when the browser has exited; remove it with retries.
+	dir, err := os.MkdirTemp("", "et-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		for i := 0; i < 20 && os.RemoveAll(dir) != nil; i++ {
+			time.Sleep(100 * time.Millisecond)
+		}
+	}()
 	base := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
 		"--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
-		"--user-data-dir=" + t.TempDir()}
+		"--user-data-dir=" + dir}
 	cmd := exec.CommandContext(ctx, chromiumPath, append(base, args...)...)
-	cmd.Dir = t.TempDir()
+	cmd.Dir = dir
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
