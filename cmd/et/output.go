@@ -15,7 +15,7 @@ import (
 )
 
 // Output formats accepted by -o.
-var outputFormats = []string{"table", "json", "yaml", "csv", "markdown"}
+var outputFormats = []string{"table", "json", "yaml", "csv", "markdown", "html"}
 
 func validateOutput(format string, allowed ...string) error {
 	if len(allowed) == 0 {
@@ -62,6 +62,8 @@ func render(w io.Writer, format string, st styles, doc document) error {
 		return writeRawCSV(w, doc.Data)
 	case "markdown":
 		return writeTables(w, doc.Tables, true, st)
+	case "html":
+		return writeHTML(w, doc)
 	default:
 		return writeTables(w, doc.Tables, false, st)
 	}

@@ -68,7 +68,8 @@ gate on it; 0 otherwise; 2 for unreadable input. Use -o json (schema
 et.profile-diff/v1) or -o csv in scripts.`,
 		Example: `  $ et profile diff base/et_runtime_trace.json new/et_runtime_trace.json
   $ et profile diff main=base.json pr=new.json --threshold 3% --min-time 2us
-  $ et profile diff base.json new.json -o json > diff.json`,
+  $ et profile diff base.json new.json -o json > diff.json
+  $ et profile diff base.json new.json -o html > diff.html`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Output = f.Global.Output

@@ -157,7 +157,7 @@ func TestProfileDiffRun(t *testing.T) {
 		{"slowdown under a huge threshold", []string{base, slow, "--threshold", "50%"}, 0, "", []string{"10 same"}, ""},
 		{"speedup is not a regression", []string{slow, base}, 0, "", []string{"8 faster, 2 same"}, ""},
 		{"gone kernel", []string{base, fewer, "-o", "csv"}, 0, "", []string{"\nkernel,cpy_f32_f16,48,", ",gone,only in base\n"}, ""},
-		{"new kernel", []string{fewer, base, "-o", "csv"}, 0, "", []string{"\nkernel,cpy_f32_f16,,,,,,,,48,", ",new,only in new\n"}, ""},
+		{"new kernel", []string{fewer, base, "-o", "csv"}, 0, "", []string{"\nkernel,cpy_f32_f16,,,,,,,,,,,,,48,", ",new,only in new\n"}, ""},
 		{"malformed trace", []string{base, bad}, 2, "", nil, "et: parsing trace: "},
 		{"missing trace", []string{base, filepath.Join(root, "nope.json")}, 2, "", nil, "et: open trace "},
 	}
@@ -212,7 +212,7 @@ func TestProfileDiffJSON(t *testing.T) {
 		t.Errorf("row keys = %s", got)
 	}
 	side := row["base"].(map[string]any)
-	if got := strings.Join(diffKeys(side), " "); got != "count mean_exec_cycles mean_exec_ns median_exec_cycles median_exec_ns total_exec_cycles total_exec_ns" {
+	if got := strings.Join(diffKeys(side), " "); got != "count mean_exec_cycles mean_exec_ns median_exec_cycles median_exec_ns median_high_exec_cycles median_high_exec_ns median_interval_pct median_low_exec_cycles median_low_exec_ns total_exec_cycles total_exec_ns" {
 		t.Errorf("side keys = %s", got)
 	}
 	if row["verdict"] != "slower" || row["kind"] != "kernel" {

@@ -57,16 +57,25 @@ Several traces are reported one after the other, labelled by file name or
 by label=path; --merge aggregates them into one report. Device times are
 converted with each device's frequency (GetDeviceProperties); raw cycles
 are kept in -o json (schema et.profile-report/v1, raw _ns, _cycles and
-_bytes values) and -o csv (one table per kind of row, keyed by report). -o markdown fits a CI job summary.`,
+_bytes values) and -o csv (one table per kind of row, keyed by report). -o markdown fits a CI job summary.
+-o html writes one self-contained page (inline SVG and CSS, no script, no
+network) with every view by default: per-kernel time bars with launch
+counts, copy bandwidth, the gap histogram and a per-device timeline of
+launches and copies.`,
 		Example: `  $ et profile report et_runtime_trace.json
   $ et profile report trace.json --view all --top 5
   $ et profile report base=old/et_runtime_trace.json new=new/et_runtime_trace.json
   $ et profile report run1.json run2.json --merge -o markdown >> "$GITHUB_STEP_SUMMARY"
-  $ et profile report trace.json --kernel-map kernel_id.json -o json`,
+  $ et profile report trace.json --kernel-map kernel_id.json -o json
+  $ et profile report trace.json -o html > profile.html`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Output = f.Global.Output
 			opts.Traces = args
+			if len(views) == 0 && f.Global.Output == "html" {
+				// A page has room for every view (the timeline is streams).
+				views = []string{"all"}
+			}
 			v, err := parseViews(views)
 			if err != nil {
 				return err
@@ -95,7 +104,7 @@ _bytes values) and -o csv (one table per kind of row, keyed by report). -o markd
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringSliceVar(&views, "view", nil, "views to show: {summary|kernels|memcpy|gaps|streams|slowest|all} (default summary,kernels,memcpy)")
+	fl.StringSliceVar(&views, "view", nil, "views to show: {summary|kernels|memcpy|gaps|streams|slowest|all} (default summary,kernels,memcpy; all with -o html)")
 	fl.IntVar(&opts.Top, "top", 10, "number of entries in the gaps, slowest and streams lists")
 	fl.IntVarP(&opts.Device, "device", "d", -1, "report only this device; -1 means all devices")
 	fl.StringVar(&opts.KernelMap, "kernel-map", "", "kernel_id.json to name kernels (default: the file beside each trace)")

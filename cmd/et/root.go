@@ -123,7 +123,7 @@ lists them).
 	root.SetErr(f.IO.ErrOut)
 	root.SetVersionTemplate("et {{.Version}}\n")
 	pf := root.PersistentFlags()
-	pf.StringVarP(&f.Global.Output, "output", "o", "table", "output format: {table|json|yaml|csv|markdown}")
+	pf.StringVarP(&f.Global.Output, "output", "o", "table", "output format: {table|json|yaml|csv|markdown|html}")
 	pf.BoolVar(&f.Global.NoColor, "no-color", false, "never colour output (NO_COLOR is honoured too)")
 	pf.BoolVarP(&f.Global.Verbose, "verbose", "v", false, "more detail in tables and logs on stderr")
 	root.RegisterFlagCompletionFunc("output", outputCompletion)

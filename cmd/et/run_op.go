@@ -94,6 +94,7 @@ or flags (the good cases of -f DIR still run), 3 backend unavailable,
   $ et run-op rms_norm --src x=f32:4096x7 --param eps=1e-5
   $ et run-op 'MUL_MAT(type_a=q8_0,type_b=f32,m=4096,n=1,k=4096)' --perf
   $ et run-op -f testcases/ -o json > results.json
+  $ et run-op -f testcases/ -o html > results.html
   $ et run-op -f testcases/ --junit results.xml --save-outputs out/
   $ et run-op 'SOFT_MAX(type=f32,ne=[32,4,2,1],mask=1)' --save-inputs keep/ && et run-op -f keep/case.yaml
   $ et run-op -f testcases/norm.yaml --profile prof/ && et profile report prof/et_runtime_trace.json

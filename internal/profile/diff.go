@@ -122,7 +122,19 @@ type DiffSide struct {
 	MedianExecNS     *float64 `json:"median_exec_ns"`
 	MeanExecNS       *float64 `json:"mean_exec_ns"`
 	TotalExecNS      *float64 `json:"total_exec_ns"`
+	// MedianLow and MedianHigh bound a distribution-free confidence
+	// interval of the median (MedianInterval at 95%); MedianIntervalPct
+	// is the coverage that interval has, below 95 for samples under 6
+	// (the interval is then the sample's range; 0 for one launch).
+	MedianLowExecCycles  float64  `json:"median_low_exec_cycles"`
+	MedianHighExecCycles float64  `json:"median_high_exec_cycles"`
+	MedianLowExecNS      *float64 `json:"median_low_exec_ns"`
+	MedianHighExecNS     *float64 `json:"median_high_exec_ns"`
+	MedianIntervalPct    float64  `json:"median_interval_pct"`
 }
+
+// MedianConfidence is the confidence of DiffSide's median interval.
+const MedianConfidence = 0.95
 
 // DiffRow is the comparison of one kernel or copy direction.
 type DiffRow struct {
@@ -281,10 +293,14 @@ func side(s *Sample) *DiffSide {
 	}
 	c := Summarize(s.ExecCycles)
 	d := &DiffSide{Count: c.N, MedianExecCycles: c.Median, MeanExecCycles: c.Mean, TotalExecCycles: c.Mean * float64(c.N)}
+	lo, hi, level := MedianInterval(s.ExecCycles, MedianConfidence)
+	d.MedianLowExecCycles, d.MedianHighExecCycles, d.MedianIntervalPct = lo, hi, 100*level
 	if s.NoFreq == 0 {
 		n := Summarize(s.ExecNS)
 		med, mean, tot := n.Median, n.Mean, n.Mean*float64(n.N)
 		d.MedianExecNS, d.MeanExecNS, d.TotalExecNS = &med, &mean, &tot
+		lo, hi, _ := MedianInterval(s.ExecNS, MedianConfidence)
+		d.MedianLowExecNS, d.MedianHighExecNS = &lo, &hi
 	}
 	return d
 }

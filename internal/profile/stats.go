@@ -60,6 +60,41 @@ func Mean(xs []float64) float64 {
 	return sum / float64(len(xs))
 }
 
+// MedianInterval returns a distribution-free confidence interval of the
+// median of xs (not modified): the order statistics x(k) and x(n+1-k)
+// (1-based) for the largest k whose interval covers the median with
+// probability at least conf, and that probability (the binomial
+// 1 - 2·P(B <= k-1), B ~ Binomial(n, 1/2)). A sample too small to reach
+// conf (fewer than 6 measurements at 95%) gets its range, min to max, and
+// the smaller coverage that range has; an empty sample gets NaNs.
+func MedianInterval(xs []float64, conf float64) (lo, hi, level float64) {
+	n := len(xs)
+	if n == 0 {
+		return math.NaN(), math.NaN(), math.NaN()
+	}
+	s := statsSorted(xs)
+	tail := (1 - conf) / 2
+	lnHalf := float64(n) * math.Log(0.5)
+	lnN, _ := math.Lgamma(float64(n + 1))
+	pmf := func(j int) float64 { // P(B = j)
+		a, _ := math.Lgamma(float64(j + 1))
+		b, _ := math.Lgamma(float64(n - j + 1))
+		return math.Exp(lnN - a - b + lnHalf)
+	}
+	// The interval [x(k), x(n+1-k)] misses the median with probability
+	// 2·P(B <= k-1); k = 1 (the range) is the fallback.
+	k, miss := 1, math.Exp(lnHalf)
+	c := 0.0
+	for j := 0; j+1 <= (n+1)/2; j++ {
+		c += pmf(j)
+		if c > tail {
+			break
+		}
+		k, miss = j+1, c
+	}
+	return s[k-1], s[n-k], 1 - 2*miss
+}
+
 func statsSorted(xs []float64) []float64 {
 	s := append([]float64(nil), xs...)
 	sort.Float64s(s)
