@@ -39,11 +39,30 @@ func ruleFor(op ops.Op) (opRule, bool) {
 	if r, ok := rules[op]; ok {
 		return r, true
 	}
-	if r, ok := moreRules[op]; ok {
-		return r, true
+	for _, t := range familyRules {
+		if r, ok := t[op]; ok {
+			return r, true
+		}
 	}
-	r, ok := restRules[op]
-	return r, ok
+	return opRule{}, false
+}
+
+// familyRules are the tables of the other op families, one per file
+// (rules_<family>.go).
+var familyRules = []map[ops.Op]opRule{elementwiseRules, reduceRules, layoutRules, matmulRules, convRules, recurrentRules}
+
+// ggmlETOps lists every op ggml_backend_et_graph_compute dispatches (the
+// 39 ops of its switch, reference §2.2), by case-file name. An op in this
+// list without a rules row is one et does not model yet; any other op is
+// one ggml-et does not implement.
+var ggmlETOps = map[ops.Op]bool{
+	"add": true, "sub": true, "mul": true, "sqr": true, "sum_rows": true, "cumsum": true, "mean": true,
+	"repeat": true, "concat": true, "norm": true, "rms_norm": true, "group_norm": true, "l2_norm": true,
+	"mul_mat": true, "mul_mat_id": true, "scale": true, "set": true, "cpy": true, "cont": true,
+	"get_rows": true, "set_rows": true, "diag": true, "soft_max": true, "rope": true, "clamp": true,
+	"im2col": true, "conv_2d": true, "pad": true, "tri": true, "fill": true, "flash_attn_ext": true,
+	"ssm_conv": true, "ssm_scan": true, "rwkv_wkv6": true, "rwkv_wkv7": true, "solve_tri": true,
+	"gated_delta_net": true, "unary": true, "glu": true,
 }
 
 // rules is the per-op table (reference/ggml-et-backend.md §1.2, §1.3). An

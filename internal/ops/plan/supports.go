@@ -486,3 +486,18 @@ func checkFlashAttn(c *checker) {
 		c.failf("dst shape does not match q (q.ne = %s, dst.ne = %s)", fmtNe(q), fmtNe(d))
 	}
 }
+
+// rowsDense: nb0 == 4 and nb1 == ne0*4 (the first two dims dense; f32).
+func (c *checker) rowsDense(label string, t *ops.Tensor) {
+	c.nb0(label, t, 4)
+	if want := uint64(t.Ne[0]) * 4; t.Nb[1] != want {
+		c.fail(CodeStride, label, fmt.Sprint(t.Nb[1]), fmt.Sprint(want), "%s.nb1 != ne0*4 (nb1 = %d, ne0*4 = %d)", label, t.Nb[1], want)
+	}
+}
+
+// eq adds a reason when a != b.
+func (c *checker) eq(what string, a, b int64) {
+	if a != b {
+		c.fail(CodeEqual, what, fmt.Sprint(a), fmt.Sprint(b), "%s (%d != %d)", what, a, b)
+	}
+}

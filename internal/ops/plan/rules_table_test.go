@@ -26,7 +26,7 @@ func rawGraph(op string, params ops.Params, dst *ops.Tensor, srcs ...*ops.Tensor
 	return g
 }
 
-func TestMoreRules(t *testing.T) {
+func TestFamilyRules(t *testing.T) {
 	f32 := func(ne ...int64) *ops.Tensor { return ops.New(ops.F32, ne...) }
 	tests := []struct {
 		name    string
@@ -129,7 +129,7 @@ func TestMoreRules(t *testing.T) {
 
 // TestMoreRulesCatalog runs the rows through the catalog's own graph
 // builder (param names and source order of reference/case-format.md).
-func TestMoreRulesCatalog(t *testing.T) {
+func TestFamilyRulesCatalog(t *testing.T) {
 	for _, op := range []string{"sqr", "mean", "clamp", "concat", "pad", "mul_mat_id", "solve_tri"} {
 		if _, ok := ops.Lookup(op); !ok {
 			t.Skipf("op %s is not in the catalog yet", op)
