@@ -90,4 +90,3 @@ func scalarsTri(x *nodeCtx, b *binder) error {
 	b.op[0] = v
 	return nil
 }
-

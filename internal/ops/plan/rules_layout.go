@@ -178,4 +178,3 @@ func scalarsSet(x *nodeCtx, b *binder) error {
 	}
 	return nil
 }
-
