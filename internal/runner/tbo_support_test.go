@@ -53,7 +53,6 @@ func readTBOSupport(t *testing.T, path string) []tboRow {
 	return rows
 }
 
-
 // TestTBOSupportList feeds every case string of test-backend-ops (ggml
 // d99724f2b141, testdata/gen-tbo-support.sh) to the parser, the graph
 // builder and the planner, and requires the verdict of the output node to
