@@ -1116,3 +1116,61 @@ func isPermutation(p []int64) bool {
 	}
 	return true
 }
+
+// contiguousNb is the byte strides of a contiguous tensor of type t and
+// shape ne (1 to 4 dims).
+func contiguousNb(t ops.Type, ne []int64) [ops.MaxDims]uint64 {
+	var full [ops.MaxDims]int64
+	for i := range full {
+		full[i] = 1
+	}
+	copy(full[:], ne)
+	return ops.ContiguousStrides(t, full)
+}
+
+// viewNode adds a view node of shape ne with byte strides nb1..nb3 and a
+// byte offset over x: ggml_view_4d(x, ne..., nb1, nb2, nb3, offset).
+func (b *csBuilder) viewNode(name, x string, ne []int64, nb [3]uint64, off uint64) string {
+	ne4 := []int64{1, 1, 1, 1}
+	copy(ne4, ne)
+	return b.node(name, ops.OpView, map[string]any{
+		"ne":     ne4,
+		"nb":     []int64{int64(nb[0]), int64(nb[1]), int64(nb[2])},
+		"offset": int64(off),
+	}, x)
+}
+
+// boolDef reads a 0/1 key whose default is def.
+func (b *csBuilder) boolDef(key string, def bool) bool {
+	if _, ok := b.kv[key]; !ok {
+		b.get(key)
+		return def
+	}
+	return b.bool(key)
+}
+
+// enumKey reads an enum key given either as ggml's integer value
+// (test-backend-ops prints enums as integers) or as its name.
+func (b *csBuilder) enumKey(key string, def string, values map[int64]string) string {
+	v, ok := b.get(key)
+	if !ok {
+		return def
+	}
+	var n int64
+	if _, err := fmt.Sscanf(v, "%d", &n); err == nil && fmt.Sprint(n) == v {
+		if name, ok := values[n]; ok {
+			return name
+		}
+	}
+	for _, name := range values {
+		if strings.EqualFold(v, name) {
+			return name
+		}
+	}
+	var want []string
+	for i := int64(0); i < int64(len(values)); i++ {
+		want = append(want, fmt.Sprintf("%d %s", i, values[i]))
+	}
+	b.fail("%s: unknown value %q (want %s)", key, v, strings.Join(want, ", "))
+	return def
+}

@@ -4,8 +4,9 @@ import (
 	"github.com/ainekko/et/internal/ops"
 )
 
-// Case-string builders of the convolution, pooling and resampling ops
-// ggml-et does not implement (registered through hostCaseBuilders).
+// Case-string builders of the convolution, pooling and resampling ops:
+// the ones ggml-et dispatches (im2col, conv_2d, at the end) and the ones
+// it does not implement (registered through hostCaseBuilders).
 
 // CONV_TRANSPOSE_1D(ne_input=[4] (197,32,1,1), ne_kernel=[4] (16,32,32,1),
 // s0 (1), p0 (0), d0 (1)): test_conv_transpose_1d, f32 input and kernel.
@@ -228,4 +229,64 @@ func buildUpscale(b *csBuilder) {
 	}
 	params["ne"] = []int64{src[0] * sf, src[1] * sf, src[2], src[3]}
 	b.node("out", ops.OpUpscale, params, x)
+}
+
+// IM2COL(type_input (f32), type_kernel (f16), dst_type (f32), ne_input=[4]
+// (10,10,3,1), ne_kernel=[4] (3,3,3,1), s0, s1 (1), p0, p1 (1), d0, d1
+// (1), is_2D (1)): the kernel tensor only gives the patch shape.
+func buildIm2col(b *csBuilder) {
+	ti := b.typ("type_input", ops.F32)
+	tk := b.typ("type_kernel", ops.F16)
+	td := b.typ("dst_type", ops.F32)
+	neIn := b.shape("ne_input", 10, 10, 3, 1)
+	neK := b.shape("ne_kernel", 3, 3, 3, 1)
+	params := map[string]any{}
+	for _, k := range []string{"s0", "s1", "p0", "p1", "d0", "d1"} {
+		params[k] = b.int(k, 1)
+	}
+	params["is_2d"] = b.boolDef("is_2D", true)
+	if b.err != nil {
+		return
+	}
+	params["dst_type"] = td.String()
+	kernel := b.leaf("kernel", tk, neK, defaultRange)
+	input := b.leaf("input", ti, neIn, defaultRange)
+	b.node("out", ops.OpIm2col, params, kernel, input)
+}
+
+// CONV_2D(ne_input=[4] (64,64,16,1), ne_kernel=[4], type_kernel (f32),
+// stride0, stride1 (1), padding0, padding1 (0), dilation0, dilation1 (1),
+// cwhn (0)): kernel [KW, KH, Cin, Cout] * input [W, H, Cin, N].
+// test_conv_2d's default ne_kernel (3,3,1,16) does not match its default
+// input's 16 channels, so et's default is [3, 3, ne_input2, 16]. cwhn=1
+// stores input and kernel channel-innermost, as test_conv_2d does: input =
+// permute(cont(permute(input, 1, 2, 0, 3)), 2, 0, 1, 3) and kernel =
+// permute(cont(permute(kernel, 2, 3, 1, 0)), 3, 2, 0, 1), so conv_2d sees
+// the WHCN shapes with permuted strides.
+func buildConv2D(b *csBuilder) {
+	neIn := b.shape("ne_input", 64, 64, 16, 1)
+	if b.err != nil {
+		return
+	}
+	neK := b.shape("ne_kernel", 3, 3, neIn[2], 16)
+	tk := b.typ("type_kernel", ops.F32)
+	params := map[string]any{
+		"s0": b.int("stride0", 1), "s1": b.int("stride1", 1),
+		"p0": b.int("padding0", 0), "p1": b.int("padding1", 0),
+		"d0": b.int("dilation0", 1), "d1": b.int("dilation1", 1),
+	}
+	cwhn := b.bool("cwhn")
+	if b.err != nil {
+		return
+	}
+	kernel := b.leaf("kernel", tk, neK, defaultRange)
+	input := b.leaf("input", ops.F32, neIn, defaultRange)
+	if cwhn {
+		perm := func(x, name string, axes ...int64) string {
+			return b.node(name, ops.OpPermute, map[string]any{"axes": axes}, x)
+		}
+		input = perm(b.node("input_cwhn", ops.OpCont, nil, perm(input, "input_p", 1, 2, 0, 3)), "input_whcn", 2, 0, 1, 3)
+		kernel = perm(b.node("kernel_cwhn", ops.OpCont, nil, perm(kernel, "kernel_p", 2, 3, 1, 0)), "kernel_whcn", 3, 2, 0, 1)
+	}
+	b.node("out", ops.OpConv2D, params, kernel, input)
 }

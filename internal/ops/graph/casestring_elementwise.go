@@ -6,8 +6,9 @@ import (
 	"github.com/ainekko/et/internal/ops"
 )
 
-// Case-string builders of the elementwise, reduction and index ops
-// ggml-et does not implement (registered through hostCaseBuilders).
+// Case-string builders of the elementwise, reduction and index ops: the
+// ones ggml-et dispatches (sqr, clamp, fill, diag, tri, at the end) and
+// the ones it does not implement (registered through hostCaseBuilders).
 
 // SQRT/LOG/SIN/COS(type, ne=[4]): test_sqrt, test_log, test_sin,
 // test_cos, with their input ranges.
@@ -288,4 +289,65 @@ func buildOutProd(b *csBuilder) {
 		x = b.leaf("b", tb, []int64{n, k, bs[0] * nr[0], bs[1] * nr[1]}, defaultRange)
 	}
 	b.node("out", ops.OpOutProd, nil, a, x)
+}
+
+// SQR(type, ne=[4] (10,5,4,3)).
+func buildSqr(b *csBuilder) {
+	t := b.typ("type", ops.F32)
+	ne := b.shape("ne", 10, 5, 4, 3)
+	if b.err != nil {
+		return
+	}
+	b.node("out", ops.OpSqr, nil, b.leaf("a", t, ne, defaultRange))
+}
+
+// CLAMP(type, ne=[4] (10,5,4,3), min (-0.5), max (0.5)).
+func buildClamp(b *csBuilder) {
+	t := b.typ("type", ops.F32)
+	ne := b.shape("ne", 10, 5, 4, 3)
+	lo := b.float("min", -0.5)
+	hi := b.float("max", 0.5)
+	if b.err != nil {
+		return
+	}
+	b.node("out", ops.OpClamp, map[string]any{"min": lo, "max": hi}, b.leaf("a", t, ne, defaultRange))
+}
+
+// FILL(type, ne=[4] (10,10,4,3), c): test_fill has no default for c; et
+// uses 0.
+func buildFill(b *csBuilder) {
+	t := b.typ("type", ops.F32)
+	ne := b.shape("ne", 10, 10, 4, 3)
+	c := b.float("c", 0)
+	if b.err != nil {
+		return
+	}
+	b.node("out", ops.OpFill, map[string]any{"c": c}, b.leaf("a", t, ne, defaultRange))
+}
+
+// DIAG(type, ne=[4] (10,1,4,3)): a must be [N, 1, ...].
+func buildDiag(b *csBuilder) {
+	t := b.typ("type", ops.F32)
+	ne := b.shape("ne", 10, 1, 4, 3)
+	if b.err != nil {
+		return
+	}
+	b.node("out", ops.OpDiag, nil, b.leaf("a", t, ne, defaultRange))
+}
+
+// triTypes are ggml_tri_type's values (ggml d99724f, as in the ABI
+// manifest) and the catalog's names for them.
+var triTypes = map[int64]string{0: "upper_diag", 1: "upper", 2: "lower_diag", 3: "lower"}
+
+// TRI(type, ne=[4] (10,10,4,3), tri_type): tri_type is ggml_tri_type as
+// an integer (0 upper_diag, 1 upper, 2 lower_diag, 3 lower) or its name.
+// test_tri has no default; et uses 3 (lower).
+func buildTri(b *csBuilder) {
+	t := b.typ("type", ops.F32)
+	ne := b.shape("ne", 10, 10, 4, 3)
+	tt := b.enumKey("tri_type", "lower", triTypes)
+	if b.err != nil {
+		return
+	}
+	b.node("out", ops.OpTri, map[string]any{"type": tt}, b.leaf("a", t, ne, defaultRange))
 }
