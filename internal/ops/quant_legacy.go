@@ -1,0 +1,199 @@
+package ops
+
+import (
+	"encoding/binary"
+	"math"
+)
+
+// The codecs of the types llama.cpp models ship in besides q8_0, q4_0 and
+// q4_K: bf16 (ggml_compute_fp32_to_bf16), q4_1, q5_0, q5_1 and the
+// k-quants q2_K, q3_K, q5_K and q6_K, bit-exact with ggml's
+// quantize_row_*_ref and dequantize_row_* (ggml-quants.c, ggml d99724f2).
+// As in quant.go, all arithmetic is float32 in the C's order of
+// operations, every product wrapped in an explicit float32 conversion so
+// that nothing is fused into an FMA (ggml's reference code is compiled
+// without contraction: the golden files in testdata/quant, made from
+// ggml-quants.c by testdata/quantgen, match the prebuilt libggml-base).
+
+// blockQuantizers and blockDequantizers hold the block codecs that
+// QuantizeRow and DequantizeRow reach through their default case.
+var (
+	blockQuantizers = map[Type]func([]float32, []byte){
+		Q4_1: quantizeBlockQ4_1, Q5_0: quantizeBlockQ5_0, Q5_1: quantizeBlockQ5_1,
+		Q2_K: quantizeBlockQ2_K, Q3_K: quantizeBlockQ3_K, Q5_K: quantizeBlockQ5_K, Q6_K: quantizeBlockQ6_K,
+	}
+	blockDequantizers = map[Type]func([]byte, []float32){
+		Q4_1: dequantizeBlockQ4_1, Q5_0: dequantizeBlockQ5_0, Q5_1: dequantizeBlockQ5_1,
+		Q2_K: dequantizeBlockQ2_K, Q3_K: dequantizeBlockQ3_K, Q5_K: dequantizeBlockQ5_K, Q6_K: dequantizeBlockQ6_K,
+	}
+)
+
+// Block sizes in bytes.
+const (
+	sizeQ4_1 = 20
+	sizeQ5_0 = 22
+	sizeQ5_1 = 24
+	sizeQ2_K = 84
+	sizeQ3_K = 110
+	sizeQ5_K = 176
+	sizeQ6_K = 210
+)
+
+// groupMaxEps is ggml-quants.c's GROUP_MAX_EPS: a group whose largest
+// magnitude is below it quantizes to zero.
+const groupMaxEps float32 = 1e-15
+
+// F32ToBF16 is ggml_compute_fp32_to_bf16: round to nearest even, NaNs
+// truncated and forced quiet.
+func F32ToBF16(f float32) uint16 {
+	u := math.Float32bits(f)
+	if u&0x7fffffff > 0x7f800000 {
+		return uint16(u>>16) | 64
+	}
+	return uint16((u + (0x7fff + (u>>16)&1)) >> 16)
+}
+
+// BF16ToF32 widens a bf16 value exactly.
+func BF16ToF32(h uint16) float32 { return math.Float32frombits(uint32(h) << 16) }
+
+// cvtI32 is the x86 float → int32 conversion C code compiles to
+// (cvttss2si): truncation toward zero, and INT32_MIN for NaN and values
+// out of range, where a C cast is undefined and Go's is
+// implementation-defined. Narrower C casts then keep the low bits.
+func cvtI32(f float32) int32 {
+	if !(f > -2147483904 && f < 2147483648) { // also NaN
+		return math.MinInt32
+	}
+	return int32(f)
+}
+
+func f16At(b []byte, off int) float32 { return F16ToF32(binary.LittleEndian.Uint16(b[off:])) }
+
+func quantizeBlockQ4_1(x []float32, y []byte) {
+	x = x[:32]
+	y = y[:sizeQ4_1]
+	mn, mx := float32(math.MaxFloat32), float32(-math.MaxFloat32)
+	for _, v := range x {
+		if v < mn {
+			mn = v
+		}
+		if v > mx {
+			mx = v
+		}
+	}
+	d := (mx - mn) / 15
+	var id float32
+	if d != 0 {
+		id = 1 / d
+	}
+	binary.LittleEndian.PutUint16(y[0:], F32ToF16(d))
+	binary.LittleEndian.PutUint16(y[2:], F32ToF16(mn))
+	for j := 0; j < 16; j++ {
+		x0 := float32((x[j] - mn) * id)
+		x1 := float32((x[16+j] - mn) * id)
+		xi0 := uint8(min(15, int8(cvtI32(x0+0.5))))
+		xi1 := uint8(min(15, int8(cvtI32(x1+0.5))))
+		y[4+j] = xi0 | xi1<<4
+	}
+}
+
+func dequantizeBlockQ4_1(x []byte, y []float32) {
+	x = x[:sizeQ4_1]
+	y = y[:32]
+	d, m := f16At(x, 0), f16At(x, 2)
+	for j := 0; j < 16; j++ {
+		y[j] = float32(float32(x[4+j]&0x0f)*d) + m
+		y[j+16] = float32(float32(x[4+j]>>4)*d) + m
+	}
+}
+
+func quantizeBlockQ5_0(x []float32, y []byte) {
+	x = x[:32]
+	y = y[:sizeQ5_0]
+	var amax, max float32
+	for _, v := range x {
+		if a := abs32(v); amax < a {
+			amax = a
+			max = v
+		}
+	}
+	d := max / -16
+	var id float32
+	if d != 0 {
+		id = 1 / d
+	}
+	binary.LittleEndian.PutUint16(y[0:], F32ToF16(d))
+	var qh uint32
+	for j := 0; j < 16; j++ {
+		x0 := float32(x[j] * id)
+		x1 := float32(x[16+j] * id)
+		xi0 := uint8(min(31, int8(cvtI32(x0+16.5))))
+		xi1 := uint8(min(31, int8(cvtI32(x1+16.5))))
+		y[6+j] = xi0&0x0f | (xi1&0x0f)<<4
+		qh |= uint32(xi0&0x10) >> 4 << j
+		qh |= uint32(xi1&0x10) >> 4 << (j + 16)
+	}
+	binary.LittleEndian.PutUint32(y[2:], qh)
+}
+
+func dequantizeBlockQ5_0(x []byte, y []float32) {
+	x = x[:sizeQ5_0]
+	y = y[:32]
+	d := f16At(x, 0)
+	qh := binary.LittleEndian.Uint32(x[2:])
+	for j := 0; j < 16; j++ {
+		xh0 := uint8(qh>>j<<4) & 0x10
+		xh1 := uint8(qh>>(j+12)) & 0x10
+		x0 := int32(x[6+j]&0x0f|xh0) - 16
+		x1 := int32(x[6+j]>>4|xh1) - 16
+		y[j] = float32(x0) * d
+		y[j+16] = float32(x1) * d
+	}
+}
+
+func quantizeBlockQ5_1(x []float32, y []byte) {
+	x = x[:32]
+	y = y[:sizeQ5_1]
+	mn, mx := float32(math.MaxFloat32), float32(-math.MaxFloat32)
+	for _, v := range x {
+		if v < mn {
+			mn = v
+		}
+		if v > mx {
+			mx = v
+		}
+	}
+	d := (mx - mn) / 31
+	var id float32
+	if d != 0 {
+		id = 1 / d
+	}
+	binary.LittleEndian.PutUint16(y[0:], F32ToF16(d))
+	binary.LittleEndian.PutUint16(y[2:], F32ToF16(mn))
+	var qh uint32
+	for j := 0; j < 16; j++ {
+		x0 := float32((x[j] - mn) * id)
+		x1 := float32((x[16+j] - mn) * id)
+		xi0 := uint8(cvtI32(x0 + 0.5))
+		xi1 := uint8(cvtI32(x1 + 0.5))
+		y[8+j] = xi0&0x0f | (xi1&0x0f)<<4
+		qh |= uint32(xi0&0x10) >> 4 << j
+		qh |= uint32(xi1&0x10) >> 4 << (j + 16)
+	}
+	binary.LittleEndian.PutUint32(y[4:], qh)
+}
+
+func dequantizeBlockQ5_1(x []byte, y []float32) {
+	x = x[:sizeQ5_1]
+	y = y[:32]
+	d, m := f16At(x, 0), f16At(x, 2)
+	qh := binary.LittleEndian.Uint32(x[4:])
+	for j := 0; j < 16; j++ {
+		xh0 := uint8(qh>>j<<4) & 0x10
+		xh1 := uint8(qh>>(j+12)) & 0x10
+		x0 := int32(x[8+j]&0x0f | xh0)
+		x1 := int32(x[8+j]>>4 | xh1)
+		y[j] = float32(float32(x0)*d) + m
+		y[j+16] = float32(float32(x1)*d) + m
+	}
+}
