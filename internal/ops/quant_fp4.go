@@ -9,7 +9,7 @@ import (
 // with one f16 scale), the ternary tq1_0 and tq2_0 (BitNet b1.58), and the
 // 4-bit floating-point mxfp4 (gpt-oss) and nvfp4, bit-exact with ggml's
 // quantize_row_*_ref and dequantize_row_* (ggml-quants.c, d99724f2) like
-// quant_more.go.
+// quant_legacy.go.
 
 const (
 	sizeQ1_0  = 18

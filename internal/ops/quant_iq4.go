@@ -5,7 +5,7 @@ import "encoding/binary"
 // The non-linear 4-bit codecs iq4_nl and iq4_xs (ggml-quants.c's
 // quantize_row_iq4_nl_impl, as quantize_row_iq4_nl_ref and
 // quantize_row_iq4_xs_ref call it, and dequantize_row_iq4_*), bit-exact
-// with ggml like quant_more.go. One quirk is not copied: for an iq4_nl
+// with ggml like quant_legacy.go. One quirk is not copied: for an iq4_nl
 // block whose values are all below GROUP_MAX_EPS in magnitude, ggml leaves
 // the quants uninitialised (stack contents); et writes zeros. The scale is
 // 0 either way, so every value dequantizes to ±0.

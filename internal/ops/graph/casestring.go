@@ -23,7 +23,7 @@ import (
 // the test-backend-ops test classes (test_mul_mat, test_bin_bcast,
 // test_rms_norm, test_soft_max, test_rope, test_unary, test_glu,
 // test_get_rows, test_set_rows, test_cpy, test_cont, test_scale,
-// test_norm, test_flash_attn_ext, and the classes casestring_more.go
+// test_norm, test_flash_attn_ext, and the classes the casestring_<family>.go files
 // lists).
 //
 // Defaults for omitted keys: shape keys (m, n, k, ne, ne_a, ...) take the

@@ -7,7 +7,7 @@ import (
 )
 
 // moreCaseStrings are test-backend-ops style strings of the ops of
-// casestring_more.go with the graph each must build.
+// the casestring_<family>.go files with the graph each must build.
 var moreCaseStrings = []struct {
 	in   string
 	want string

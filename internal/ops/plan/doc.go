@@ -6,7 +6,7 @@
 // batches launches into uberkernel segments (Segments) and explains all
 // of it per node (Explain, the rows of `et run-op --explain`).
 //
-// The rules are a table: one opRule row per op (rules.go, rules_more.go)
+// The rules are a table: one opRule row per op (rules.go, rules_<family>.go)
 // with its supports_op check, kernel selector, tensor fields and scalar
 // binder, and one row per fusion (fusion.go). Adding an op is a row.
 //

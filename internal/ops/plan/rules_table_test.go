@@ -8,7 +8,7 @@ import (
 )
 
 // rawGraph builds a one-node graph without the catalog (the rows of
-// rules_more.go apply to ops the catalog may not have yet).
+// the rules_<family>.go tables apply to ops the catalog may not have yet).
 func rawGraph(op string, params ops.Params, dst *ops.Tensor, srcs ...*ops.Tensor) *Graph {
 	g := NewGraph()
 	n := Node{Name: "y", Op: ops.Op(op), Params: params}
