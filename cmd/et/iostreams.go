@@ -3,6 +3,7 @@ package main
 import (
 	"io"
 	"os"
+	"sync"
 
 	"github.com/charmbracelet/lipgloss"
 	"golang.org/x/sys/unix"
@@ -31,7 +32,22 @@ func newIOStreams(in io.Reader, out, errOut io.Writer, getenv func(string) strin
 	s.ErrTTY = isTerminal(errOut) && getenv("TERM") != "dumb"
 	s.Color = colorEnabled(s.OutTTY, getenv)
 	s.rawOut, s.Out = out, &checkedWriter{w: out}
+	s.ErrOut = &lockedWriter{w: errOut}
 	return s
+}
+
+// lockedWriter serializes writes to stderr: progress and warnings come
+// from the jobs of a run at once (one per device), and each line must
+// arrive whole, whatever the writer underneath.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
 
 // checkedWriter remembers the first error writing stdout: table renderers

@@ -228,8 +228,10 @@ func (x *Tensor) forEach(fn func(i0, i1, i2, i3 int64)) {
 }
 
 // View is ggml_view_4d (and _1d/_2d/_3d): a tensor of shape ne sharing x's
-// buffer, starting offs bytes after x's element 0, with Nb[0] = x.Nb[0]
-// and Nb[1..len(nb)] = nb (byte strides of dims 1..3). Strides not given
+// buffer, starting offs bytes after x's element 0, with Nb[0] = the type
+// size (as ggml_view_impl sets it, whatever x's own nb0: a view of a
+// permuted tensor has dense rows) and Nb[1..len(nb)] = nb (byte strides of
+// dims 1..3). Strides not given
 // continue contiguously (nb[i] = nb[i-1]*ne[i-1]) as in ggml. It fails if
 // the view reaches outside the buffer or ne0 is not a multiple of the
 // block size.
@@ -253,7 +255,7 @@ func View(x *Tensor, ne []int64, nb []uint64, offs uint64) (*Tensor, error) {
 	if bs := int64(x.Type.BlockSize()); v.Ne[0]%bs != 0 {
 		return nil, fmt.Errorf("view: ne0 = %d is not a multiple of the %s block size %d", v.Ne[0], x.Type, bs)
 	}
-	v.Nb[0] = x.Nb[0]
+	v.Nb[0] = uint64(x.Type.TypeSize())
 	v.Nb[1] = v.Nb[0] * uint64(v.Ne[0]/int64(x.Type.BlockSize()))
 	for i := 2; i < MaxDims; i++ {
 		v.Nb[i] = v.Nb[i-1] * uint64(v.Ne[i-1])

@@ -154,15 +154,16 @@ var Catalog = append([]OpInfo{
 		Params: []ParamSpec{
 			{Name: "scale", Kind: KindFloat, Default: 1.0, Doc: "multiplier applied to x"},
 			{Name: "max_bias", Kind: KindFloat, Default: 0.0, Doc: "ALiBi maximum bias (0 = no ALiBi)"},
+			sinksSpec,
 		},
 		Infer: inferSoftMax, Ref: refSoftMax,
 	},
 	{
-		Name: OpRope, Doc: "rotary position embedding (normal, neox, imrope) with YaRN",
+		Name: OpRope, Doc: "rotary position embedding (normal, neox, mrope, vision, imrope) with YaRN",
 		Srcs: []string{"x", "pos", "freq_factors"}, MinSrc: 2,
 		Params: []ParamSpec{
 			{Name: "n_dims", Kind: KindInt, Required: true, Doc: "number of rotated dimensions, even, <= ne0"},
-			{Name: "mode", Kind: KindEnum, Default: "normal", Enum: []string{"normal", "neox", "imrope"}, Doc: "rotation layout"},
+			{Name: "mode", Kind: KindEnum, Default: "normal", Enum: RopeModes, Doc: "rotation layout"},
 			{Name: "n_ctx_orig", Kind: KindInt, Default: int64(0), Doc: "original context length (YaRN)"},
 			{Name: "freq_base", Kind: KindFloat, Default: 10000.0, Doc: "frequency base"},
 			{Name: "freq_scale", Kind: KindFloat, Default: 1.0, Doc: "frequency scale (1/context extension factor)"},
@@ -170,7 +171,8 @@ var Catalog = append([]OpInfo{
 			{Name: "attn_factor", Kind: KindFloat, Default: 1.0, Doc: "magnitude scale"},
 			{Name: "beta_fast", Kind: KindFloat, Default: 32.0, Doc: "YaRN low correction dim"},
 			{Name: "beta_slow", Kind: KindFloat, Default: 1.0, Doc: "YaRN high correction dim"},
-			{Name: "sections", Kind: KindInts, MinLen: 4, MaxLen: 4, Default: []int64{0, 0, 0, 0}, Doc: "imrope sections [t, h, w, e]"},
+			{Name: "sections", Kind: KindInts, MinLen: 4, MaxLen: 4, Default: []int64{0, 0, 0, 0}, Doc: "mrope, vision and imrope sections [t, h, w, e]"},
+			{Name: "n_offs", Kind: KindInt, Default: int64(0), Doc: "first rotated dimension (ggml_rope_set_offset), even"},
 		},
 		Infer: inferRope, Ref: refRope,
 	},
@@ -200,8 +202,8 @@ var Catalog = append([]OpInfo{
 		Srcs: []string{"dst", "src", "idx"}, MinSrc: 3, Infer: inferSetRows, Ref: refSetRows,
 	},
 	{
-		Name: OpCpy, Doc: "copy with type conversion (quantizes with ggml's reference quantizers)",
-		Srcs: []string{"x"}, MinSrc: 1,
+		Name: OpCpy, Doc: "copy with type conversion (quantizes with ggml's reference quantizers), optionally into dst",
+		Srcs: []string{"x", "dst"}, MinSrc: 1,
 		Params: []ParamSpec{{Name: "type", Kind: KindType, Required: true, Doc: "destination type, e.g. f16"}},
 		Infer:  inferCpy, Ref: refCpy,
 	},
@@ -211,11 +213,12 @@ var Catalog = append([]OpInfo{
 	},
 	{
 		Name: OpFlashAttnExt, Doc: "fused attention softmax(q·k*scale + mask)·v; dst is [d_v, n_head, n_q, n_batch]",
-		Srcs: []string{"q", "k", "v", "mask"}, MinSrc: 3,
+		Srcs: []string{"q", "k", "v", "mask", "sinks"}, MinSrc: 3,
 		Params: []ParamSpec{
 			{Name: "scale", Kind: KindFloat, Required: true, Doc: "KQ scale, usually 1/sqrt(d_k)"},
 			{Name: "max_bias", Kind: KindFloat, Default: 0.0, Doc: "ALiBi maximum bias (0 = no ALiBi)"},
 			{Name: "logit_softcap", Kind: KindFloat, Default: 0.0, Doc: "softcap*tanh(s/softcap) on the logits (0 = off)"},
+			sinksSpec,
 		},
 		Infer: inferFlashAttn, Ref: refFlashAttn, Flops: flopsFlashAttn,
 	},
@@ -311,11 +314,12 @@ var Catalog = append([]OpInfo{
 		Infer:  inferRepeat, Ref: refRepeat,
 	},
 	{
-		Name: OpPad, Doc: "zero padding before (lp) and after (rp) each dim (ggml_pad_ext)",
+		Name: OpPad, Doc: "zero (or circular) padding before (lp) and after (rp) each dim (ggml_pad_ext)",
 		Srcs: []string{"x"}, MinSrc: 1,
 		Params: []ParamSpec{
 			{Name: "lp", Kind: KindInts, MinLen: 4, MaxLen: 4, Default: []int64{0, 0, 0, 0}, Doc: "zeros before, per dim in ne order"},
 			{Name: "rp", Kind: KindInts, MinLen: 4, MaxLen: 4, Default: []int64{0, 0, 0, 0}, Doc: "zeros after, per dim in ne order"},
+			{Name: "circular", Kind: KindBool, Default: false, Doc: "wrap around instead of zeros (ggml_pad_ext_circular)"},
 		},
 		Infer: inferPad, Ref: refPad,
 	},
@@ -382,6 +386,41 @@ var Catalog = append([]OpInfo{
 		Infer:  inferGatedDeltaNet, Ref: refGatedDeltaNet,
 	},
 }, hostCatalog...)
+
+// sinksSpec is soft_max's and flash_attn_ext's "sinks" flag: the last
+// source is the attention sinks. It is needed only when there is no mask
+// (ggml's src[1] resp. src[3] is NULL and the sinks are the next source);
+// with every source given, the last one is the sinks anyway.
+var sinksSpec = ParamSpec{Name: "sinks", Kind: KindBool, Default: false, Doc: "the last source is the attention sinks (f32 [n_head]); needed only without a mask"}
+
+// MaskSinks gives the source indices of the mask and the sinks of a
+// soft_max (fixed = 1: x) or flash_attn_ext (fixed = 3: q, k, v) node with
+// n sources, -1 for an absent one: with two optional sources they are
+// [mask, sinks]; with one, it is the sinks if the sinks param is set and
+// the mask otherwise.
+func MaskSinks(fixed, n int, p Params) (mask, sinks int) {
+	switch n - fixed {
+	case 2:
+		return fixed, fixed + 1
+	case 1:
+		if p.Has("sinks") && p.Bool("sinks") {
+			return -1, fixed
+		}
+		return fixed, -1
+	}
+	return -1, -1
+}
+
+func maskSinks(fixed int, srcs []*Tensor, p Params) (mask, sinks *Tensor) {
+	m, s := MaskSinks(fixed, len(srcs), p)
+	if m >= 0 {
+		mask = srcs[m]
+	}
+	if s >= 0 {
+		sinks = srcs[s]
+	}
+	return mask, sinks
+}
 
 var epsSpec = ParamSpec{Name: "eps", Kind: KindFloat, Default: 1e-6, Doc: "added to the variance (default 1e-6, test-backend-ops' default)"}
 

@@ -177,7 +177,7 @@ func TestNormalize(t *testing.T) {
 		},
 		{name: "unknown param", info: "rope", raw: map[string]any{"n_dims": 2, "freqbase": 1.0}, wantErr: `rope: param freqbase: unknown parameter (want n_dims, mode,`},
 		{name: "required", info: "rope", raw: map[string]any{}, wantErr: "rope: param n_dims: required"},
-		{name: "bad enum", info: "rope", raw: map[string]any{"n_dims": 2, "mode": "sideways"}, wantErr: `unknown value "sideways" (want normal, neox, imrope)`},
+		{name: "bad enum", info: "rope", raw: map[string]any{"n_dims": 2, "mode": "sideways"}, wantErr: `unknown value "sideways" (want normal, neox, mrope, vision, imrope)`},
 		{name: "float for int", info: "rope", raw: map[string]any{"n_dims": 2.5}, wantErr: "param n_dims: got 2.5 (float64), want an integer"},
 		{name: "int overflow", info: "rope", raw: map[string]any{"n_dims": int64(1) << 40}, wantErr: "does not fit in an int32"},
 		{name: "short list", info: "rope", raw: map[string]any{"n_dims": 2, "sections": []any{1, 2}}, wantErr: "has 2 entries, want 4"},

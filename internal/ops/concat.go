@@ -3,9 +3,9 @@ package ops
 import "fmt"
 
 // concat: a and b joined along dimension dim; every other dimension must
-// match. Elements are copied as raw bytes, so any type works; quantized
-// types are copied block by block, as ggml's CPU does (their ne0 is a
-// multiple of the block size). Both sources may be strided views.
+// match. Elements are copied as raw bytes (blocks for a quantized type,
+// as ggml's CPU does), so any type works. Both sources may be strided
+// views.
 
 func inferConcat(srcs []*Tensor, p Params) (Type, [MaxDims]int64, error) {
 	a, b := srcs[0], srcs[1]

@@ -1,6 +1,9 @@
 package ops
 
-import "testing"
+import (
+	"bytes"
+	"testing"
+)
 
 func TestConcat(t *testing.T) {
 	a := FromF32(F32, []int64{2, 2}, []float32{1, 2, 3, 4})
@@ -61,4 +64,20 @@ func TestConcat(t *testing.T) {
 			}
 		}
 	}
+	// Quantized: blocks are copied as they are, in dim 0 and in dim 1.
+	qa := FromF32(Q8_0, []int64{64, 2}, randVals(31, 128, -1, 1))
+	qb := FromF32(Q8_0, []int64{32, 2}, randVals(32, 64, -1, 1))
+	y0 := mustOp(t, OpConcat, []*Tensor{qa, qb}, map[string]any{"dim": 0})
+	for r := 0; r < 2; r++ {
+		row := y0.Buf[r*102 : (r+1)*102] // 3 blocks of 34 bytes
+		if !bytes.Equal(row[:68], qa.Buf[r*68:(r+1)*68]) || !bytes.Equal(row[68:], qb.Buf[r*34:(r+1)*34]) {
+			t.Fatalf("q8_0 concat dim 0: row %d differs", r)
+		}
+	}
+	qc := FromF32(Q8_0, []int64{64, 1}, randVals(33, 64, -1, 1))
+	y1 := mustOp(t, OpConcat, []*Tensor{qa, qc}, map[string]any{"dim": 1})
+	if !bytes.Equal(y1.Buf[:136], qa.Buf) || !bytes.Equal(y1.Buf[136:], qc.Buf) {
+		t.Fatalf("q8_0 concat dim 1 differs")
+	}
+	wantOpError(t, OpConcat, []*Tensor{New(Q8_0, 32), New(Q4_0, 32)}, nil, "b is q4_0, want a's type q8_0")
 }

@@ -8,7 +8,7 @@ import (
 // conv_2d: GGML_OP_CONV_2D (ggml_conv_2d_direct), a 2-D convolution
 // without materialising im2col in the graph:
 //
-//	kernel [KW, KH, IC, OC] (f32 or f16, contiguous), input [W, H, IC, N] f32
+//	kernel [KW, KH, IC, OC] (f32 or f16), input [W, H, IC, N] f32 (either strided)
 //	-> dst [OW, OH, OC, N] f32,  OW = (W + 2·p0 - d0·(KW-1) - 1)/s0 + 1
 //	dst[ow, oh, oc, n] = Σ_{ic,ky,kx} kernel[kx, ky, ic, oc] ·
 //	                     input[ow·s0 + kx·d0 - p0, oh·s1 + ky·d1 - p1, ic, n]
@@ -29,9 +29,6 @@ func inferConv2D(srcs []*Tensor, p Params) (Type, [MaxDims]int64, error) {
 	}
 	if err := wantTypes(OpConv2D, "input", in.Type, F32); err != nil {
 		return 0, zero, err
-	}
-	if !kernel.IsContiguous() {
-		return 0, zero, shapeErr(OpConv2D, "kernel %s is not contiguous (ggml requires it)", kernel.ShapeString())
 	}
 	if kernel.Ne[2] != in.Ne[2] {
 		return 0, zero, shapeErr(OpConv2D, "kernel.ne2 = %d != input.ne2 = %d (input channels)", kernel.Ne[2], in.Ne[2])
@@ -56,6 +53,11 @@ func refConv2D(dst *Tensor, srcs []*Tensor, p Params) error {
 	npatch := ow * oh * n
 	if k == 0 || npatch == 0 || oc == 0 {
 		return nil
+	}
+	if !kernel.IsContiguous() {
+		// ggml's CPU asserts a contiguous kernel (its supports_op refuses
+		// others); the math is the same on a contiguous copy.
+		kernel = Cont(kernel)
 	}
 	patches := New(kernel.Type, k, npatch)
 	refParallel(npatch, k, func(lo, hi int64) {

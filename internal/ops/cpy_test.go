@@ -78,3 +78,50 @@ func TestCpy(t *testing.T) {
 	yf := mustOp(t, OpCpy, []*Tensor{FromInts(I32, []int64{2}, []int64{-7, 1<<24 + 1})}, map[string]any{"type": "f32"})
 	checkClose(t, yf.ToF32(), []float32{-7, 1 << 24}, 0)
 }
+
+func TestCpyIntoDst(t *testing.T) {
+	xs := randVals(21, 2*3*4, -150, 150)
+	x := FromF32(F32, []int64{2, 3, 4}, xs)
+	// Another shape with the same element count: a row-major reshape.
+	y := mustOp(t, OpCpy, []*Tensor{x, New(F32, 4, 6)}, map[string]any{"type": "f32"})
+	if y.Ne != [MaxDims]int64{4, 6, 1, 1} {
+		t.Fatalf("shape %s", y.ShapeString())
+	}
+	checkClose(t, y.ToF32(), xs, 0)
+	// f16 into a permuted dst: element (i0, i1, i2) of the dst view is
+	// x's (i0, i1, i2), rounded to f16.
+	store := New(F16, 2, 4, 3) // dst memory, viewed as [2, 3, 4] by permute(0, 2, 1, 3)
+	dst, err := Permute(store, 0, 2, 1, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, _ := Lookup("cpy")
+	p, err := info.Normalize(map[string]any{"type": "f16"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := info.Run(dst, []*Tensor{x, dst}, p); err != nil {
+		t.Fatal(err)
+	}
+	for i2 := int64(0); i2 < 4; i2++ {
+		for i1 := int64(0); i1 < 3; i1++ {
+			for i0 := int64(0); i0 < 2; i0++ {
+				want := RoundF16(xs[(i2*3+i1)*2+i0])
+				if got := store.F32(i0, i2, i1, 0); got != want {
+					t.Fatalf("dst[%d,%d,%d] = %g, want %g", i0, i1, i2, got, want)
+				}
+			}
+		}
+	}
+	// f32 -> i32 truncates toward zero; i32 -> f32 is exact.
+	ints := mustOp(t, OpCpy, []*Tensor{FromF32(F32, []int64{4}, []float32{-2.7, -0.5, 0.5, 149.9})}, map[string]any{"type": "i32"})
+	for i, want := range []int64{-2, 0, 0, 149} {
+		if got := ints.Int(int64(i), 0, 0, 0); got != want {
+			t.Errorf("i32[%d] = %d, want %d", i, got, want)
+		}
+	}
+	back := mustOp(t, OpCpy, []*Tensor{ints, New(F32, 2, 2)}, map[string]any{"type": "f32"})
+	checkClose(t, back.ToF32(), []float32{-2, 0, 0, 149}, 0)
+	wantOpError(t, OpCpy, []*Tensor{x, New(F32, 5, 5)}, map[string]any{"type": "f32"}, "dst [5, 5, 1, 1] has 25 elements")
+	wantOpError(t, OpCpy, []*Tensor{x, New(F16, 4, 6)}, map[string]any{"type": "f32"}, "param type: f32, but dst is f16")
+}

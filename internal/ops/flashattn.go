@@ -10,6 +10,8 @@ import "math"
 //	k [d_k, n_kv, n_head_kv, n_batch_kv] f16 or f32
 //	v [d_v, n_kv, n_head_kv, n_batch_kv] f16 or f32 (not transposed)
 //	mask [n_kv, >= n_q, ne2, ne3] f16 or f32, broadcast over heads and batches
+//	sinks [n_head] f32 (optional, ggml_flash_attn_ext_add_sinks; without
+//	    a mask the sinks param says that the fourth source is the sinks)
 //	dst [d_v, n_head, n_q, n_batch] f32 — permuted: dst[:, h, i, b] is
 //	    query i of head h
 //
@@ -21,19 +23,25 @@ import "math"
 // max M, sum S and accumulator V are updated with expf in float32. With an
 // f16 K, q is rounded to f16 before the dot product; with an f16 V, the
 // accumulator is kept in f16 (each update rounded), as on the CPU.
-// Finally dst = V/S (0 if S = 0).
+// With sinks, the sink s = sinks[h] of query head h then enters the
+// softmax as one more logit without a value: if s > M, V *= expf(M-s),
+// S = S*expf(M-s) + 1, otherwise S += expf(s-M). Finally dst = V/S (0 if
+// S = 0). K and V of another type than f16 and f32 have no host math here
+// (ggml's CPU converts q to K's vec_dot type for those).
 
-func inferFlashAttn(srcs []*Tensor, _ Params) (Type, [MaxDims]int64, error) {
+func inferFlashAttn(srcs []*Tensor, p Params) (Type, [MaxDims]int64, error) {
 	q, k, v := srcs[0], srcs[1], srcs[2]
 	var ne [MaxDims]int64
 	if err := wantTypes(OpFlashAttnExt, "q", q.Type, F32); err != nil {
 		return 0, ne, err
 	}
-	if err := wantTypes(OpFlashAttnExt, "k", k.Type, F16, F32); err != nil {
-		return 0, ne, err
-	}
-	if err := wantTypes(OpFlashAttnExt, "v", v.Type, F16, F32); err != nil {
-		return 0, ne, err
+	for _, t := range []struct {
+		name string
+		x    *Tensor
+	}{{"k", k}, {"v", v}} {
+		if t.x.Type.Integer() {
+			return 0, ne, shapeErr(OpFlashAttnExt, "%s is %s, want a float or quantized type", t.name, t.x.Type)
+		}
 	}
 	if k.Ne[0] != q.Ne[0] {
 		return 0, ne, shapeErr(OpFlashAttnExt, "k.ne0 = %d != q.ne0 = %d (d_k)", k.Ne[0], q.Ne[0])
@@ -51,8 +59,16 @@ func inferFlashAttn(srcs []*Tensor, _ Params) (Type, [MaxDims]int64, error) {
 			}
 		}
 	}
-	if len(srcs) > 3 {
-		m := srcs[3]
+	m, sinks := maskSinks(3, srcs, p)
+	if sinks != nil {
+		if err := wantTypes(OpFlashAttnExt, "sinks", sinks.Type, F32); err != nil {
+			return 0, ne, err
+		}
+		if sinks.NElements() != q.Ne[2] || sinks.Ne[0] != q.Ne[2] {
+			return 0, ne, shapeErr(OpFlashAttnExt, "sinks is %s, want [%d] (one per query head, q.ne2)", sinks.ShapeString(), q.Ne[2])
+		}
+	}
+	if m != nil {
 		if err := wantTypes(OpFlashAttnExt, "mask", m.Type, F16, F32); err != nil {
 			return 0, ne, err
 		}
@@ -78,10 +94,12 @@ func flopsFlashAttn(_ *Tensor, srcs []*Tensor, _ Params) int64 {
 
 func refFlashAttn(dst *Tensor, srcs []*Tensor, p Params) error {
 	q, k, v := srcs[0], srcs[1], srcs[2]
-	var mask *Tensor
-	if len(srcs) > 3 {
-		mask = srcs[3]
+	for _, t := range []*Tensor{k, v} {
+		if t.Type != F16 && t.Type != F32 {
+			return &NoHostMathError{What: "flash_attn_ext with " + t.Type.String() + " K/V"}
+		}
 	}
+	mask, sinks := maskSinks(3, srcs, p)
 	scale := p.F32("scale")
 	softcap := p.F32("logit_softcap")
 	if softcap != 0 {
@@ -161,6 +179,19 @@ func refFlashAttn(dst *Tensor, srcs []*Tensor, p Params) error {
 				}
 				if f16V {
 					roundF16Slice(acc)
+				}
+				S = float32(S*ms) + vs
+			}
+			if sinks != nil {
+				s := sinks.F32(iq2, 0, 0, 0)
+				ms, vs := float32(1), float32(1)
+				if s > M {
+					ms = expf32(M - s)
+					for i := range acc {
+						acc[i] *= ms
+					}
+				} else {
+					vs = expf32(s - M)
 				}
 				S = float32(S*ms) + vs
 			}

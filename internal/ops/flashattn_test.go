@@ -1,14 +1,16 @@
 package ops
 
 import (
+	"errors"
 	"math"
 	"testing"
 )
 
 // attn64 is plain float64 attention over row-major slices in ggml order,
 // written from the definition: out[:, h, i, b] = Σ_j softmax_j(s_j)·v_j
-// with s_j = cap(q·k_j·scale) + slope_h·mask[j, i].
-func attn64(q, k, v, mask []float32, dk, dv, nq, nh, nkv, nhkv int, scale, softcap float64, slopes []float64) []float32 {
+// with s_j = cap(q·k_j·scale) + slope_h·mask[j, i]; a sink (sinks[h],
+// when sinks is not nil) is one more logit in the softmax with no value.
+func attn64(q, k, v, mask []float32, dk, dv, nq, nh, nkv, nhkv int, scale, softcap float64, slopes []float64, sinks ...float32) []float32 {
 	out := make([]float32, dv*nh*nq)
 	for h := 0; h < nh; h++ {
 		hk := h / (nh / nhkv)
@@ -31,6 +33,10 @@ func attn64(q, k, v, mask []float32, dk, dv, nq, nh, nkv, nhkv int, scale, softc
 				m = math.Max(m, x)
 			}
 			sum := 0.0
+			if sinks != nil {
+				m = math.Max(m, float64(sinks[h]))
+				sum = math.Exp(float64(sinks[h]) - m)
+			}
 			for j := range s {
 				s[j] = math.Exp(s[j] - m)
 				sum += s[j]
@@ -84,29 +90,37 @@ func TestFlashAttn(t *testing.T) {
 		name    string
 		kvType  Type
 		mask    bool
+		sinks   bool
 		raw     map[string]any
 		softcap float64
 		slopes  []float64
 		maxNMSE float64
 	}{
-		{"f16 no mask", F16, false, map[string]any{"scale": 0.25}, 0, ones, 1e-5},
-		{"f16 mask", F16, true, map[string]any{"scale": 0.25}, 0, ones, 1e-5},
-		{"f16 alibi", F16, true, map[string]any{"scale": 0.25, "max_bias": 16}, 0, alibi, 1e-5},
-		{"f16 softcap", F16, true, map[string]any{"scale": 0.25, "logit_softcap": 2}, 2, ones, 1e-5},
-		{"f32 kv", F32, true, map[string]any{"scale": 0.25}, 0, ones, 1e-11},
+		{"f16 no mask", F16, false, false, map[string]any{"scale": 0.25}, 0, ones, 1e-5},
+		{"f16 mask", F16, true, false, map[string]any{"scale": 0.25}, 0, ones, 1e-5},
+		{"f16 alibi", F16, true, false, map[string]any{"scale": 0.25, "max_bias": 16}, 0, alibi, 1e-5},
+		{"f16 softcap", F16, true, false, map[string]any{"scale": 0.25, "logit_softcap": 2}, 2, ones, 1e-5},
+		{"f32 kv", F32, true, false, map[string]any{"scale": 0.25}, 0, ones, 1e-11},
+		{"f16 mask sinks", F16, true, true, map[string]any{"scale": 0.25}, 0, ones, 1e-5},
+		{"f32 sinks no mask", F32, false, true, map[string]any{"scale": 0.25, "sinks": true}, 0, ones, 1e-11},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			k := FromF32(tt.kvType, []int64{dk, nkv, nhkv}, kv)
 			v := FromF32(tt.kvType, []int64{dv, nkv, nhkv}, vv)
 			srcs := []*Tensor{q, k, v}
-			var m []float32
+			var m, sk []float32
 			if tt.mask {
 				srcs = append(srcs, mask)
 				m = maskVals
 			}
+			if tt.sinks {
+				// Sinks above and below the row maxima: both branches.
+				sk = []float32{-3, 4, 0.5, -0.25}
+				srcs = append(srcs, FromF32(F32, []int64{nh}, sk))
+			}
 			y := mustOp(t, OpFlashAttnExt, srcs, tt.raw)
-			want := attn64(qv, k.ToF32(), v.ToF32(), m, dk, dv, nq, nh, nkv, nhkv, 0.25, tt.softcap, tt.slopes)
+			want := attn64(qv, k.ToF32(), v.ToF32(), m, dk, dv, nq, nh, nkv, nhkv, 0.25, tt.softcap, tt.slopes, sk...)
 			if y.Ne != [4]int64{dv, nh, nq, 1} {
 				t.Fatalf("shape %s", y.ShapeString())
 			}
@@ -144,7 +158,17 @@ func TestFlashAttnErrors(t *testing.T) {
 	wantOpError(t, OpFlashAttnExt, []*Tensor{q, New(F16, 32, 5, 3), New(F16, 16, 5, 3)}, p, "k.ne2 = 3 does not divide q.ne2 = 4")
 	wantOpError(t, OpFlashAttnExt, []*Tensor{q, k, v, New(F16, 4, 3)}, p, "mask.ne0 = 4 != n_kv = 5")
 	wantOpError(t, OpFlashAttnExt, []*Tensor{q, k, v, New(F16, 5, 2)}, p, "mask.ne1 = 2 < n_q = 3")
-	wantOpError(t, OpFlashAttnExt, []*Tensor{q, New(Q8_0, 32, 5, 2), v}, p, "k is q8_0, want f16 or f32")
+	wantOpError(t, OpFlashAttnExt, []*Tensor{q, New(I32, 32, 5, 2), v}, p, "k is i32, want a float or quantized type")
+	wantOpError(t, OpFlashAttnExt, []*Tensor{q, k, v, New(F16, 5, 3), New(F32, 3)}, p, "sinks is [3, 1, 1, 1], want [4]")
+	// Quantized K/V plan (ggml accepts them) but have no host math.
+	info0, _ := Lookup("flash_attn_ext")
+	np, err := info0.Normalize(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := info0.Compute([]*Tensor{q, New(Q8_0, 32, 5, 2), New(Q8_0, 32, 5, 2)}, np); err == nil || !errors.As(err, new(*NoHostMathError)) {
+		t.Errorf("q8_0 K/V: error %v, want a NoHostMathError", err)
+	}
 	wantOpError(t, OpFlashAttnExt, []*Tensor{q, k, v}, nil, "param scale: required")
 	info, _ := Lookup("flash_attn_ext")
 	if c := info.Cost(nil, []*Tensor{q, k, v}, nil); c.Flops != 2*3*4*5*(32+16) {

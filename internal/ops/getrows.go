@@ -10,8 +10,8 @@ import "fmt"
 func inferGetRows(srcs []*Tensor, _ Params) (Type, [MaxDims]int64, error) {
 	data, rows := srcs[0], srcs[1]
 	var ne [MaxDims]int64
-	if !isFloatType(data.Type) {
-		return 0, ne, shapeErr(OpGetRows, "data is %s, want f32, f16 or a quantized type", data.Type)
+	if data.Type == I64 {
+		return 0, ne, shapeErr(OpGetRows, "data is %s, want f32, f16, i32 or a quantized type", data.Type)
 	}
 	if err := wantTypes(OpGetRows, "rows", rows.Type, I32); err != nil {
 		return 0, ne, err
@@ -23,7 +23,11 @@ func inferGetRows(srcs []*Tensor, _ Params) (Type, [MaxDims]int64, error) {
 		return 0, ne, shapeErr(OpGetRows, "rows %s does not match data %s: want rows.ne1 = data.ne2 and rows.ne2 = data.ne3",
 			rows.ShapeString(), data.ShapeString())
 	}
-	return F32, [MaxDims]int64{data.Ne[0], rows.Ne[0], rows.Ne[1], rows.Ne[2]}, nil
+	t := F32
+	if data.Type == I32 {
+		t = I32 // ggml_get_rows keeps i32 data i32
+	}
+	return t, [MaxDims]int64{data.Ne[0], rows.Ne[0], rows.Ne[1], rows.Ne[2]}, nil
 }
 
 func refGetRows(dst *Tensor, srcs []*Tensor, _ Params) error {
@@ -39,6 +43,16 @@ func refGetRows(dst *Tensor, srcs []*Tensor, _ Params) error {
 		}
 	}
 	n0 := data.Ne[0]
+	if data.Type == I32 {
+		for r := int64(0); r < dst.NRows(); r++ {
+			i, j, k := rowIndex(dst.Ne, r)
+			src := rows.Int(i, j, k, 0)
+			for i0 := int64(0); i0 < n0; i0++ {
+				dst.SetInt(i0, i, j, k, data.Int(i0, src, j, k))
+			}
+		}
+		return nil
+	}
 	refParallel(dst.NRows(), n0, func(lo, hi int64) {
 		buf := make([]float32, n0)
 		for r := lo; r < hi; r++ {

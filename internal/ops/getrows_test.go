@@ -55,5 +55,15 @@ func TestGetRows(t *testing.T) {
 	})
 	wantOpError(t, OpGetRows, []*Tensor{New(F32, 4, 3), New(I64, 2)}, nil, "get_rows: rows is i64, want i32")
 	wantOpError(t, OpGetRows, []*Tensor{New(F32, 4, 3, 2), New(I32, 2, 3)}, nil, "want rows.ne1 = data.ne2")
-	wantOpError(t, OpGetRows, []*Tensor{New(I32, 4, 3), New(I32, 2)}, nil, "data is i32")
+	wantOpError(t, OpGetRows, []*Tensor{New(I64, 4, 3), New(I32, 2)}, nil, "data is i64")
+	// i32 data stays i32 (ggml_get_rows keeps the type).
+	yi := mustOp(t, OpGetRows, []*Tensor{FromInts(I32, []int64{2, 3}, []int64{1, 2, 3, 4, -5, 6}), FromInts(I32, []int64{2}, []int64{2, 0})}, nil)
+	if yi.Type != I32 {
+		t.Fatalf("i32 data: result type %s", yi.Type)
+	}
+	for i, want := range []int64{-5, 6, 1, 2} {
+		if got := yi.Int(int64(i%2), int64(i/2), 0, 0); got != want {
+			t.Errorf("i32 get_rows[%d] = %d, want %d", i, got, want)
+		}
+	}
 }

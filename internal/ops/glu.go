@@ -7,8 +7,10 @@ import "fmt"
 // gelu_quick in unary.go).
 //
 // Two forms, as ggml builds them:
-//   - single tensor [x]: x.ne0 = 2n; a is the first half of each row and
-//     b the second (swapped: the other way round); the result has ne0 = n;
+//   - single tensor [x]: n = x.ne0/2 (rounded down); a is the first n
+//     elements of each row and b the next n (swapped: the other way
+//     round), an odd x.ne0 leaves the last element out, as in ggml; the
+//     result has ne0 = n;
 //   - split [a, b] (ggml_glu_split): a and b have the same shape, which is
 //     the result's; swapped does not apply.
 //
@@ -69,9 +71,6 @@ func inferGLU(srcs []*Tensor, p Params) (Type, [MaxDims]int64, error) {
 	if len(srcs) == 1 {
 		if op == "swiglu_oai" {
 			return 0, a.Ne, shapeErr(OpGLU, "swiglu_oai exists only in split form [a, b]")
-		}
-		if a.Ne[0]%2 != 0 {
-			return 0, a.Ne, shapeErr(OpGLU, "single-tensor form needs an even x.ne0, got %d", a.Ne[0])
 		}
 		ne := a.Ne
 		ne[0] /= 2

@@ -63,7 +63,10 @@ func TestGLU(t *testing.T) {
 }
 
 func TestGLUErrors(t *testing.T) {
-	wantOpError(t, OpGLU, []*Tensor{New(F32, 5)}, map[string]any{"op": "swiglu"}, "glu: single-tensor form needs an even x.ne0, got 5")
+	// An odd ne0: the halves are elements 0..1 and 2..3; element 4 is not read.
+	odd := FromF32(F32, []int64{5}, []float32{1, -2, 3, 4, 1000})
+	checkClose(t, mustOp(t, OpGLU, []*Tensor{odd}, map[string]any{"op": "reglu"}).ToF32(), []float32{3, 0}, 0)
+	checkClose(t, mustOp(t, OpGLU, []*Tensor{odd}, map[string]any{"op": "reglu", "swapped": true}).ToF32(), []float32{3, -8}, 0)
 	wantOpError(t, OpGLU, []*Tensor{New(F32, 4), New(F32, 3)}, map[string]any{"op": "swiglu"}, "same shape")
 	wantOpError(t, OpGLU, []*Tensor{New(F32, 4)}, map[string]any{"op": "swiglu_oai"}, "swiglu_oai exists only in split form")
 	wantOpError(t, OpGLU, []*Tensor{New(F32, 4), New(F32, 4)}, map[string]any{"op": "reglu", "swapped": true}, "param swapped: applies only to the single-tensor form")

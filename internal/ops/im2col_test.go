@@ -25,6 +25,9 @@ func TestIm2col(t *testing.T) {
 		t.Fatalf("1-D shape %s, want [4, 3, 1, 1]", y.ShapeString())
 	}
 	checkClose(t, y.ToF32(), []float32{1, 3, 10, 30, 2, 4, 20, 40, 3, 5, 30, 50}, 0)
+	// 1-D with s1 = p1 = d1 = 0, as test-backend-ops writes it: the same.
+	y = mustOp(t, OpIm2col, []*Tensor{k1, d1}, map[string]any{"is_2d": false, "d0": 2, "s1": 0, "p1": 0, "d1": 0})
+	checkClose(t, y.ToF32(), []float32{1, 3, 10, 30, 2, 4, 20, 40, 3, 5, 30, 50}, 0)
 
 	// A random multi-channel case against a float64 reference, f32 and f16
 	// results, contiguous and strided data.

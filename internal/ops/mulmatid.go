@@ -52,6 +52,9 @@ func inferMulMatID(srcs []*Tensor, _ Params) (Type, [MaxDims]int64, error) {
 
 func refMulMatID(dst *Tensor, srcs []*Tensor, _ Params) error {
 	as, b, ids := srcs[0], srcs[1], srcs[2]
+	if err := CodecError(as.Type); err != nil {
+		return err
+	}
 	nUsed, nTok := ids.Ne[0], ids.Ne[1]
 	expert := make([]int64, nUsed*nTok)
 	for t := int64(0); t < nTok; t++ {

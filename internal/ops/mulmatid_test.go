@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"errors"
 	"math"
 	"testing"
 )
@@ -77,4 +78,28 @@ func TestMulMatID(t *testing.T) {
 	wantOpError(t, OpMulMatID, []*Tensor{as, b, New(I64, 2, 2)}, nil, "ids is i64, want i32")
 	wantOpError(t, OpMulMatID, []*Tensor{as, b, New(I32, 2, 2, 2)}, nil, "ids [2, 2, 2, 1] is not 2-D")
 	wantOpError(t, OpMulMatID, []*Tensor{as, b}, nil, "2 sources, want 3")
+}
+
+// TestMulMatIDTypes: every float and quantized type plans (ggml builds
+// them); one without a host codec has no host math.
+func TestMulMatIDTypes(t *testing.T) {
+	info, _ := Lookup("mul_mat_id")
+	ids := FromInts(I32, []int64{1, 2}, []int64{0, 1})
+	for _, typ := range Types {
+		if typ.Integer() {
+			continue
+		}
+		k := int64(typ.BlockSize())
+		as := New(typ, k, 4, 2)
+		_, _, err := info.Shape([]*Tensor{as, New(F32, k, 1, 2), ids}, Params{})
+		if err != nil {
+			t.Errorf("%s: %v", typ, err)
+			continue
+		}
+		if !typ.HasCodec() {
+			if _, err := info.Compute([]*Tensor{as, New(F32, k, 1, 2), ids}, Params{}); !errors.As(err, new(*NoHostMathError)) {
+				t.Errorf("%s has no codec: error %v, want a NoHostMathError", typ, err)
+			}
+		}
+	}
 }

@@ -48,6 +48,22 @@ func refPad(dst *Tensor, srcs []*Tensor, p Params) error {
 		return err
 	}
 	n0 := dst.Ne[0]
+	if p.Has("circular") && p.Bool("circular") {
+		// ggml_wrap_around: (i - lp + n) % n per dim.
+		wrap := func(c, n int64) int64 { return ((c % n) + n) % n }
+		refParallel(dst.NRows(), n0, func(lo, hi int64) {
+			row := make([]float32, n0)
+			for r := lo; r < hi; r++ {
+				i1, i2, i3 := rowIndex(dst.Ne, r)
+				j1, j2, j3 := wrap(i1-lp[1], x.Ne[1]), wrap(i2-lp[2], x.Ne[2]), wrap(i3-lp[3], x.Ne[3])
+				for i0 := range row {
+					row[i0] = x.F32(wrap(int64(i0)-lp[0], x.Ne[0]), j1, j2, j3)
+				}
+				dst.SetRow(i1, i2, i3, row)
+			}
+		})
+		return nil
+	}
 	refParallel(dst.NRows(), n0, func(lo, hi int64) {
 		row := make([]float32, n0)
 		for r := lo; r < hi; r++ {

@@ -19,3 +19,21 @@ func TestPad(t *testing.T) {
 	wantOpError(t, OpPad, []*Tensor{x}, map[string]any{"lp": []any{1}}, "param lp: has 1 entries, want 4")
 	wantOpError(t, OpPad, []*Tensor{New(F16, 2)}, nil, "pad: x is f16, want f32")
 }
+
+func TestPadCircular(t *testing.T) {
+	// x [3, 2]; lp = (2, 1), rp = (1, 0): dst[i0, i1] = x[(i0-2) mod 3, (i1-1) mod 2].
+	xs := []float32{1, 2, 3, 4, 5, 6}
+	x := FromF32(F32, []int64{3, 2}, xs)
+	y := mustOp(t, OpPad, []*Tensor{x}, map[string]any{"lp": []any{2, 1, 0, 0}, "rp": []any{1, 0, 0, 0}, "circular": true})
+	if y.Ne != [MaxDims]int64{6, 3, 1, 1} {
+		t.Fatalf("shape %s", y.ShapeString())
+	}
+	var want []float32
+	for i1 := 0; i1 < 3; i1++ {
+		for i0 := 0; i0 < 6; i0++ {
+			want = append(want, xs[((i1+1)%2)*3+(i0+1)%3])
+		}
+	}
+	checkClose(t, y.ToF32(), want, 0)
+	checkClose(t, mustOp(t, OpPad, []*Tensor{permutedCopy(t, x)}, map[string]any{"lp": []any{2, 1, 0, 0}, "rp": []any{1, 0, 0, 0}, "circular": true}).ToF32(), want, 0)
+}

@@ -4,15 +4,13 @@ import "fmt"
 
 // repeat: ggml_repeat_4d, x tiled to shape ne; every ne[i] must be a
 // multiple of x.ne[i]. Element (i0..i3) of the result is x[i0 % x.ne0,
-// i1 % x.ne1, ...], copied as raw bytes. f32, f16, bf16, i16 or i32 (the
-// CPU's types);
-// x may be a strided view.
+// i1 % x.ne1, ...], copied as raw bytes: any plain type (the CPU has f32,
+// f16, bf16, i16 and i32); a quantized x has no host math. x may be a
+// strided view.
 
 func inferRepeat(srcs []*Tensor, p Params) (Type, [MaxDims]int64, error) {
 	x := srcs[0]
-	if err := wantTypes(OpRepeat, "x", x.Type, F32, F16, BF16, I16, I32); err != nil {
-		return 0, x.Ne, err
-	}
+
 	ne := [MaxDims]int64{1, 1, 1, 1}
 	list := p.Ints("ne")
 	if len(list) < 1 || len(list) > MaxDims {
@@ -33,6 +31,9 @@ func inferRepeat(srcs []*Tensor, p Params) (Type, [MaxDims]int64, error) {
 
 func refRepeat(dst *Tensor, srcs []*Tensor, _ Params) error {
 	x := srcs[0]
+	if x.Type.Quantized() {
+		return &NoHostMathError{What: "repeat of " + x.Type.String() + " (quantized)"}
+	}
 	ts := uint64(x.Type.TypeSize())
 	refParallel(dst.NRows(), dst.Ne[0], func(lo, hi int64) {
 		for r := lo; r < hi; r++ {

@@ -1,6 +1,9 @@
 package ops
 
-import "testing"
+import (
+	"errors"
+	"testing"
+)
 
 func TestRepeat(t *testing.T) {
 	x := FromF32(F32, []int64{2, 1}, []float32{1, 2})
@@ -15,7 +18,18 @@ func TestRepeat(t *testing.T) {
 	same := mustOp(t, OpRepeat, []*Tensor{m}, map[string]any{"ne": []any{2, 2}})
 	checkClose(t, same.ToF32(), []float32{1, 2, 3, 4}, 0)
 	wantOpError(t, OpRepeat, []*Tensor{m}, map[string]any{"ne": []any{3, 2}}, "ne0 = 3 is not a multiple of x.ne0 = 2")
-	wantOpError(t, OpRepeat, []*Tensor{New(I64, 2)}, map[string]any{"ne": []any{2}}, "repeat: x is i64")
+	// Any plain type is tiled as raw elements (i16 here, as test-backend-ops has it).
+	yi := mustOp(t, OpRepeat, []*Tensor{FromInts(I16, []int64{2}, []int64{-7, 300})}, map[string]any{"ne": []any{4, 2}})
+	for i, want := range []int64{-7, 300, -7, 300, -7, 300, -7, 300} {
+		if got := yi.Int(int64(i%4), int64(i/4), 0, 0); got != want {
+			t.Fatalf("i16 repeat[%d] = %d, want %d", i, got, want)
+		}
+	}
+	info, _ := Lookup("repeat")
+	np, _ := info.Normalize(map[string]any{"ne": []any{64}})
+	if _, err := info.Compute([]*Tensor{New(Q8_0, 32)}, np); !errors.As(err, new(*NoHostMathError)) {
+		t.Errorf("q8_0 repeat: error %v, want a NoHostMathError", err)
+	}
 	wantOpError(t, OpRepeat, []*Tensor{m}, nil, "repeat: param ne: required")
 }
 

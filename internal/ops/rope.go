@@ -17,20 +17,30 @@ import (
 //	            ramp(i)·ext_factor; mscale = attn_factor (·(1 + 0.1·ln(1/freq_scale))
 //	            when ext_factor != 0); cos, sin = cos(theta)·mscale, sin(theta)·mscale
 //
-// normal mode rotates the pairs (x[2i], x[2i+1]); neox and imrope rotate
-// (x[i], x[i + n_dims/2]). Dimensions from n_dims to ne0 are copied.
-// imrope (mode 40, Qwen3-VL) takes four positions per token (pos has
-// 4·ne2 entries: t, h, w, e) and picks one per pair by
-// sector = i mod Σsections: h if sector%3 == 1 and sector < 3·sections[1],
-// w if sector%3 == 2 and sector < 3·sections[2], t if sector%3 == 0 and
-// sector < 3·sections[0], otherwise e.
+// normal mode rotates the pairs (x[2i], x[2i+1]); neox, mrope and imrope
+// rotate (x[i], x[i + n_dims/2]). The rotated window starts at n_offs
+// (ggml_rope_set_offset; 0 by default); the other dimensions are copied.
+// The multi-position modes take four positions per token (pos has 4·ne2
+// entries: t, h, w, e) and pick one per pair by sector = i mod Σsections.
+// mrope (mode 8): t below sections[0], h below sections[0]+sections[1], w
+// below that + sections[2], else e. imrope (mode 40, Qwen3-VL): h if
+// sector%3 == 1 and sector < 3·sections[1], w if sector%3 == 2 and
+// sector < 3·sections[2], t if sector%3 == 0 and sector < 3·sections[0],
+// otherwise e. vision (mode 24) is mrope whose theta restarts at each
+// section and that rotates all of ne0 = 2·n_dims as the pairs
+// (x[i], x[i + n_dims]).
 
 // RopeMode values are ggml's GGML_ROPE_TYPE_* numbers.
 const (
 	RopeNormal = 0
 	RopeNeox   = 2
+	RopeMRope  = 8
+	RopeVision = 24
 	RopeIMRope = 40
 )
+
+// RopeModes are the rope mode names, in the order of their values.
+var RopeModes = []string{"normal", "neox", "mrope", "vision", "imrope"}
 
 // RopeModeValue maps a case-file mode name to ggml's number.
 func RopeModeValue(name string) (int32, error) {
@@ -39,10 +49,14 @@ func RopeModeValue(name string) (int32, error) {
 		return RopeNormal, nil
 	case "neox":
 		return RopeNeox, nil
+	case "mrope":
+		return RopeMRope, nil
+	case "vision":
+		return RopeVision, nil
 	case "imrope":
 		return RopeIMRope, nil
 	}
-	return 0, fmt.Errorf("unknown rope mode %q (want normal, neox or imrope)", name)
+	return 0, fmt.Errorf("unknown rope mode %q (want normal, neox, mrope, vision or imrope)", name)
 }
 
 func inferRope(srcs []*Tensor, p Params) (Type, [MaxDims]int64, error) {
@@ -64,9 +78,21 @@ func inferRope(srcs []*Tensor, p Params) (Type, [MaxDims]int64, error) {
 	if pos.Ne[1] != 1 || pos.Ne[2] != 1 || pos.Ne[3] != 1 {
 		return 0, x.Ne, shapeErr(OpRope, "pos is %s, want a vector", pos.ShapeString())
 	}
-	if mode == "imrope" {
+	nOffs := p.Int("n_offs")
+	if nOffs < 0 || nOffs%2 != 0 || nOffs+nDims > x.Ne[0] {
+		return 0, x.Ne, &ParamError{Op: OpRope, Param: "n_offs", Msg: fmt.Sprintf("%d, want an even number with n_offs + n_dims <= ne0 = %d", nOffs, x.Ne[0])}
+	}
+	if mode == "vision" {
+		if 2*nDims != x.Ne[0] {
+			return 0, x.Ne, &ParamError{Op: OpRope, Param: "n_dims", Msg: fmt.Sprintf("%d, vision rope wants ne0/2 = %d", nDims, x.Ne[0]/2)}
+		}
+		if nOffs != 0 {
+			return 0, x.Ne, &ParamError{Op: OpRope, Param: "n_offs", Msg: "vision rope has no offset"}
+		}
+	}
+	if ropeMulti(mode) {
 		if pos.Ne[0] < 4*x.Ne[2] {
-			return 0, x.Ne, shapeErr(OpRope, "imrope: pos.ne0 = %d, want 4*x.ne2 = %d (t, h, w, e positions per token)", pos.Ne[0], 4*x.Ne[2])
+			return 0, x.Ne, shapeErr(OpRope, "%s: pos.ne0 = %d, want 4*x.ne2 = %d (t, h, w, e positions per token)", mode, pos.Ne[0], 4*x.Ne[2])
 		}
 		s := p.Ints("sections")
 		if len(s) != 4 {
@@ -80,7 +106,10 @@ func inferRope(srcs []*Tensor, p Params) (Type, [MaxDims]int64, error) {
 			sum += v
 		}
 		if sum == 0 {
-			return 0, x.Ne, &ParamError{Op: OpRope, Param: "sections", Msg: "imrope needs sections that are not all zero"}
+			return 0, x.Ne, &ParamError{Op: OpRope, Param: "sections", Msg: mode + " needs sections that are not all zero"}
+		}
+		if sum > x.Ne[0] {
+			return 0, x.Ne, &ParamError{Op: OpRope, Param: "sections", Msg: fmt.Sprintf("sum %d > ne0 = %d", sum, x.Ne[0])}
 		}
 	} else if pos.Ne[0] != x.Ne[2] {
 		return 0, x.Ne, shapeErr(OpRope, "pos.ne0 = %d != x.ne2 = %d (one position per token)", pos.Ne[0], x.Ne[2])
@@ -132,6 +161,10 @@ func ropeYarn(thetaExtrap, freqScale float32, corr [2]float32, i0 int64, extFact
 	return float32(math.Cos(float64(theta))) * mscale, float32(math.Sin(float64(theta))) * mscale
 }
 
+// ropeMulti reports whether a mode takes four positions per token (ggml's
+// GGML_ROPE_TYPE_MROPE bit: mrope, vision, imrope).
+func ropeMulti(mode string) bool { return mode == "mrope" || mode == "vision" || mode == "imrope" }
+
 func refRope(dst *Tensor, srcs []*Tensor, p Params) error {
 	x, pos := srcs[0], srcs[1]
 	var ff *Tensor
@@ -139,6 +172,7 @@ func refRope(dst *Tensor, srcs []*Tensor, p Params) error {
 		ff = srcs[2]
 	}
 	nDims := p.Int("n_dims")
+	nOffs := p.Int("n_offs")
 	mode := p.Str("mode")
 	freqBase, freqScale := p.F32("freq_base"), p.F32("freq_scale")
 	extFactor, attnFactor := p.F32("ext_factor"), p.F32("attn_factor")
@@ -151,19 +185,24 @@ func refRope(dst *Tensor, srcs []*Tensor, p Params) error {
 	}
 	sections := p.Ints("sections")
 	ne := x.Ne
-	// One cos/sin cache per token (i2, i3), shared by all heads.
+	// The cache covers the rotated pairs: n_dims values, all of ne0 for
+	// vision.
+	nCache := nDims
+	if mode == "vision" {
+		nCache = ne[0]
+	}
 	refParallel(ne[2]*ne[3], ne[0]*ne[1], func(lo, hi int64) {
-		cache := make([]float32, nDims)
+		cache := make([]float32, nCache)
 		row := make([]float32, ne[0])
 		out := make([]float32, ne[0])
 		for g := lo; g < hi; g++ {
 			i2, i3 := g%ne[2], g/ne[2]
-			if mode == "imrope" {
+			if ropeMulti(mode) {
 				n2 := ne[2]
-				ropeIMRopeCache(cache, [4]float32{
+				ropeMultiCache(cache, [4]float32{
 					float32(pos.Int(i2, 0, 0, 0)), float32(pos.Int(i2+n2, 0, 0, 0)),
 					float32(pos.Int(i2+2*n2, 0, 0, 0)), float32(pos.Int(i2+3*n2, 0, 0, 0)),
-				}, sections, factors, thetaScale, freqScale, corr, extFactor, attnFactor)
+				}, sections, mode, factors, thetaScale, freqScale, corr, extFactor, attnFactor)
 			} else {
 				theta := float32(pos.Int(i2, 0, 0, 0))
 				for i0 := int64(0); i0 < nDims; i0 += 2 {
@@ -178,22 +217,28 @@ func refRope(dst *Tensor, srcs []*Tensor, p Params) error {
 			for i1 := int64(0); i1 < ne[1]; i1++ {
 				x.Row(i1, i2, i3, row)
 				copy(out, row)
-				if mode == "normal" {
-					for i0 := int64(0); i0 < nDims; i0 += 2 {
-						c, s := cache[i0], cache[i0+1]
-						x0, x1 := row[i0], row[i0+1]
-						out[i0] = float32(x0*c) - float32(x1*s)
-						out[i0+1] = float32(x0*s) + float32(x1*c)
-					}
-				} else {
-					half := nDims / 2
-					for i0 := int64(0); i0 < nDims; i0 += 2 {
+				r, o := row[nOffs:], out[nOffs:]
+				// rotate pairs (ic, ic+off) with cache[i0], ic = i0/2
+				// (i0 for normal).
+				rot := func(n, off int64, normal bool) {
+					for i0 := int64(0); i0 < n; i0 += 2 {
 						c, s := cache[i0], cache[i0+1]
 						ic := i0 / 2
-						x0, x1 := row[ic], row[ic+half]
-						out[ic] = float32(x0*c) - float32(x1*s)
-						out[ic+half] = float32(x0*s) + float32(x1*c)
+						if normal {
+							ic = i0
+						}
+						x0, x1 := r[ic], r[ic+off]
+						o[ic] = float32(x0*c) - float32(x1*s)
+						o[ic+off] = float32(x0*s) + float32(x1*c)
 					}
+				}
+				switch mode {
+				case "normal":
+					rot(nDims, 1, true)
+				case "vision":
+					rot(ne[0], nDims, false)
+				default:
+					rot(nDims, nDims/2, false)
 				}
 				dst.SetRow(i1, i2, i3, out)
 			}
@@ -202,28 +247,54 @@ func refRope(dst *Tensor, srcs []*Tensor, p Params) error {
 	return nil
 }
 
-// ropeIMRopeCache fills cache with the interleaved-mrope cos/sin pairs for
-// the positions p = (t, h, w, e) of one token.
-func ropeIMRopeCache(cache []float32, p [4]float32, sections []int64, factors []float32,
+// ropeMultiCache is ggml_mrope_cache_init: cos/sin per pair of cache, each
+// pair taking the theta of the position its section picks (mode mrope,
+// vision or imrope); vision restarts each section's theta at its base.
+func ropeMultiCache(cache []float32, p [4]float32, sections []int64, mode string, factors []float32,
 	thetaScale, freqScale float32, corr [2]float32, extFactor, attnFactor float32) {
 	theta := p // t, h, w, e, each multiplied by thetaScale per pair
 	sectDims := sections[0] + sections[1] + sections[2] + sections[3]
+	secW := sections[0] + sections[1]
+	secE := secW + sections[2]
 	for i0 := int64(0); i0 < int64(len(cache)); i0 += 2 {
 		f := float32(1)
 		if factors != nil {
 			f = factors[i0/2]
 		}
 		sector := (i0 / 2) % sectDims
-		var th float32
-		switch {
-		case sector%3 == 1 && sector < 3*sections[1]:
-			th = theta[1]
-		case sector%3 == 2 && sector < 3*sections[2]:
-			th = theta[2]
-		case sector%3 == 0 && sector < 3*sections[0]:
-			th = theta[0]
-		default:
-			th = theta[3]
+		if mode == "vision" {
+			switch sector {
+			case 0:
+				theta[0] = p[0]
+			case sections[0]:
+				theta[1] = p[1]
+			case secW:
+				theta[2] = p[2]
+			case secE:
+				theta[3] = p[3]
+			}
+		}
+		th := theta[0]
+		if mode == "imrope" {
+			switch {
+			case sector%3 == 1 && sector < 3*sections[1]:
+				th = theta[1]
+			case sector%3 == 2 && sector < 3*sections[2]:
+				th = theta[2]
+			case sector%3 == 0 && sector < 3*sections[0]:
+				th = theta[0]
+			default:
+				th = theta[3]
+			}
+		} else {
+			switch {
+			case sector >= sections[0] && sector < secW:
+				th = theta[1]
+			case sector >= secW && sector < secW+sections[2]:
+				th = theta[2]
+			case sector >= secW+sections[2]:
+				th = theta[3]
+			}
 		}
 		cache[i0], cache[i0+1] = ropeYarn(th/f, freqScale, corr, i0, extFactor, attnFactor)
 		for k := range theta {

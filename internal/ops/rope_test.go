@@ -183,6 +183,92 @@ func TestIMRope(t *testing.T) {
 	}
 }
 
+func TestMRope(t *testing.T) {
+	// mrope (mode 8): consecutive sections of pairs take t, h, w, e.
+	const ne0, tokens = 10, 2
+	xs := randVals(12, ne0*tokens, -1, 1)
+	x := FromF32(F32, []int64{ne0, 1, tokens}, xs)
+	posVals := []int64{1, 5, 2, 6, 3, 7, 4, 8}
+	pos := FromInts(I32, []int64{4 * tokens}, posVals)
+	tests := []struct {
+		sections []any
+		pick     []int
+	}{
+		{[]any{1, 2, 1, 0}, []int{0, 1, 1, 2}},
+		{[]any{1, 1, 1, 1}, []int{0, 1, 2, 3}},
+		{[]any{2, 0, 1, 0}, []int{0, 0, 2, 0}}, // sector 3 = 3 mod Σ = 3 → back to t
+	}
+	for _, tt := range tests {
+		t.Run("", func(t *testing.T) {
+			y := mustOp(t, OpRope, []*Tensor{x, pos}, map[string]any{"n_dims": 8, "mode": "mrope", "sections": tt.sections})
+			q := rope64Params{nDims: 8, neox: true, base: 10000, freqScale: 1, attn: 1, fast: 32, slow: 1}
+			var want []float32
+			for i2 := 0; i2 < tokens; i2++ {
+				sel := func(i int) float64 { return float64(posVals[tt.pick[i]*tokens+i2]) }
+				want = append(want, rope64(xs[i2*ne0:(i2+1)*ne0], sel, q)...)
+			}
+			checkClose(t, y.ToF32(), want, 1e-5)
+		})
+	}
+}
+
+func TestVisionRope(t *testing.T) {
+	// vision (mode 24): ne0 = 2·n_dims, pairs (x[i], x[i+n_dims]) for all
+	// ne0/2 pairs; pair i is in sector i mod Σsections, takes t or h, and
+	// its angle restarts at each section: p·base^(-2·(sector-start)/n_dims).
+	const nDims, ne0, tokens = 8, 16, 2
+	xs := randVals(13, ne0*tokens, -1, 1)
+	x := FromF32(F32, []int64{ne0, 1, tokens}, xs)
+	posVals := []int64{3, 9, 20, 40, 0, 0, 0, 0}
+	pos := FromInts(I32, []int64{4 * tokens}, posVals)
+	sections := []int{2, 2, 0, 0}
+	y := mustOp(t, OpRope, []*Tensor{x, pos}, map[string]any{"n_dims": nDims, "mode": "vision", "sections": []any{2, 2, 0, 0}})
+	var want []float32
+	for i2 := 0; i2 < tokens; i2++ {
+		row := xs[i2*ne0 : (i2+1)*ne0]
+		out := append([]float32(nil), row...)
+		for i := 0; i < ne0/2; i++ {
+			sector := i % (sections[0] + sections[1])
+			comp, start := 0, 0
+			if sector >= sections[0] {
+				comp, start = 1, sections[0]
+			}
+			theta := float64(posVals[comp*tokens+i2]) * math.Pow(10000, -2*float64(sector-start)/nDims)
+			c, s := math.Cos(theta), math.Sin(theta)
+			x0, x1 := float64(row[i]), float64(row[i+nDims])
+			out[i] = float32(x0*c - x1*s)
+			out[i+nDims] = float32(x0*s + x1*c)
+		}
+		want = append(want, out...)
+	}
+	checkClose(t, y.ToF32(), want, 1e-5)
+}
+
+func TestRopeOffset(t *testing.T) {
+	// n_offs (ggml_rope_set_offset) moves the rotated window: dims before
+	// it and after n_offs + n_dims are copied.
+	const ne0, tokens = 12, 3
+	xs := randVals(14, ne0*tokens, -1, 1)
+	x := FromF32(F32, []int64{ne0, 1, tokens}, xs)
+	posVals := []int64{2, 7, 30}
+	pos := FromInts(I32, []int64{tokens}, posVals)
+	for _, neox := range []bool{false, true} {
+		mode := map[bool]string{false: "normal", true: "neox"}[neox]
+		t.Run(mode, func(t *testing.T) {
+			y := mustOp(t, OpRope, []*Tensor{x, pos}, map[string]any{"n_dims": 6, "mode": mode, "n_offs": 4})
+			q := rope64Params{nDims: 6, neox: neox, base: 10000, freqScale: 1, attn: 1, fast: 32, slow: 1}
+			var want []float32
+			for i2 := 0; i2 < tokens; i2++ {
+				row := xs[i2*ne0 : (i2+1)*ne0]
+				p := float64(posVals[i2])
+				want = append(want, row[:4]...)
+				want = append(want, rope64(row[4:], func(int) float64 { return p }, q)...)
+			}
+			checkClose(t, y.ToF32(), want, 1e-5)
+		})
+	}
+}
+
 func TestRopeErrors(t *testing.T) {
 	x := New(F32, 8, 2, 3)
 	pos := New(I32, 3)
@@ -193,6 +279,9 @@ func TestRopeErrors(t *testing.T) {
 	wantOpError(t, OpRope, []*Tensor{x, pos}, map[string]any{"n_dims": 8, "mode": "imrope", "sections": []any{1, 1, 1, 1}}, "imrope: pos.ne0 = 3, want 4*x.ne2 = 12")
 	wantOpError(t, OpRope, []*Tensor{x, New(I32, 12)}, map[string]any{"n_dims": 8, "mode": "imrope"}, "sections that are not all zero")
 	wantOpError(t, OpRope, []*Tensor{x, pos, New(F32, 3)}, map[string]any{"n_dims": 8}, "freq_factors.ne0 = 3 < n_dims/2 = 4")
+	wantOpError(t, OpRope, []*Tensor{x, pos}, map[string]any{"n_dims": 6, "n_offs": 4}, "param n_offs: 4, want an even number with n_offs + n_dims <= ne0 = 8")
+	wantOpError(t, OpRope, []*Tensor{x, New(I32, 12)}, map[string]any{"n_dims": 2, "mode": "vision", "sections": []any{1, 1, 0, 0}}, "vision rope wants ne0/2 = 4")
+	wantOpError(t, OpRope, []*Tensor{x, New(I32, 12)}, map[string]any{"n_dims": 8, "mode": "mrope", "sections": []any{0, 0, 0, 0}}, "mrope needs sections that are not all zero")
 	wantOpError(t, OpRope, []*Tensor{New(Q8_0, 32, 1, 3), pos}, map[string]any{"n_dims": 8}, "x is q8_0")
 }
 

@@ -14,7 +14,7 @@ func inferSetRows(srcs []*Tensor, _ Params) (Type, [MaxDims]int64, error) {
 	if !isFloatType(d.Type) {
 		return 0, d.Ne, shapeErr(OpSetRows, "dst is %s, want f32, f16 or a quantized type", d.Type)
 	}
-	if err := wantTypes(OpSetRows, "src", s.Type, F32); err != nil {
+	if err := wantTypes(OpSetRows, "src", s.Type, F32, F16); err != nil {
 		return 0, d.Ne, err
 	}
 	if err := wantTypes(OpSetRows, "idx", idx.Type, I64, I32); err != nil {

@@ -24,6 +24,19 @@ func TestSetRows(t *testing.T) {
 		}
 		checkClose(t, y.ToF32(), []float32{RoundF16(1.0 / 3), -1, 2, 2, 3, 3}, 0)
 	})
+	t.Run("f16 src", func(t *testing.T) {
+		// f16 rows into f16 are copied as they are, into f32 widened.
+		hv := []float32{1.0 / 3, -2.5, 7, 0.1}
+		hs := FromF32(F16, []int64{2, 2}, hv)
+		want := []float32{RoundF16(hv[2]), RoundF16(hv[3]), 1, 1, 2, 2, RoundF16(hv[0]), RoundF16(hv[1])}
+		idx := FromInts(I32, []int64{2}, []int64{3, 0})
+		checkClose(t, mustOp(t, OpSetRows, []*Tensor{base, hs, idx}, nil).ToF32(), want, 0)
+		d16 := FromF32(F16, []int64{2, 4}, base.ToF32())
+		y := mustOp(t, OpSetRows, []*Tensor{d16, hs, idx}, nil)
+		if !bytes.Equal(y.Buf[12:16], hs.Buf[0:4]) || !bytes.Equal(y.Buf[0:4], hs.Buf[4:8]) {
+			t.Fatalf("f16 rows are not copied bit for bit")
+		}
+	})
 	t.Run("q8_0 dst", func(t *testing.T) {
 		d := FromF32(Q8_0, []int64{32, 2}, make([]float32, 64))
 		v := randVals(41, 32, -1, 1)
@@ -55,7 +68,7 @@ func TestSetRows(t *testing.T) {
 	wantOpError(t, OpSetRows, []*Tensor{base, src, FromInts(I64, []int64{2}, []int64{0, 4})}, nil, "set_rows: idx[1, 0, 0] = 4 is outside dst rows 0..3")
 	wantOpError(t, OpSetRows, []*Tensor{base, src, New(I64, 3)}, nil, "src.ne1 = 2 != idx.ne0 = 3")
 	wantOpError(t, OpSetRows, []*Tensor{base, New(F32, 3, 2), New(I64, 2)}, nil, "src.ne0 = 3 != dst.ne0 = 2")
-	wantOpError(t, OpSetRows, []*Tensor{base, New(F16, 2, 2), New(I64, 2)}, nil, "src is f16, want f32")
+	wantOpError(t, OpSetRows, []*Tensor{base, New(I32, 2, 2), New(I64, 2)}, nil, "src is i32, want f32 or f16")
 	wantOpError(t, OpSetRows, []*Tensor{base, src, New(F32, 2)}, nil, "idx is f32, want i64 or i32")
 	wantOpError(t, OpSetRows, []*Tensor{New(F32, 2, 4, 3), New(F32, 2, 2, 3), New(I64, 2, 2)}, nil, "cannot be broadcast")
 }

@@ -15,13 +15,13 @@ import "math"
 // n_head_log2 = 2^floor(log2(n_head)), m0 = 2^(-max_bias/n_head_log2) and
 // m1 = 2^(-max_bias/2/n_head_log2).
 
-func inferSoftMax(srcs []*Tensor, _ Params) (Type, [MaxDims]int64, error) {
+func inferSoftMax(srcs []*Tensor, p Params) (Type, [MaxDims]int64, error) {
 	x := srcs[0]
 	if err := wantTypes(OpSoftMax, "x", x.Type, F32); err != nil {
 		return 0, x.Ne, err
 	}
-	if len(srcs) > 1 {
-		m := srcs[1]
+	m, s := maskSinks(1, srcs, p)
+	if m != nil {
 		if err := wantTypes(OpSoftMax, "mask", m.Type, F32, F16); err != nil {
 			return 0, x.Ne, err
 		}
@@ -37,8 +37,7 @@ func inferSoftMax(srcs []*Tensor, _ Params) (Type, [MaxDims]int64, error) {
 			}
 		}
 	}
-	if len(srcs) > 2 {
-		s := srcs[2]
+	if s != nil {
 		if err := wantTypes(OpSoftMax, "sinks", s.Type, F32); err != nil {
 			return 0, x.Ne, err
 		}
@@ -67,13 +66,7 @@ func alibiSlopes(maxBias float32, nHead int64) func(h int64) float32 {
 
 func refSoftMax(dst *Tensor, srcs []*Tensor, p Params) error {
 	x := srcs[0]
-	var mask, sinks *Tensor
-	if len(srcs) > 1 {
-		mask = srcs[1]
-	}
-	if len(srcs) > 2 {
-		sinks = srcs[2]
-	}
+	mask, sinks := maskSinks(1, srcs, p)
 	scale := p.F32("scale")
 	slope := alibiSlopes(p.F32("max_bias"), x.Ne[2])
 	n0 := x.Ne[0]

@@ -91,6 +91,8 @@ func TestSoftMax(t *testing.T) {
 		{"mask", []*Tensor{x, mask}, map[string]any{"scale": 0.5}, expect(0.5, true, false, false)},
 		{"alibi", []*Tensor{x, mask}, map[string]any{"scale": 0.5, "max_bias": 8}, expect(0.5, true, true, false)},
 		{"alibi and sinks", []*Tensor{x, mask, sinks}, map[string]any{"scale": 0.5, "max_bias": 8}, expect(0.5, true, true, true)},
+		{"sinks without a mask", []*Tensor{x, sinks}, map[string]any{"scale": 0.5, "sinks": true}, expect(0.5, false, false, true)},
+		{"max_bias without a mask", []*Tensor{x, sinks}, map[string]any{"scale": 0.5, "max_bias": 8, "sinks": true}, expect(0.5, false, false, true)},
 		{"f32 mask with padding rows", []*Tensor{x, FromF32(F32, []int64{3, 4}, append(append([]float32{}, maskVals...), 9, 9, 9, 9, 9, 9))}, map[string]any{"scale": 0.5}, expect(0.5, true, false, false)},
 		{"strided x", []*Tensor{permutedCopy(t, x), mask}, map[string]any{"scale": 0.5}, expect(0.5, true, false, false)},
 	}

@@ -27,6 +27,10 @@ type opKernel struct {
 	// enum, when set, names a sub-op through the manifest (unary_op,
 	// tri_type).
 	enum *enumField
+	// flat: the kernel writes a contiguous dst in src0's element order,
+	// whatever dst's shape (the copy kernels: ggml_cpy into a tensor of
+	// another shape with the same element count is a reshape).
+	flat bool
 }
 
 // enumField is an int32 params field holding a ggml enum value, passed to
@@ -44,7 +48,7 @@ func epsParam(v abi.Values, _ abi.TensorDesc) map[string]any {
 // copyKernel is cont_f32, cont_f16 (op cont) and cpy_f32_f16 (op cpy to
 // f16) {src0, dst}.
 func copyKernel(op ops.Op, from, to ops.Type) opKernel {
-	k := opKernel{op: op, srcs: []string{"src0"}, types: [][]ops.Type{{from}}, dstT: []ops.Type{to}}
+	k := opKernel{op: op, srcs: []string{"src0"}, types: [][]ops.Type{{from}}, dstT: []ops.Type{to}, flat: true}
 	if op == ops.OpCpy {
 		k.params = func(abi.Values, abi.TensorDesc) map[string]any { return map[string]any{"type": to.String()} }
 	}
@@ -175,6 +179,11 @@ func (k opKernel) run(r *run, v abi.Values) error {
 	dst, err := r.store(v, field, dstT...)
 	if err != nil {
 		return err
+	}
+	if k.flat && len(srcs) > 0 && dst.Ne != srcs[0].Ne && dst.IsContiguous() && dst.NElements() == srcs[0].NElements() {
+		if dst, err = ops.Reshape(dst, srcs[0].Ne[:]...); err != nil {
+			return userError(err.Error())
+		}
 	}
 	if k.inPlace {
 		srcs = append([]*ops.Tensor{dst}, srcs...)

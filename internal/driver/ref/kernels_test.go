@@ -233,6 +233,12 @@ func TestKernels(t *testing.T) {
 			want: refOut(t, ops.OpCont, []*ops.Tensor{h}, nil)},
 		kcase{name: "cpy_f32_f16", kernel: "cpy_f32_f16", in: []kin{{"src0", x}},
 			want: refOut(t, ops.OpCpy, []*ops.Tensor{x}, map[string]any{"type": "f16"})})
+	// The copy kernels write dst in src0's element order whatever dst's
+	// shape: ggml_cpy of the transposed [16, 32] view into [32, 16] is
+	// the view's elements in row-major order.
+	flat := ops.FromF32(ops.F32, []int64{32, 16}, xt.ToF32())
+	cases = append(cases, kcase{name: "cont_f32/reshaped dst", kernel: "cont_f32", in: []kin{{"src0", xt}},
+		dst: ops.New(ops.F32, 32, 16), want: flat})
 
 	// The seven mul_mat kernels, and mul_mat_Q8_0 with a bias.
 	b32, b16 := f32(64, 3), randTensor(r, ops.F16, 64, 3)

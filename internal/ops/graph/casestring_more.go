@@ -181,9 +181,9 @@ func buildMulMatID(b *csBuilder) {
 }
 
 // L2_NORM(type, ne=[4] (64,64,320,1), eps (1e-12), v, noncontig_rows):
-// noncontig_rows builds a as [ne1, ne0, ne2, ne3] and permutes dims 0 and
-// 1 back; v views half of a in each dim (both together are not
-// supported: the view of a permuted tensor has no case-file form here).
+// as test_l2_norm builds it, noncontig_rows builds a as [ne1, ne0, ne2,
+// ne3] and permutes dims 0 and 1 back; v then views half of a in each dim
+// with a's strides (buildNorm's input).
 func buildL2Norm(b *csBuilder) {
 	t := b.typ("type", ops.F32)
 	ne := b.shape("ne", 64, 64, 320, 1)
@@ -193,25 +193,7 @@ func buildL2Norm(b *csBuilder) {
 	if b.err != nil {
 		return
 	}
-	var x string
-	switch {
-	case nc && v:
-		b.fail("v=1 with noncontig_rows=1 is not supported by et case strings")
-		return
-	case nc:
-		x = b.leaf("a", t, []int64{ne[1], ne[0], ne[2], ne[3]}, defaultRange)
-		x = b.node("a_perm", ops.OpPermute, map[string]any{"axes": []int64{1, 0, 2, 3}}, x)
-	case v:
-		x = b.leaf("a", t, ne, defaultRange)
-		half := make([]int64, 4)
-		for i := range half {
-			half[i] = max(ne[i]/2, 1)
-		}
-		x = b.viewOf(x, t, ne, half)
-	default:
-		x = b.leaf("a", t, ne, defaultRange)
-	}
-	b.node("out", ops.OpL2Norm, map[string]any{"eps": eps}, x)
+	b.node("out", ops.OpL2Norm, map[string]any{"eps": eps}, b.normInput(t, ne, nc, v))
 }
 
 // GROUP_NORM(type, ne=[4] (64,64,320,1), num_groups (32), eps (1e-6)).
@@ -254,7 +236,10 @@ func buildIm2col(b *csBuilder) {
 // cwhn (0)): kernel [KW, KH, Cin, Cout] * input [W, H, Cin, N].
 // test_conv_2d's default ne_kernel (3,3,1,16) does not match its default
 // input's 16 channels, so et's default is [3, 3, ne_input2, 16]. cwhn=1
-// (channel-innermost memory layout) is not supported.
+// stores input and kernel channel-innermost, as test_conv_2d does: input =
+// permute(cont(permute(input, 1, 2, 0, 3)), 2, 0, 1, 3) and kernel =
+// permute(cont(permute(kernel, 2, 3, 1, 0)), 3, 2, 0, 1), so conv_2d sees
+// the WHCN shapes with permuted strides.
 func buildConv2D(b *csBuilder) {
 	neIn := b.shape("ne_input", 64, 64, 16, 1)
 	if b.err != nil {
@@ -267,19 +252,27 @@ func buildConv2D(b *csBuilder) {
 		"p0": b.int("padding0", 0), "p1": b.int("padding1", 0),
 		"d0": b.int("dilation0", 1), "d1": b.int("dilation1", 1),
 	}
-	b.onlyInt("cwhn", 0, "et case strings build only the WHCN layout")
+	cwhn := b.bool("cwhn")
 	if b.err != nil {
 		return
 	}
 	kernel := b.leaf("kernel", tk, neK, defaultRange)
 	input := b.leaf("input", ops.F32, neIn, defaultRange)
+	if cwhn {
+		perm := func(x, name string, axes ...int64) string {
+			return b.node(name, ops.OpPermute, map[string]any{"axes": axes}, x)
+		}
+		input = perm(b.node("input_cwhn", ops.OpCont, nil, perm(input, "input_p", 1, 2, 0, 3)), "input_whcn", 2, 0, 1, 3)
+		kernel = perm(b.node("kernel_cwhn", ops.OpCont, nil, perm(kernel, "kernel_p", 2, 3, 1, 0)), "kernel_whcn", 3, 2, 0, 1)
+	}
 	b.node("out", ops.OpConv2D, params, kernel, input)
 }
 
 // CONCAT(type, ne_a=[4] (10,5,5,5), ne_b_d (5), dim (2), v (0)): b is
-// ne_a with ne_b_d in dimension dim; v bit 0 views a out of a [2·ne0,
-// 4·ne1, 3·ne2, ne3] tensor, bit 1 views b out of [3·ne0, 2·ne1, 4·ne2,
-// ne3], as test_concat does.
+// ne_a with ne_b_d in dimension dim; as test_concat does, v bit 0 views a
+// out of a [2·ne0, 4·ne1, 3·ne2, ne3] tensor (else bit 2 out of [ne0,
+// ne1, 2·ne2, 4·ne3]), bit 1 views b out of [3·ne0, 2·ne1, 4·ne2, ne3]
+// (else bit 3 out of [ne0, ne1, 3·ne2, 2·ne3]).
 func buildConcat(b *csBuilder) {
 	t := b.typ("type", ops.F32)
 	neA := b.shape("ne_a", 10, 5, 5, 5)
@@ -293,22 +286,31 @@ func buildConcat(b *csBuilder) {
 		b.fail("dim = %d, want 0 to 3", dim)
 		return
 	}
-	if v < 0 || v > 3 {
-		b.fail("v = %d, want 0 to 3 (bit 0: view a, bit 1: view b)", v)
+	if v < 0 || v > 15 {
+		b.fail("v = %d, want 0 to 15 (bits 0 and 2: view a, bits 1 and 3: view b)", v)
 		return
 	}
 	neB := append([]int64(nil), neA...)
 	neB[dim] = nbd
-	input := func(name string, ne []int64, view bool, f [3]int64) string {
-		if !view {
+	input := func(name string, ne []int64, f *[4]int64) string {
+		if f == nil {
 			return b.leaf(name, t, ne, defaultRange)
 		}
-		full := []int64{ne[0] * f[0], ne[1] * f[1], ne[2] * f[2], ne[3]}
+		full := []int64{ne[0] * f[0], ne[1] * f[1], ne[2] * f[2], ne[3] * f[3]}
 		b.leaf(name, t, full, defaultRange)
 		return b.viewOf(name, t, full, ne)
 	}
-	a := input("a", neA, v&1 != 0, [3]int64{2, 4, 3})
-	bb := input("b", neB, v&2 != 0, [3]int64{3, 2, 4})
+	pick := func(first, second int64, f1, f2 [4]int64) *[4]int64 {
+		switch {
+		case v&first != 0:
+			return &f1
+		case v&second != 0:
+			return &f2
+		}
+		return nil
+	}
+	a := input("a", neA, pick(1, 4, [4]int64{2, 4, 3, 1}, [4]int64{1, 1, 2, 4}))
+	bb := input("b", neB, pick(2, 8, [4]int64{3, 2, 4, 1}, [4]int64{1, 1, 3, 2}))
 	b.node("out", ops.OpConcat, map[string]any{"dim": dim}, a, bb)
 }
 
@@ -337,7 +339,8 @@ var padExtKeys = []string{"lp0", "rp0", "lp1", "rp1", "lp2", "rp2", "lp3", "rp3"
 // is given): PAD(type, ne_a=[4] (512,512,3,1), lp0, rp0, ..., lp3, rp3
 // (1 each), tfrm (0), circular (0)) pads before (lp) and after (rp) each
 // dim; tfrm 1 views a as ((ne+1)/2) in each dim, tfrm 2 permutes it with
-// axes (2, 1, 0, 3). circular must be 0: et's pad has no circular mode.
+// axes (2, 1, 0, 3). circular=1 wraps around instead of padding zeros
+// (ggml_pad_circular, ggml_pad_ext_circular).
 func buildPad(b *csBuilder) {
 	ext := false
 	for _, k := range append([]string{"tfrm"}, padExtKeys...) {
@@ -346,7 +349,7 @@ func buildPad(b *csBuilder) {
 		}
 	}
 	t := b.typ("type", ops.F32)
-	b.onlyInt("circular", 0, "et's pad has no circular mode")
+	circular := b.bool("circular")
 	lp := []int64{0, 0, 0, 0}
 	rp := []int64{0, 0, 0, 0}
 	var ne []int64
@@ -396,7 +399,7 @@ func buildPad(b *csBuilder) {
 		b.fail("tfrm = %d, want 0 (none), 1 (view) or 2 (permute)", tfrm)
 		return
 	}
-	b.node("out", ops.OpPad, map[string]any{"lp": lp, "rp": rp}, x)
+	b.node("out", ops.OpPad, map[string]any{"lp": lp, "rp": rp, "circular": circular}, x)
 }
 
 // FILL(type, ne=[4] (10,10,4,3), c): test_fill has no default for c; et
@@ -507,11 +510,14 @@ func buildSSMConv(b *csBuilder) {
 }
 
 // SSM_SCAN(type, d_state (32), head_dim (1), n_head (32), n_group (1),
-// n_seq_tokens (32), n_seqs (32), xbc_overlap (0)): s [d_state, head_dim,
-// n_head, n_seqs], x [head_dim, n_head, n_t, n_seqs], dt [n_head, n_t,
-// n_seqs], A [d_state (1 when head_dim > 1), n_head], B and C [d_state,
-// n_group, n_t, n_seqs], ids i32 [n_seqs] a permutation. xbc_overlap=1
-// (x, B and C as views of one buffer) is not supported.
+// n_seq_tokens (32), n_seqs (32), xbc_overlap (0), K (1)), as
+// test_ssm_scan builds it: s [d_state, head_dim, n_head, n_seqs], x
+// [head_dim, n_head, n_t, n_seqs], dt [n_head, n_t, n_seqs], A [d_state
+// (1 when head_dim > 1), n_head] uniform in [-1, -0.5], B and C [d_state,
+// n_group, n_t, n_seqs], ids i32 [n_seqs] a permutation; K is the number
+// of state snapshots. xbc_overlap=1 makes x, B and C views of one
+// [d_state, n_head, n_t, 2*n_seqs] buffer (x at offset nb3, B at 0, C at
+// 2*nb3).
 func buildSSMScan(b *csBuilder) {
 	t := b.typ("type", ops.F32)
 	dState := b.pos("d_state", 32)
@@ -520,7 +526,8 @@ func buildSSMScan(b *csBuilder) {
 	nGroup := b.pos("n_group", 1)
 	nTok := b.pos("n_seq_tokens", 32)
 	nSeqs := b.pos("n_seqs", 32)
-	b.onlyInt("xbc_overlap", 0, "overlapping x, B and C cannot be expressed in a case file")
+	overlap := b.bool("xbc_overlap")
+	k := b.pos("K", 1)
 	if b.err != nil {
 		return
 	}
@@ -529,13 +536,24 @@ func buildSSMScan(b *csBuilder) {
 		aRows = 1
 	}
 	s := b.leaf("s", t, []int64{dState, headDim, nHead, nSeqs}, defaultRange)
-	x := b.leaf("x", t, []int64{headDim, nHead, nTok, nSeqs}, defaultRange)
 	dt := b.leaf("dt", t, []int64{nHead, nTok, nSeqs}, defaultRange)
-	a := b.leaf("A", t, []int64{aRows, nHead}, defaultRange)
-	bb := b.leaf("B", t, []int64{dState, nGroup, nTok, nSeqs}, defaultRange)
-	c := b.leaf("C", t, []int64{dState, nGroup, nTok, nSeqs}, defaultRange)
+	a := b.leaf("A", t, []int64{aRows, nHead}, "uniform(-1, -0.5)")
+	var x, bb, c string
+	if overlap {
+		full := []int64{dState, nHead, nTok, 2 * nSeqs}
+		b.leaf("xbc", t, full, defaultRange)
+		nb := contiguousNb(t, full)
+		strides := [3]uint64{nb[1], nb[2], nb[3]}
+		x = b.viewNode("x", "xbc", []int64{headDim, nHead, nTok, nSeqs}, strides, nb[3])
+		bb = b.viewNode("B", "xbc", []int64{dState, nGroup, nTok, nSeqs}, strides, 0)
+		c = b.viewNode("C", "xbc", []int64{dState, nGroup, nTok, nSeqs}, strides, 2*nb[3])
+	} else {
+		x = b.leaf("x", t, []int64{headDim, nHead, nTok, nSeqs}, defaultRange)
+		bb = b.leaf("B", t, []int64{dState, nGroup, nTok, nSeqs}, defaultRange)
+		c = b.leaf("C", t, []int64{dState, nGroup, nTok, nSeqs}, defaultRange)
+	}
 	ids := b.leaf("ids", ops.I32, []int64{nSeqs}, fmt.Sprintf("perm(%d)", nSeqs))
-	b.node("out", ops.OpSSMScan, nil, s, x, dt, a, bb, c, ids)
+	b.node("out", ops.OpSSMScan, map[string]any{"K": k}, s, x, dt, a, bb, c, ids)
 }
 
 // RWKV_WKV6 and RWKV_WKV7(type, head_count (32), head_size (64),

@@ -25,7 +25,7 @@ func TestFromFlags(t *testing.T) {
 		{"list param", "permute", []string{"x=f32:2x3x4"}, []string{"axes=1,0,2,3"},
 			"x:f32[2 3 4] | out=permute(x){axes=[1 0 2 3]}[3 2 4 1]"},
 		{"bracket list and enum", "rope", []string{"x=f32:64x4x3", "p=i32:3:arange(0)"}, []string{"n_dims=64", "mode=neox", "sections=[0,0,0,0]"},
-			"x:f32[64 4 3] p:i32[3]=arange(0) | out=rope(x,p){attn_factor=1,beta_fast=32,beta_slow=1,ext_factor=0,freq_base=10000,freq_scale=1,mode=neox,n_ctx_orig=0,n_dims=64,sections=[0 0 0 0]}[64 4 3 1]"},
+			"x:f32[64 4 3] p:i32[3]=arange(0) | out=rope(x,p){attn_factor=1,beta_fast=32,beta_slow=1,ext_factor=0,freq_base=10000,freq_scale=1,mode=neox,n_ctx_orig=0,n_dims=64,n_offs=0,sections=[0 0 0 0]}[64 4 3 1]"},
 		{"npy init", "cont", []string{"x=f32:3x2:data/x.npy"}, nil,
 			"x:f32[3 2]={npy: data/x.npy} | out=cont(x)[3 2 1 1]"},
 		{"type param", "cpy", []string{"x=f32:64"}, []string{"type=f16"},

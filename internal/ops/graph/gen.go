@@ -121,8 +121,9 @@ func normalSin(mean, std, rad, s float64) float64 {
 }
 
 // randomAccess reports whether values of init in can be generated from
-// any index (everything but perm, whose shuffle is sequential).
-func randomAccess(in Init) bool { return in.Func != "perm" }
+// any index (everything but perm, whose shuffle is sequential, and
+// hadamard, which the sequential generator computes).
+func randomAccess(in Init) bool { return in.Func != "perm" && in.Func != "hadamard" }
 
 // fillF32 writes values [i, i+len(dst)) of a random-access init, seeded
 // with state s (the rng state before the first draw), as float32.

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"math/bits"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -51,21 +52,25 @@ func isInt(t ops.Type) bool { return t.Integer() }
 
 // initArity gives the accepted argument counts of each init function.
 var initArity = map[string][2]int{
-	"uniform": {2, 2},
-	"normal":  {2, 2},
-	"arange":  {1, 2},
-	"zeros":   {0, 0},
-	"ones":    {0, 0},
-	"randint": {2, 2},
-	"perm":    {1, 1},
-	"kq_mask": {0, 0},
+	"uniform":  {2, 2},
+	"normal":   {2, 2},
+	"arange":   {1, 2},
+	"zeros":    {0, 0},
+	"ones":     {0, 0},
+	"randint":  {2, 2},
+	"perm":     {1, 1},
+	"kq_mask":  {0, 0},
+	"hadamard": {0, 0},
 }
 
 // ParseInit parses an init expression: uniform(a, b), normal(mean, std),
 // arange(start[, step]), zeros, ones, randint(lo, hi) (integers in
-// [lo, hi)), perm(n) (each row holds distinct integers from [0, n)) or
+// [lo, hi)), perm(n) (each row holds distinct integers from [0, n)),
 // kq_mask (test-backend-ops' attention mask: uniform(-1, 1) with blocks of
-// 64 rows by 128 columns set to -inf or 0, one block per 40960 elements).
+// 64 rows by 128 columns set to -inf or 0, one block per 40960 elements) or
+// hadamard (row r, column i is ±1/sqrt(ne0), negative when r & i has an
+// odd number of bits: test-backend-ops' Walsh-Hadamard matrix of
+// MUL_MAT_HADAMARD).
 // The {npy: file} form is a YAML mapping and is not parsed here.
 func ParseInit(s string) (Init, error) {
 	s = strings.TrimSpace(s)
@@ -78,7 +83,7 @@ func ParseInit(s string) (Init, error) {
 	}
 	ar, ok := initArity[name]
 	if !ok {
-		return Init{}, fmt.Errorf("unknown init %q (want uniform(a, b), normal(mean, std), arange(start[, step]), zeros, ones, randint(lo, hi), perm(n), kq_mask or {npy: file})", s)
+		return Init{}, fmt.Errorf("unknown init %q (want uniform(a, b), normal(mean, std), arange(start[, step]), zeros, ones, randint(lo, hi), perm(n), kq_mask, hadamard or {npy: file})", s)
 	}
 	in := Init{Func: name}
 	if strings.TrimSpace(rest) != "" {
@@ -211,6 +216,13 @@ func (g *generator) next() float64 {
 	case "randint":
 		lo, hi := int64(a[0]), int64(a[1])
 		return float64(lo + int64(g.r.next()%uint64(hi-lo)))
+	case "hadamard":
+		r, c := i/g.ne0, i%g.ne0
+		v := 1 / float32(math.Sqrt(float64(float32(g.ne0)))) // 1.0f/sqrtf(n_cols)
+		if bits.OnesCount64(uint64(r&c))%2 != 0 {
+			v = -v
+		}
+		return float64(v)
 	case "perm":
 		// A partial Fisher-Yates shuffle per row; the pool is not reset
 		// between rows (it stays a permutation), so each row's values are

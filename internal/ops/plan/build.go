@@ -88,7 +88,11 @@ func (p *Plan) nodeStep(i int, v Verdict) (Step, error) {
 		s.DstField = "dst"
 	}
 	fields := map[string]int{s.DstField: x.n.Out}
-	for j, f := range r.fields {
+	rf := r.fields
+	if r.fieldsFor != nil {
+		rf = r.fieldsFor(x)
+	}
+	for j, f := range rf {
 		if f != "" && x.has(j) {
 			fields[f] = x.n.Src[j]
 		}

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"bytes"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -484,4 +485,48 @@ func TestExplain(t *testing.T) {
 		t.Errorf("explain\n got %+v\nwant %+v", got, want)
 	}
 	hasReasons(t, rows[3].Reasons, "src0 type q4_K not in {f32, f16, q8_0, q4_0}")
+}
+
+// TestMaskSinksFields: soft_max's sinks go to src2 (and flash_attn_ext's
+// mask to mask) whether or not the node has a mask; the sinks param says
+// which one a lone optional source is.
+func TestMaskSinksFields(t *testing.T) {
+	b := newGB(t).
+		leaf("x", ops.F32, 32, 4, 2).leaf("m", ops.F32, 32, 4).leaf("s", ops.F32, 2).
+		node("only_sinks", "soft_max", []string{"x", "s"}, map[string]any{"sinks": true}).
+		node("only_mask", "soft_max", []string{"x", "m"}, nil).
+		node("both", "soft_max", []string{"x", "m", "s"}, nil).
+		leaf("q", ops.F32, 64, 3, 2).leaf("k", ops.F16, 64, 16, 2).leaf("v", ops.F16, 64, 16, 2).
+		leaf("fm", ops.F16, 16, 3).leaf("fs", ops.F32, 2).
+		node("fa_mask", "flash_attn_ext", []string{"q", "k", "v", "fm"}, map[string]any{"scale": 0.125}).
+		node("fa_sinks", "flash_attn_ext", []string{"q", "k", "v", "fs"}, map[string]any{"scale": 0.125, "sinks": true}).
+		outputs("only_sinks", "only_mask", "both", "fa_mask", "fa_sinks")
+	p := b.build(false)
+	for _, tc := range []struct {
+		node string
+		want map[string]string
+	}{
+		{"only_sinks", map[string]string{"src0": "x", "src2": "s"}},
+		{"only_mask", map[string]string{"src0": "x", "src1": "m"}},
+		{"both", map[string]string{"src0": "x", "src1": "m", "src2": "s"}},
+		{"fa_mask", map[string]string{"q": "q", "k": "k", "v": "v", "mask": "fm"}},
+	} {
+		s := stepOf(t, p, tc.node)
+		if len(s.Tensors) != len(tc.want)+1 {
+			t.Errorf("%s: fields %v, want %v and dst", tc.node, s.Tensors, tc.want)
+		}
+		for f, v := range tc.want {
+			if s.Tensors[f] != b.value(v) {
+				t.Errorf("%s: field %s is value %d, want %s", tc.node, f, s.Tensors[f], v)
+			}
+		}
+	}
+	// ggml-et has no flash attention with sinks: a fallback, with the reason.
+	v := p.Verdicts[b.nodeIndex("fa_sinks")]
+	if v.Supported || !strings.Contains(fmt.Sprint(v.Reasons), "sinks") {
+		t.Errorf("fa with sinks: supported %v, reasons %q", v.Supported, v.Reasons)
+	}
+	if mi, si := ops.MaskSinks(3, 4, p.Graph.Nodes[b.nodeIndex("fa_sinks")].Params); mi != -1 || si != 3 {
+		t.Errorf("MaskSinks = %d, %d, want -1, 3", mi, si)
+	}
 }

@@ -131,7 +131,12 @@ func (g *Graph) AddNodeInPlace(name string, op ops.Op, src []string, raw map[str
 		if inplace && len(srcs) == 0 {
 			return 0, nerr(fmt.Errorf("in place: %s has no source to write into", info.Name))
 		}
-		if inplace {
+		switch {
+		case info.Name == ops.OpCpy && len(srcs) == 2:
+			// ggml_cpy(x, dst): the result is a view of dst.
+			v := *srcs[1]
+			t, base = &v, g.Values[n.Src[1]].Base
+		case inplace:
 			a := srcs[0]
 			if a.Type != typ || a.Ne != ne {
 				return 0, nerr(fmt.Errorf("in place: the result %s %v differs from the first source %s %s", typ, ne, a.Type, a.ShapeString()))
@@ -139,7 +144,7 @@ func (g *Graph) AddNodeInPlace(name string, op ops.Op, src []string, raw map[str
 			v := *a
 			t, base = &v, g.Values[n.Src[0]].Base
 			n.InPlace = true
-		} else {
+		default:
 			t = ops.New(typ, ne[:]...)
 		}
 	}

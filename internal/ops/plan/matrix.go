@@ -110,7 +110,7 @@ var opDocs = map[ops.Op]opDoc{
 	ops.OpSoftMax: {kernels: []string{"softmax_f32"}, types: "f32 (mask and sinks f32)",
 		constraints: "dst, src0 contiguous; ne0 > 1; mask and sinks contiguous"},
 	ops.OpRope: {kernels: []string{"rope_f32"}, types: "f32, pos i32",
-		constraints: "dst contiguous; src0 nb0 = 4, no view offset; n_dims <= 512; neox/imrope: n_dims % 16"},
+		constraints: "dst contiguous; src0 nb0 = 4, no view offset; n_dims <= 512; normal, neox or imrope (n_dims % 16); no n_offs"},
 	ops.OpUnary: {kernels: []string{"unary_f32"}, types: "f32",
 		constraints: "nelements % 16; dst, src nb0 = 4; 21 sub-ops (no xielu)"},
 	ops.OpGLU: {kernels: []string{"glu_f32"}, types: "f32",

@@ -20,6 +20,9 @@ type opRule struct {
 	// node's source order ("" = the source is not passed). The result is
 	// always the "dst" field. Absent optional sources are left out.
 	fields []string
+	// fieldsFor, when set, gives fields per node (ops whose optional
+	// sources are told apart by a param).
+	fieldsFor func(x *nodeCtx) []string
 	// scalars sets the trailing scalars and the dst op_params.
 	scalars func(x *nodeCtx, b *binder) error
 	// noop, when set, says why a supported node launches nothing.
@@ -58,8 +61,8 @@ var rules = map[ops.Op]opRule{
 		scalars: scalarsEps},
 	ops.OpScale: {check: checkScale, kernel: fixed("scale_f32"), fields: []string{"src0"},
 		scalars: scalarsScale},
-	ops.OpSoftMax: {check: checkSoftMax, kernel: fixed("softmax_f32"), fields: []string{"src0", "src1", "src2"},
-		scalars: scalarsSoftMax},
+	ops.OpSoftMax: {check: checkSoftMax, kernel: fixed("softmax_f32"),
+		fieldsFor: maskSinksFields(1, []string{"src0"}, "src1", "src2"), scalars: scalarsSoftMax},
 	ops.OpRope: {check: checkRope, kernel: fixed("rope_f32"), fields: []string{"src0", "src1", "src2"},
 		scalars: scalarsRope},
 	ops.OpGLU: {check: checkGLU, kernel: fixed("glu_f32"), fields: []string{"src0", "src1"},
@@ -70,8 +73,8 @@ var rules = map[ops.Op]opRule{
 	ops.OpSetRows: {check: checkSetRows, kernel: fixed("set_rows_f32"), fields: []string{"", "src0", "src1"}},
 	ops.OpCpy:     {check: checkCpy, kernel: kernelCpy, fields: []string{"src0"}, noop: noopEmpty},
 	ops.OpCont:    {check: checkCont, kernel: kernelCont, fields: []string{"src0"}},
-	ops.OpFlashAttnExt: {check: checkFlashAttn, kernel: kernelFlashAttn, fields: []string{"q", "k", "v", "mask"},
-		scalars: scalarsFlashAttn},
+	ops.OpFlashAttnExt: {check: checkFlashAttn, kernel: kernelFlashAttn,
+		fieldsFor: maskSinksFields(3, []string{"q", "k", "v"}, "mask", ""), scalars: scalarsFlashAttn},
 }
 
 func fixed(kernel string) func(*nodeCtx) string {
@@ -170,7 +173,7 @@ func scalarsSoftMax(x *nodeCtx, b *binder) error {
 // ropeOpParams is ggml's op_params of a ROPE node: n_past (0), n_dims,
 // mode, n_ctx (0), n_ctx_orig, the six floats, sections[4] (only for a
 // mode with the MROPE bit, as ggml_rope_multi stores them) and [15], the
-// ggml_rope_set_offset slot (0: the case format has no rope offset).
+// ggml_rope_set_offset slot (the n_offs param).
 func ropeOpParams(x *nodeCtx) ([abi.NumOpParams]int32, error) {
 	var op [abi.NumOpParams]int32
 	p := x.p()
@@ -196,6 +199,7 @@ func ropeOpParams(x *nodeCtx) ([abi.NumOpParams]int32, error) {
 			}
 		}
 	}
+	op[15] = int32(p.Int("n_offs"))
 	return op, nil
 }
 
@@ -261,7 +265,7 @@ func scalarsUnary(x *nodeCtx, b *binder) error {
 func scalarsFlashAttn(x *nodeCtx, b *binder) error {
 	s := x.p().F32("scale")
 	hasMask := int64(0)
-	if x.has(3) {
+	if mi, _ := ops.MaskSinks(3, len(x.n.Src), x.p()); mi >= 0 {
 		hasMask = 1
 	}
 	b.v.SetFloat("scale", s)

@@ -242,13 +242,34 @@ func checkSoftMax(c *checker) {
 	if x.Ne[0] <= 1 {
 		c.failf("src0.ne0 <= 1 (ne0 = %d)", x.Ne[0])
 	}
-	if mask := c.src(1); mask != nil {
+	mi, si := ops.MaskSinks(1, len(c.n.Src), c.p())
+	if mi >= 0 {
+		mask := c.src(mi)
 		c.typeIn("mask", mask, ops.F32)
 		c.contiguous("mask", mask)
 	}
-	if sinks := c.src(2); sinks != nil {
+	if si >= 0 {
+		sinks := c.src(si)
 		c.typeIn("sinks", sinks, ops.F32)
 		c.contiguous("sinks", sinks)
+	}
+}
+
+// maskSinksFields maps the optional sources of soft_max (fixed = 1) and
+// flash_attn_ext (fixed = 3) to their params-struct fields: ggml's
+// src[fixed] is the mask and src[fixed+1] the sinks, whichever of them a
+// node has.
+func maskSinksFields(fixed int, names []string, maskField, sinksField string) func(x *nodeCtx) []string {
+	return func(x *nodeCtx) []string {
+		f := append([]string(nil), names...)
+		mi, si := ops.MaskSinks(fixed, len(x.n.Src), x.p())
+		if mi >= 0 {
+			f = append(f, maskField)
+		}
+		if si >= 0 {
+			f = append(f, sinksField)
+		}
+		return f
 	}
 }
 
@@ -419,10 +440,16 @@ func checkFlashAttn(c *checker) {
 	if v.Type != ops.F16 {
 		c.fail(CodeType, "v", v.Type.String(), "f16", "v type %s is not f16 (ggml-et accepts only f16 K/V)", v.Type)
 	}
+	mi, si := ops.MaskSinks(3, len(c.n.Src), c.p())
+	if si >= 0 {
+		c.failf("sinks (src[4]) are not supported by ggml-et's flash attention")
+	}
+	c.contiguousRows("dst", d)
+	c.contiguousRows("q", q)
 	dk, dv := q.Ne[0], v.Ne[0]
 	c.mod("dk", dk, 32)
-	if mask := c.src(3); mask != nil {
-		c.typeIn("mask", mask, ops.F16, ops.F32)
+	if mi >= 0 {
+		c.typeIn("mask", c.src(mi), ops.F16, ops.F32)
 	}
 	if mb := c.p().F32("max_bias"); mb != 0 {
 		c.fail(CodeNonZero, "max_bias", fmt.Sprint(mb), "0", "max_bias != 0 (max_bias = %g)", mb)
@@ -449,8 +476,11 @@ func checkFlashAttn(c *checker) {
 	if k.Ne[2] == 0 || q.Ne[2]%k.Ne[2] != 0 {
 		c.failf("nhq %% nhk != 0 (nhq = %d, nhk = %d)", q.Ne[2], k.Ne[2])
 	}
-	if v.Ne[1] != k.Ne[1] || v.Ne[2] != k.Ne[2] {
-		c.failf("v and k differ in n_kv or heads (k.ne = %s, v.ne = %s)", fmtNe(k), fmtNe(v))
+	if v.Ne[1] != k.Ne[1] || v.Ne[2] != k.Ne[2] || v.Ne[3] != k.Ne[3] {
+		c.failf("v and k differ in n_kv, heads or batch (k.ne = %s, v.ne = %s)", fmtNe(k), fmtNe(v))
+	}
+	if q.Ne[3] != k.Ne[3] {
+		c.failf("q.ne3 != k.ne3 (q.ne3 = %d, k.ne3 = %d)", q.Ne[3], k.Ne[3])
 	}
 	if d.Ne[1] != q.Ne[2] || d.Ne[2] != q.Ne[1] || d.Ne[3] != q.Ne[3] {
 		c.failf("dst shape does not match q (q.ne = %s, dst.ne = %s)", fmtNe(q), fmtNe(d))

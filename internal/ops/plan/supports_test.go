@@ -168,7 +168,7 @@ func TestSupportsRope(t *testing.T) {
 		return func(b *gb) {
 			ntok := int64(3)
 			npos := ntok
-			if params["mode"] == "imrope" {
+			if m := params["mode"]; m == "imrope" || m == "mrope" || m == "vision" {
 				npos = 4 * ntok
 			}
 			b.leaf("x", typ, ne0, 2, ntok).leaf("pos", ops.I32, npos).node("y", "rope", []string{"x", "pos"}, params)
@@ -182,6 +182,12 @@ func TestSupportsRope(t *testing.T) {
 			reasons: []string{"n_dims % 16 != 0 (n_dims = 8)"}},
 		{name: "imrope sections zero", build: rope(ops.F32, 64, map[string]any{"n_dims": 64, "mode": "imrope", "sections": []int{0, 0, 0, 4}}),
 			reasons: []string{"imrope sections[0..2] are all zero (sections = [0 0 0 4])"}},
+		{name: "mrope", build: rope(ops.F32, 64, map[string]any{"n_dims": 48, "mode": "mrope", "sections": []int{16, 16, 16, 0}}),
+			reasons: []string{"rope mode mrope not in {normal, neox, imrope}"}},
+		{name: "vision", build: rope(ops.F32, 64, map[string]any{"n_dims": 32, "mode": "vision", "sections": []int{16, 16, 0, 0}}),
+			reasons: []string{"rope mode vision not in {normal, neox, imrope}"}},
+		{name: "n_offs", build: rope(ops.F32, 64, map[string]any{"n_dims": 32, "n_offs": 2}),
+			reasons: []string{"op_params[15] != 0 (rope offset = 2)"}},
 		{name: "n_dims 1024", build: rope(ops.F32, 1024, map[string]any{"n_dims": 1024}),
 			reasons: []string{"n_dims > 512 (n_dims = 1024)"}},
 		{name: "f16 x", build: rope(ops.F16, 64, map[string]any{"n_dims": 64}),
