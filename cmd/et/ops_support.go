@@ -134,23 +134,23 @@ func opsSupportRun(ctx context.Context, f *factory, opts *opsSupportOptions) err
 	for _, e := range bad {
 		report.add(f, e)
 	}
-	planned, badPlans, err := runner.PlanAll(cases, runner.PlanOptions{Manifest: m}, nil)
-	if err != nil {
-		return err
-	}
-	for _, e := range badPlans {
-		report.add(f, e)
-	}
-	if len(planned) == 0 {
-		return report.err()
-	}
+	// One case at a time: only its verdict is kept (a plan holds the
+	// case's tensors, and the whole list is 19,726 cases).
 	doc := opsSupportDoc{Schema: "et.ops-support/v1", Rows: []opsSupportRow{}}
-	for _, pc := range planned {
+	for _, c := range cases {
+		pc, err := runner.PlanCase(ctx, c, runner.PlanOptions{Manifest: m}, false)
+		if err != nil {
+			if !isInputErr(err) {
+				return err
+			}
+			report.add(f, err)
+			continue
+		}
 		v := outputVerdict(pc)
-		row := opsSupportRow{BackendName: opsSupportBackend, OpName: pc.Case.OpDesc, OpParams: pc.Case.Vars,
+		row := opsSupportRow{BackendName: opsSupportBackend, OpName: c.OpDesc, OpParams: c.Vars,
 			TestMode: "support", Supported: "0", ErrorMessage: "no", BackendRegName: opsSupportBackend}
 		if row.OpName == "" { // a case file: its output node's op
-			row.OpName, row.OpParams = strings.ToUpper(string(outputOp(pc))), pc.Case.Name
+			row.OpName, row.OpParams = strings.ToUpper(outputOp(pc)), c.Name
 		}
 		if v.Supported {
 			row.Supported, row.ErrorMessage = "1", "yes"
@@ -158,11 +158,18 @@ func opsSupportRun(ctx context.Context, f *factory, opts *opsSupportOptions) err
 		doc.Rows = append(doc.Rows, row)
 		doc.why = append(doc.why, plan.JoinTexts(v.Reasons))
 	}
+	if len(doc.Rows) == 0 {
+		return report.err()
+	}
 	if err := f.render(opsSupportDocument(doc)); err != nil {
 		return err
 	}
 	return report.err()
 }
+
+// isInputErr reports an error that is bad input of one case (the others
+// are still judged).
+func isInputErr(err error) bool { return exitCode(err) == exitUsage }
 
 // outputNode is the node test-backend-ops' support mode judges: the one
 // that produces the case's (last) output.
