@@ -301,34 +301,8 @@ func dequantizeBlockQ4_K(x []byte, y []float32) {
 func quantizeBlockQ4_K(x []float32, y []byte) {
 	x = x[:QKK]
 	y = y[:144]
-	var (
-		L        [QKK]uint8
-		laux     [32]uint8
-		weights  [32]float32
-		mins     [8]float32
-		scales   [8]float32
-		maxScale float32
-		maxMin   float32
-	)
-	for j := 0; j < 8; j++ {
-		xs := x[32*j : 32*j+32]
-		var sumX2 float32
-		for _, v := range xs {
-			sumX2 += float32(v * v)
-		}
-		avX := float32(math.Sqrt(float64(sumX2 / 32)))
-		for l, v := range xs {
-			weights[l] = avX + abs32(v)
-		}
-		scales[j], mins[j] = makeQKX2Quants(15, xs, weights[:], L[32*j:32*j+32], laux[:], -1, 0.1, 20, false)
-		if scales[j] > maxScale {
-			maxScale = scales[j]
-		}
-		if mins[j] > maxMin {
-			maxMin = mins[j]
-		}
-	}
-	packK4Scales(scales[:], mins[:], maxScale, maxMin, y[0:16])
+	var L [QKK]uint8
+	kScalesMins(x, L[:], 15, -1, 20, y[0:16])
 	sc := y[4:16]
 	fd, fm := f16At(y, 0), f16At(y, 2)
 	for j := 0; j < 8; j++ {

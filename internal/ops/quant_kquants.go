@@ -294,34 +294,8 @@ func dequantizeBlockQ3_K(x []byte, y []float32) {
 func quantizeBlockQ5_K(x []float32, y []byte) {
 	x = x[:QKK]
 	y = y[:sizeQ5_K]
-	var (
-		L        [QKK]uint8
-		laux     [32]uint8
-		weights  [32]float32
-		mins     [8]float32
-		scales   [8]float32
-		maxScale float32
-		maxMin   float32
-	)
-	for j := 0; j < 8; j++ {
-		xs := x[32*j : 32*j+32]
-		var sumX2 float32
-		for _, v := range xs {
-			sumX2 += float32(v * v)
-		}
-		avX := float32(math.Sqrt(float64(sumX2 / 32)))
-		for l, v := range xs {
-			weights[l] = avX + abs32(v)
-		}
-		scales[j], mins[j] = makeQKX2Quants(31, xs, weights[:], L[32*j:32*j+32], laux[:], -0.5, 0.1, 15, false)
-		if scales[j] > maxScale {
-			maxScale = scales[j]
-		}
-		if mins[j] > maxMin {
-			maxMin = mins[j]
-		}
-	}
-	packK4Scales(scales[:], mins[:], maxScale, maxMin, y[0:16])
+	var L [QKK]uint8
+	kScalesMins(x, L[:], 31, -0.5, 15, y[0:16])
 	fd, fm := f16At(y, 0), f16At(y, 2)
 	sc := y[4:16]
 	for j := 0; j < 8; j++ {
@@ -362,6 +336,41 @@ func quantizeBlockQ5_K(x []float32, y []byte) {
 
 // packK4Scales stores d, dmin and the 12 packed 6-bit scales and mins of a
 // q4_K / q5_K block (y[0:16]) from the sub-block scales and mins.
+// kScalesMins is the scale and min search of q4_K and q5_K
+// (quantize_row_q4_K_ref / q5_K_ref): per 32-value sub-block,
+// make_qkx2_quants with weights av_x + |x|, levels 0..nmax, the search
+// from rmin in nstep steps of 0.1; L gets the levels and sc the packed
+// 6-bit scales and mins with d and dmin (y[0:16]).
+func kScalesMins(x []float32, L []uint8, nmax int, rmin float32, nstep int, sc []byte) {
+	var (
+		laux     [32]uint8
+		weights  [32]float32
+		mins     [8]float32
+		scales   [8]float32
+		maxScale float32
+		maxMin   float32
+	)
+	for j := 0; j < 8; j++ {
+		xs := x[32*j : 32*j+32]
+		var sumX2 float32
+		for _, v := range xs {
+			sumX2 += float32(v * v)
+		}
+		avX := float32(math.Sqrt(float64(sumX2 / 32)))
+		for l, v := range xs {
+			weights[l] = avX + abs32(v)
+		}
+		scales[j], mins[j] = makeQKX2Quants(nmax, xs, weights[:], L[32*j:32*j+32], laux[:], rmin, 0.1, nstep, false)
+		if scales[j] > maxScale {
+			maxScale = scales[j]
+		}
+		if mins[j] > maxMin {
+			maxMin = mins[j]
+		}
+	}
+	packK4Scales(scales[:], mins[:], maxScale, maxMin, sc)
+}
+
 func packK4Scales(scales, mins []float32, maxScale, maxMin float32, y []byte) {
 	var invScale, invMin float32
 	if maxScale > 0 {
