@@ -675,7 +675,13 @@ var ropeModes = map[int64]string{0: "normal", 2: "neox", 8: "mrope", 24: "vision
 // sections [n_dims/3, n_dims/3, n_dims/3, 0]; vision rotates with n_dims/2
 // and sections [n_dims/4, n_dims/4, 0, 0], as test_rope calls
 // ggml_rope_multi.
-func buildRope(b *csBuilder) {
+func buildRope(b *csBuilder) { buildRopeOp(b, ops.OpRope) }
+
+// buildRopeOp builds ROPE, or ROPE_BACK (test_rope with forward = false:
+// the same graph, whose op takes the integer mode, and inplace has no
+// effect on it).
+func buildRopeOp(b *csBuilder, op ops.Op) {
+	back := op == ops.OpRopeBack
 	t := b.typ("type", ops.F32)
 	ne := b.shape("ne_a", 10, 5, 3, 1)
 	nDims := b.int("n_dims", 10)
@@ -686,7 +692,9 @@ func buildRope(b *csBuilder) {
 	af := b.float("af", 0)
 	ff := b.bool("ff")
 	v := b.int("v", 0)
-	b.inplace = b.bool("inplace")
+	if inplace := b.bool("inplace"); !back {
+		b.inplace = inplace
+	}
 	nOffs := b.int("n_offs", 0)
 	if b.err != nil {
 		return
@@ -709,6 +717,14 @@ func buildRope(b *csBuilder) {
 		b.leaf("a", t, full, defaultRange)
 		nb := contiguousNb(t, full)
 		x = b.viewNode("a_view", "a", ne, [3]uint64{nb[1], nb[2], nb[3]}, uint64(ne[0])*uint64(t.TypeSize()))
+	case 3:
+		if !back {
+			b.fail("v = 3, want 0, 1 (strided view) or 2 (second half of dim 0)")
+			return
+		}
+		full := []int64{2 * ne[0], 4 * ne[1], 3 * ne[2], ne[3]}
+		b.leaf("a", t, full, defaultRange)
+		x = b.viewOf("a", t, full, ne)
 	default:
 		b.fail("v = %d, want 0, 1 (strided view) or 2 (second half of dim 0)", v)
 		return
@@ -730,11 +746,14 @@ func buildRope(b *csBuilder) {
 		params["sections"] = []int64{nDims / 4, nDims / 4, 0, 0}
 	}
 	params["n_dims"] = opDims
+	if back {
+		params["mode"] = mode // rope_back takes ggml's mode bits
+	}
 	src := []string{x, b.leaf("pos", ops.I32, []int64{npos}, fmt.Sprintf("randint(0, %d)", nCtx))}
 	if ff {
 		src = append(src, b.leaf("freq_factors", ops.F32, []int64{max(nDims/2, 1)}, "uniform(0.9, 1.1)"))
 	}
-	b.node("out", ops.OpRope, params, src...)
+	b.node("out", op, params, src...)
 }
 
 // Unary ops, e.g. SILU(type, ne_a=[4], v): v views a out of a

@@ -119,63 +119,7 @@ func buildGetRowsBack(b *csBuilder) {
 // positions are i32 [ne2] (4·ne2 for mrope and vision) in [0, n_ctx);
 // ff adds freq_factors [n_dims/2] in [0.9, 1.1]. inplace has no effect on
 // the backward op (test_rope ignores it there).
-func buildRopeBack(b *csBuilder) {
-	t := b.typ("type", ops.F32)
-	ne := b.shape("ne_a", 10, 5, 3, 1)
-	nDims := b.int("n_dims", 10)
-	mode := b.int("mode", 0)
-	nCtx := b.pos("n_ctx", 512)
-	fs := b.float("fs", 1)
-	ef := b.float("ef", 0)
-	af := b.float("af", 0)
-	ff := b.bool("ff")
-	v := b.int("v", 0)
-	b.bool("inplace")
-	nOffs := b.int("n_offs", 0)
-	if b.err != nil {
-		return
-	}
-	x := "a"
-	switch v {
-	case 0:
-		b.leaf("a", t, ne, defaultRange)
-	case 1, 3:
-		full := []int64{2 * ne[0], 4 * ne[1], 3 * ne[2], ne[3]}
-		b.leaf("a", t, full, defaultRange)
-		x = b.viewOf("a", t, full, ne)
-	case 2:
-		full := []int64{2 * ne[0], ne[1], ne[2], ne[3]}
-		b.leaf("a", t, full, defaultRange)
-		nb := contiguousNb(t, full)
-		x = b.viewNode("view_of_a", "a", ne, [3]uint64{nb[1], nb[2], nb[3]}, uint64(ne[0])*uint64(t.TypeSize()))
-	default:
-		b.fail("v=%d: want 0, 1 or 2", v)
-		return
-	}
-	mrope := mode&8 != 0
-	vision := mode == 24
-	npos := ne[2]
-	if mrope || vision {
-		npos *= 4
-	}
-	params := map[string]any{
-		"n_dims": nDims, "mode": mode, "n_ctx_orig": int64(0),
-		"freq_base": 10000.0, "freq_scale": fs, "ext_factor": ef, "attn_factor": af,
-		"beta_fast": 1.0, "beta_slow": 1.0, "n_offs": nOffs,
-	}
-	switch {
-	case vision:
-		params["n_dims"] = nDims / 2
-		params["sections"] = []int64{nDims / 4, nDims / 4, 0, 0}
-	case mrope:
-		params["sections"] = []int64{nDims / 3, nDims / 3, nDims / 3, 0}
-	}
-	src := []string{x, b.leaf("pos", ops.I32, []int64{npos}, fmt.Sprintf("randint(0, %d)", nCtx))}
-	if ff {
-		src = append(src, b.leaf("freq", ops.F32, []int64{max(nDims/2, 1)}, "uniform(0.9, 1.1)"))
-	}
-	b.node("out", ops.OpRopeBack, params, src...)
-}
+func buildRopeBack(b *csBuilder) { buildRopeOp(b, ops.OpRopeBack) }
 
 // CROSS_ENTROPY_LOSS(type, ne=[4] (10,5,4,3)): test_cross_entropy_loss:
 // the labels go through soft_max first; inputs uniform(-100, 100).
