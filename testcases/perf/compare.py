@@ -1,0 +1,64 @@
+#!/usr/bin/env python3
+"""Side-by-side of et and ggml's CPU backend on testcases/perf/llama3-8b.txt.
+
+    compare.py ET.json... -- GGML.txt...
+
+ET.json are `et run-op --test-file llama3-8b.txt --perf -o json` reports,
+GGML.txt the console output of `test-backend-ops perf -b CPU --test-file
+llama3-8b.txt`, from alternated rounds. Each op's figure is the median over
+the rounds of each round's time (et: the launch's median; ggml: us/run), and
+the table gives both and et/ggml, as Markdown. The script only reads; it is
+not part of et.
+"""
+import json
+import re
+import statistics
+import sys
+
+
+def et_times(path):
+    out = {}
+    for p in json.load(open(path)).get('perf', []):
+        name = p['case'].rsplit(' ', 1)[-1]
+        out[name] = p['median_ns'] / 1e3
+    return out
+
+
+GGML = re.compile(r'\(name=([^,]+),.*?([0-9.]+) us/run')
+
+
+def ggml_times(path):
+    out = {}
+    for line in open(path, errors='replace'):
+        m = GGML.search(line)
+        if m:
+            out[m.group(1)] = float(m.group(2))
+    return out
+
+
+def fmt(us):
+    if us >= 1000:
+        return f'{us / 1000:.2f} ms'
+    return f'{us:.1f} µs'
+
+
+def main(argv):
+    if '--' not in argv:
+        sys.exit('usage: compare.py ET.json... -- GGML.txt...')
+    i = argv.index('--')
+    ets = [et_times(p) for p in argv[:i]]
+    ggs = [ggml_times(p) for p in argv[i + 1:]]
+    names = [n for n in ggs[0] if all(n in e for e in ets)]
+    print('| op (test-file name) | et median | ggml CPU median | et / ggml |')
+    print('|---|---|---|---|')
+    for n in names:
+        e = statistics.median(x[n] for x in ets)
+        g = statistics.median(x[n] for x in ggs if n in x)
+        print(f'| {n} | {fmt(e)} | {fmt(g)} | {e / g:.2f} |')
+    missing = [n for n in ggs[0] if n not in names]
+    if missing:
+        print('\nnot timed by et:', ', '.join(missing))
+
+
+if __name__ == '__main__':
+    main(sys.argv[1:])
