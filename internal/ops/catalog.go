@@ -102,6 +102,12 @@ type OpInfo struct {
 	ViewOf ViewFunc
 	// Flops, when set, counts floating-point operations for perf reports.
 	Flops func(dst *Tensor, srcs []*Tensor, p Params) int64
+	// InPlace says that Ref computes the in-place result when dst is its
+	// first source itself (same storage, offset, type, shape and
+	// strides) and no other source shares dst's storage: set_rows
+	// replaces whole rows with rows of another tensor. Such a launch
+	// needs no scratch copy of dst (see driver/ref's runAliased).
+	InPlace bool
 }
 
 // MaxSrc is the largest number of sources the op accepts.
@@ -199,7 +205,7 @@ var Catalog = append([]OpInfo{
 	},
 	{
 		Name: OpSetRows, Doc: "dst with rows replaced by src rows at i64/i32 indices",
-		Srcs: []string{"dst", "src", "idx"}, MinSrc: 3, Infer: inferSetRows, Ref: refSetRows,
+		Srcs: []string{"dst", "src", "idx"}, MinSrc: 3, Infer: inferSetRows, Ref: refSetRows, InPlace: true,
 	},
 	{
 		Name: OpCpy, Doc: "copy with type conversion (quantizes with ggml's reference quantizers), optionally into dst",

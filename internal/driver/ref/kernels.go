@@ -187,20 +187,41 @@ func (r *run) compute(op ops.Op, dst *ops.Tensor, srcs []*ops.Tensor, raw map[st
 // ggml's *_inplace ops, set and set_rows), it computes into a copy of the
 // allocation and copies it back, so the reference kernel behaves as a
 // correct in-place kernel: every element is computed from the source as
-// it was at launch.
+// it was at launch. An op whose math is in-place safe (OpInfo.InPlace:
+// set_rows, which writes a KV cache of megabytes a few rows at a time)
+// runs on dst directly when dst is exactly its first source and no other
+// source shares the allocation.
 func runAliased(info *ops.OpInfo, dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) error {
-	for _, s := range srcs {
-		if s != nil && len(s.Buf) > 0 && len(dst.Buf) > 0 && &s.Buf[0] == &dst.Buf[0] {
-			d := *dst
-			d.Buf = slices.Clone(dst.Buf)
-			if err := info.Run(&d, srcs, p); err != nil {
-				return err
+	aliased := -1
+	for i, s := range srcs {
+		if sharesStorage(s, dst) {
+			if aliased >= 0 || !info.InPlace || i != 0 || !sameView(s, dst) {
+				aliased = -2 // not a case the op handles in place
+				break
 			}
-			copy(dst.Buf, d.Buf)
-			return nil
+			aliased = i
 		}
 	}
+	if aliased == -2 {
+		d := *dst
+		d.Buf = slices.Clone(dst.Buf)
+		if err := info.Run(&d, srcs, p); err != nil {
+			return err
+		}
+		copy(dst.Buf, d.Buf)
+		return nil
+	}
 	return info.Run(dst, srcs, p)
+}
+
+// sharesStorage reports whether s and dst are views of one allocation.
+func sharesStorage(s, dst *ops.Tensor) bool {
+	return s != nil && len(s.Buf) > 0 && len(dst.Buf) > 0 && &s.Buf[0] == &dst.Buf[0]
+}
+
+// sameView reports whether a and b are the same tensor of one storage.
+func sameView(a, b *ops.Tensor) bool {
+	return a.Offs == b.Offs && a.Type == b.Type && a.Ne == b.Ne && a.Nb == b.Nb && len(a.Buf) == len(b.Buf)
 }
 
 var (
