@@ -37,8 +37,12 @@ type Device struct {
 	pending []driver.StreamError
 	records []LaunchRecord
 	decoded []abi.Decoded
-	cycle   uint64
-	closed  bool
+	// params caches decoded params by kernel and params bytes: perf runs
+	// launch the same params many times, and decoding them costs more
+	// than a small kernel.
+	params decodeCache
+	cycle  uint64
+	closed bool
 }
 
 var _ driver.Device = (*Device)(nil)
@@ -168,7 +172,7 @@ func (d *Device) Launch(ctx context.Context, k driver.KernelID, args []byte, opt
 		return err
 	}
 	name := d.kernels[k-1]
-	r := &run{mem: d.mem, m: d.m}
+	r := &run{mem: d.mem, m: d.m, params: &d.params}
 	err := r.launch(name, args)
 	rec := LaunchRecord{Kernel: name, ParamsSize: len(args), Insts: r.insts, StartCycle: d.cycle}
 	d.cycle += Cycles(d.props, r.cost, len(r.insts))

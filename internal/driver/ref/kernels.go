@@ -54,6 +54,37 @@ type run struct {
 	insts []string // kernels run by an uberkernel launch
 	// decoded are the params of every kernel run, as decoded.
 	decoded []abi.Decoded
+	// params is the device's cache of decoded params (nil: none).
+	params *decodeCache
+}
+
+// decodeCache maps a kernel name and its params bytes to the decoded
+// params. The same bytes always decode to the same values, and kernels
+// only read them, so a cached Values is shared. It holds at most
+// maxCachedParams entries and starts afresh when full.
+type decodeCache struct {
+	m map[string]abi.Values
+}
+
+const maxCachedParams = 256
+
+func (c *decodeCache) decode(m *abi.Manifest, l *abi.Layout, name string, args []byte) (abi.Values, error) {
+	if c == nil {
+		return m.Decode(l, args)
+	}
+	key := name + "\x00" + string(args)
+	if v, ok := c.m[key]; ok {
+		return v, nil
+	}
+	v, err := m.Decode(l, args)
+	if err != nil {
+		return v, err
+	}
+	if c.m == nil || len(c.m) >= maxCachedParams {
+		c.m = map[string]abi.Values{}
+	}
+	c.m[key] = v
+	return v, nil
 }
 
 // launch runs kernel name on args, turning a panic of the reference math
@@ -85,7 +116,7 @@ func (r *run) exec(name string, args []byte) error {
 	if f == nil {
 		return userError(fmt.Sprintf("kernel %s has no reference implementation yet", name))
 	}
-	v, err := r.m.Decode(l, args)
+	v, err := r.params.decode(r.m, l, name, args)
 	if err != nil {
 		return userError(err.Error())
 	}

@@ -503,19 +503,23 @@ func (r *runner) nodeNames(steps []int) []string {
 	return names
 }
 
-// launchSegment launches one segment (a direct launch or an uberkernel
-// batch) and synchronizes.
-func (r *runner) launchSegment(seg []int, record bool) error {
-	opts := driver.LaunchOptions{ShireMask: uint64(r.p.SegmentMask(seg)), Barrier: true}
-	names := r.nodeNames(seg)
-	var kernel string
-	var args []byte
-	var temps []driver.DevPtr
-	defer func() {
-		for _, t := range temps {
-			r.dev.Free(t)
-		}
-	}()
+// segLaunch is one segment ready to launch: its kernel, encoded params
+// and launch options, and the device memory its uberkernel batch was
+// uploaded to (freed by free).
+type segLaunch struct {
+	seg    []int
+	names  []string
+	kernel string
+	args   []byte
+	opts   driver.LaunchOptions
+	temps  []driver.DevPtr
+}
+
+// prepareSegment encodes one segment (a direct launch or an uberkernel
+// batch, uploaded) for launching, once or many times (perf runs).
+func (r *runner) prepareSegment(seg []int) (*segLaunch, error) {
+	l := &segLaunch{seg: seg, names: r.nodeNames(seg),
+		opts: driver.LaunchOptions{ShireMask: uint64(r.p.SegmentMask(seg)), Barrier: true}}
 	first := &r.p.Steps[seg[0]]
 	if r.p.Uberkernel && first.Batchable {
 		batch := abi.NewBatch(r.p.Manifest)
@@ -523,50 +527,75 @@ func (r *runner) launchSegment(seg []int, record bool) error {
 			s := &r.p.Steps[si]
 			b, err := r.p.Encode(s, r.addrFunc())
 			if err != nil {
-				return err
+				return nil, err
 			}
 			if _, err := batch.Add(s.Kernel, b); err != nil {
-				return err
+				return nil, err
 			}
 		}
 		insts, blob := batch.InstBytes(), batch.Blob()
 		ip, err := r.upTemp(insts)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		temps = append(temps, ip)
+		l.temps = append(l.temps, ip)
 		bp, err := r.upTemp(blob)
 		if err != nil {
-			return err
+			r.free(l)
+			return nil, err
 		}
-		temps = append(temps, bp)
-		kernel = plan.Uberkernel
-		args = abi.EncodeLaunch(batch.Launch(uint64(ip), uint64(bp)))
-	} else {
-		var err error
-		kernel = first.Kernel
-		if args, err = r.p.Encode(first, r.addrFunc()); err != nil {
-			return err
-		}
+		l.temps = append(l.temps, bp)
+		l.kernel = plan.Uberkernel
+		l.args = abi.EncodeLaunch(batch.Launch(uint64(ip), uint64(bp)))
+		return l, nil
 	}
+	var err error
+	l.kernel = first.Kernel
+	if l.args, err = r.p.Encode(first, r.addrFunc()); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// free releases the device memory of a prepared segment.
+func (r *runner) free(l *segLaunch) {
+	for _, t := range l.temps {
+		r.dev.Free(t)
+	}
+	l.temps = nil
+}
+
+// launchSegment launches one segment and synchronizes.
+func (r *runner) launchSegment(seg []int, record bool) error {
+	l, err := r.prepareSegment(seg)
+	if err != nil {
+		return err
+	}
+	defer r.free(l)
+	return r.launch(l, record)
+}
+
+// launch launches a prepared segment and synchronizes; with record, it
+// checks the params the device decoded and records the launch.
+func (r *runner) launch(l *segLaunch, record bool) error {
 	start := r.opts.Now()
-	if err := r.dev.Launch(r.ctx, r.kern[kernel], args, opts); err != nil {
-		return fmt.Errorf("launch %s (%v): %w", kernel, names, err)
+	if err := r.dev.Launch(r.ctx, r.kern[l.kernel], l.args, l.opts); err != nil {
+		return fmt.Errorf("launch %s (%v): %w", l.kernel, l.names, err)
 	}
 	serrs, err := r.dev.Sync(r.ctx)
 	if err != nil {
-		return fmt.Errorf("sync after %s: %w", kernel, err)
+		return fmt.Errorf("sync after %s: %w", l.kernel, err)
 	}
 	if record {
-		if err := r.checkDecoded(seg, fmt.Sprintf("%s (%v)", kernel, names)); err != nil {
+		if err := r.checkDecoded(l.seg, fmt.Sprintf("%s (%v)", l.kernel, l.names)); err != nil {
 			return err
 		}
 	}
 	if len(serrs) > 0 {
-		return &KernelFaultError{Step: fmt.Sprintf("%s (%v)", kernel, names), Errors: serrs}
+		return &KernelFaultError{Step: fmt.Sprintf("%s (%v)", l.kernel, l.names), Errors: serrs}
 	}
 	if record {
-		r.res.Launches = append(r.res.Launches, LaunchRecord{Kernel: kernel, Nodes: names, ParamsSize: len(args), Start: start, End: r.opts.Now()})
+		r.res.Launches = append(r.res.Launches, LaunchRecord{Kernel: l.kernel, Nodes: l.names, ParamsSize: len(l.args), Start: start, End: r.opts.Now()})
 	}
 	return nil
 }
@@ -770,27 +799,43 @@ func (r *runner) perf() error {
 			pr.Flops += c.Flops
 			pr.Bytes += c.Bytes
 		}
-		for i := 0; i < r.opts.Perf.Warmup; i++ {
-			if err := r.launchSegment(seg, false); err != nil {
-				return err
-			}
+		if err := r.timeSegment(seg, &pr); err != nil {
+			return err
 		}
-		times := make([]int64, 0, r.opts.Perf.Runs)
-		for i := 0; i < r.opts.Perf.Runs; i++ {
-			if err := r.ctx.Err(); err != nil {
-				return err
-			}
-			start := r.opts.Now()
-			if err := r.launchSegment(seg, false); err != nil {
-				return err
-			}
-			times = append(times, r.opts.Now().Sub(start).Nanoseconds())
-		}
-		slices.Sort(times)
-		pr.Runs = len(times)
-		pr.MinNS, pr.MaxNS, pr.MedNS = times[0], times[len(times)-1], times[len(times)/2]
 		r.res.Perf = append(r.res.Perf, pr)
 	}
+	return nil
+}
+
+// timeSegment encodes a segment once, launches it Warmup times untimed,
+// then Runs times timed (launch + sync), and fills pr's run figures. The
+// params are encoded outside the timed runs, as a backend encodes them
+// once per graph.
+func (r *runner) timeSegment(seg []int, pr *PerfResult) error {
+	l, err := r.prepareSegment(seg)
+	if err != nil {
+		return err
+	}
+	defer r.free(l)
+	for i := 0; i < r.opts.Perf.Warmup; i++ {
+		if err := r.launch(l, false); err != nil {
+			return err
+		}
+	}
+	times := make([]int64, 0, r.opts.Perf.Runs)
+	for i := 0; i < r.opts.Perf.Runs; i++ {
+		if err := r.ctx.Err(); err != nil {
+			return err
+		}
+		start := r.opts.Now()
+		if err := r.launch(l, false); err != nil {
+			return err
+		}
+		times = append(times, r.opts.Now().Sub(start).Nanoseconds())
+	}
+	slices.Sort(times)
+	pr.Runs = len(times)
+	pr.MinNS, pr.MaxNS, pr.MedNS = times[0], times[len(times)-1], times[len(times)/2]
 	return nil
 }
 
