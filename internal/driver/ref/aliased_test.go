@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/ainekko/et/internal/ops"
+	"github.com/ainekko/et/internal/ops/abi"
 )
 
 // set_rows into its own first source (ggml-et's KV-cache store) runs on
@@ -68,5 +69,42 @@ func TestRunAliasedSetRowsReadingItself(t *testing.T) {
 	}
 	if got, want := cache.ToF32(), []float32{1, 1, 1, 1, 0, 0, 0, 0, 2, 2, 2, 2}; !slices.Equal(got, want) {
 		t.Errorf("swapping rows through a view of the cache gave %v, want %v", got, want)
+	}
+}
+
+// The decoded-params cache gives each params blob its own values, and a
+// full cache starts afresh instead of growing.
+func TestDecodeCache(t *testing.T) {
+	m := abi.Default()
+	l, ok := m.LayoutFor("rms_norm_f32")
+	if !ok {
+		t.Fatal("no rms_norm_f32 layout")
+	}
+	blob := func(eps float32) []byte {
+		var v abi.Values
+		v.SetTensor("src0", abi.TensorDesc{Type: ops.F32, Ne: [4]int64{8, 1, 1, 1}, Nb: [4]uint64{4, 32, 32, 32}, Data: 0x1000})
+		v.SetTensor("dst", abi.TensorDesc{Type: ops.F32, Ne: [4]int64{8, 1, 1, 1}, Nb: [4]uint64{4, 32, 32, 32}, Data: 0x2000})
+		v.SetFloat("eps", eps)
+		b, err := m.Encode(l, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	var c decodeCache
+	for i := 0; i < 3*maxCachedParams; i++ {
+		eps := float32(i) / 1024
+		for range 2 {
+			v, err := c.decode(m, l, "rms_norm_f32", blob(eps))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := v.Float("eps"); got != eps {
+				t.Fatalf("params %d: eps %g from the cache, want %g", i, got, eps)
+			}
+		}
+		if len(c.m) > maxCachedParams {
+			t.Fatalf("the cache holds %d entries, more than %d", len(c.m), maxCachedParams)
+		}
 	}
 }
