@@ -5,7 +5,10 @@ import (
 	"context"
 	"encoding/gob"
 	"io"
+	"os"
+	"runtime"
 	"testing"
+	"time"
 
 	"github.com/ainekko/et/internal/driver"
 )
@@ -102,4 +105,39 @@ func gobUint(b []byte) (uint64, []byte, bool) {
 		n = n<<8 | uint64(c)
 	}
 	return n, b[1+k:], true
+}
+
+// Serve ends its reader goroutine before it returns when its pipe has
+// read deadlines, even though the parent keeps the pipe open and sends
+// nothing after close.
+func TestServeEndsItsReader(t *testing.T) {
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pr.Close()
+	defer pw.Close()
+	// Both requests fit in the pipe's buffer: written before Serve runs.
+	enc := gob.NewEncoder(pw)
+	for _, r := range []request{{Op: opOpen, Open: OpenRequest{Backend: "fake"}}, {Op: opClose}} {
+		if err := enc.Encode(&r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	open := func(ctx context.Context, req OpenRequest) (driver.Device, error) {
+		return &fakeDevice{faults: map[string]bool{}, next: fakeBase, mem: map[uint64][]byte{}}, nil
+	}
+	before := runtime.NumGoroutine()
+	if err := Serve(context.Background(), pr, io.Discard, open); err != nil {
+		t.Fatal(err)
+	}
+	// The reader has returned when Serve does; give it up to 5 s to be
+	// retired (a blocked reader never is).
+	for i := 0; i < 5000 && runtime.NumGoroutine() > before; i++ {
+		time.Sleep(time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		buf := make([]byte, 1<<16)
+		t.Fatalf("%d goroutines after Serve, %d before it: its reader is still blocked\n%s", n, before, buf[:runtime.Stack(buf, true)])
+	}
 }

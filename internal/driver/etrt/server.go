@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 	"time"
 
 	"github.com/ainekko/et/internal/driver"
@@ -21,6 +22,12 @@ const maxRead = 256 << 20
 // returns nil when the parent sends close or closes its end, and ctx's
 // error when ctx is done (an interrupt forwarded by the parent). The
 // device is closed before Serve returns.
+//
+// Requests are read on a goroutine of Serve's. When r has read deadlines
+// (an *os.File in the runtime's poller: a pipe of os.Pipe, or a
+// non-blocking descriptor), Serve ends that goroutine before it returns,
+// even when the parent keeps its end open and sends nothing; on any
+// other reader it ends when r does.
 func Serve(ctx context.Context, r io.Reader, w io.Writer, open Opener) error {
 	dec := gob.NewDecoder(newFrameReader(r))
 	enc := gob.NewEncoder(w)
@@ -32,7 +39,11 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, open Opener) error {
 	}()
 	reqs := make(chan request)
 	errc := make(chan error, 1)
+	done := make(chan struct{})
+	var reader sync.WaitGroup
+	reader.Add(1)
 	go func() {
+		defer reader.Done()
 		for {
 			var req request
 			if err := dec.Decode(&req); err != nil {
@@ -43,7 +54,15 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, open Opener) error {
 			case reqs <- req:
 			case <-ctx.Done():
 				return
+			case <-done:
+				return
 			}
+		}
+	}()
+	defer func() {
+		close(done)
+		if d, ok := r.(interface{ SetReadDeadline(time.Time) error }); ok && d.SetReadDeadline(time.Unix(1, 0)) == nil {
+			reader.Wait() // the blocked read fails now
 		}
 	}()
 	for {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/ainekko/et/internal/driver"
 	"github.com/ainekko/et/internal/sysemu"
+	"golang.org/x/sys/unix"
 )
 
 // WorkerCommand is the hidden et subcommand that runs a worker.
@@ -348,6 +349,9 @@ func ServeWorker(ctx context.Context, open Opener) error {
 	if os.Getenv(workerEnv) != "1" {
 		return errors.New(WorkerCommand + " is started by et itself (OpenWorker), not by hand")
 	}
+	// Non-blocking, the request pipe is in the runtime's poller, so
+	// Serve can end its reader when it returns.
+	unix.SetNonblock(workerFDIn, true)
 	in := os.NewFile(workerFDIn, "et-worker-requests")
 	out := os.NewFile(workerFDOut, "et-worker-responses")
 	for _, f := range []*os.File{in, out} {
