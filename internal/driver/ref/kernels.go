@@ -63,7 +63,8 @@ type run struct {
 // only read them, so a cached Values is shared. It holds at most
 // maxCachedParams entries and starts afresh when full.
 type decodeCache struct {
-	m map[string]abi.Values
+	m map[string]map[string]abi.Values // kernel → params bytes → values
+	n int
 }
 
 const maxCachedParams = 256
@@ -72,18 +73,21 @@ func (c *decodeCache) decode(m *abi.Manifest, l *abi.Layout, name string, args [
 	if c == nil {
 		return m.Decode(l, args)
 	}
-	key := name + "\x00" + string(args)
-	if v, ok := c.m[key]; ok {
+	if v, ok := c.m[name][string(args)]; ok { // no allocation for the key
 		return v, nil
 	}
 	v, err := m.Decode(l, args)
 	if err != nil {
 		return v, err
 	}
-	if c.m == nil || len(c.m) >= maxCachedParams {
-		c.m = map[string]abi.Values{}
+	if c.m == nil || c.n >= maxCachedParams {
+		c.m, c.n = map[string]map[string]abi.Values{}, 0
 	}
-	c.m[key] = v
+	if c.m[name] == nil {
+		c.m[name] = map[string]abi.Values{}
+	}
+	c.m[name][string(args)] = v
+	c.n++
 	return v, nil
 }
 
