@@ -8,21 +8,52 @@ import (
 	"unsafe"
 )
 
-// The AVX-512 form of fillNormal's main loop (GOEXPERIMENT=simd builds on
-// CPUs with AVX-512; checked once at start-up): eight Box-Muller pairs per
-// pass, the same IEEE operations in the same order as the scalar kernels
-// (draws, unit, logUnit, sincos2Pi, normalCos and normalSin, each
-// operation exactly rounded, no FMA), so the values are bit-identical to
-// the scalar path (TestFillNormalVecMatchesScalar).
+// The vector forms of fillNormal's main loop (GOEXPERIMENT=simd builds;
+// the CPU is checked once at start-up): eight Box-Muller pairs per pass
+// with AVX-512, four with AVX2, the same IEEE operations in the same
+// order as the scalar kernels (draws, unit, logUnit, sincos2Pi, normalCos
+// and normalSin, each operation exactly rounded, no FMA), so the values
+// are bit-identical to the scalar path (TestFillNormalMatchesGenerator
+// runs every kernel the CPU has). AVX2 has no 64-bit multiply and no
+// conversions between 64-bit integers and float64: the kernel builds
+// them from 32x32-bit multiplies and exact exponent-bias tricks.
 
-var vecNormal = archsimd.X86.AVX512()
+// normalPairs is the number of pairs per pass of the kernel fillNormalVec
+// uses: 8 (AVX-512), 4 (AVX2) or 0 (none: the scalar loop).
+var normalPairs = normalKernels()[0]
 
-// fillNormalVec writes the first len(dst) &^ 15 values of dst, which
-// starts on a pair boundary whose rng state (before its first draw) is z,
-// and returns how many it wrote: 0 without AVX-512.
+// normalKernels lists the kernels this CPU runs, widest first, ending
+// with 0 (the scalar code); tests run each.
+func normalKernels() []int {
+	var k []int
+	if archsimd.X86.AVX512() {
+		k = append(k, 8)
+	}
+	if archsimd.X86.AVX2() {
+		k = append(k, 4)
+	}
+	return append(k, 0)
+}
+
+// fillNormalVec writes the first values of dst (a multiple of 16 with
+// AVX-512, of 8 with AVX2), which starts on a pair boundary whose rng
+// state (before its first draw) is z, and returns how many it wrote: 0
+// without a vector kernel.
 func fillNormalVec(mean, std float64, z uint64, dst []float32) int {
+	switch normalPairs {
+	case 8:
+		return fillNormal512(mean, std, z, dst)
+	case 4:
+		return fillNormal256(mean, std, z, dst)
+	}
+	return 0
+}
+
+// fillNormal512 is the AVX-512 kernel: eight pairs per pass, the first
+// len(dst) &^ 15 values.
+func fillNormal512(mean, std float64, z uint64, dst []float32) int {
 	n := len(dst) &^ 15
-	if !vecNormal || n == 0 {
+	if n == 0 {
 		return 0
 	}
 	const g = splitmixGamma
@@ -110,6 +141,123 @@ func fillNormalVec(mean, std float64, z uint64, dst []float32) int {
 		var out archsimd.Float32x16
 		out = out.SetLo(vc).SetHi(vs).Permute(permv)
 		out.Store((*[16]float32)(unsafe.Pointer(&dst[k])))
+	}
+	archsimd.ClearAVXUpperBits()
+	return n
+}
+
+// fillNormal256 is the AVX2 kernel: four pairs per pass, the first
+// len(dst) &^ 7 values.
+func fillNormal256(mean, std float64, z uint64, dst []float32) int {
+	n := len(dst) &^ 7
+	if n == 0 {
+		return 0
+	}
+	const g = splitmixGamma
+	off := [4]uint64{g, (3 * g) & (1<<64 - 1), (5 * g) & (1<<64 - 1), (7 * g) & (1<<64 - 1)}
+	b64 := archsimd.BroadcastUint64x4
+	f64 := archsimd.BroadcastFloat64x4
+	z1 := b64(z).Add(archsimd.LoadUint64x4(&off))
+	gv := b64(g)
+	step := b64((8 * g) & (1<<64 - 1))
+	const (
+		m1 = 0xbf58476d1ce4e5b9
+		m2 = 0x94d049bb133111eb
+	)
+	var (
+		m1lo, m1hi       = b64(m1 & (1<<32 - 1)).AsUint32x8(), b64(m1 >> 32).AsUint32x8()
+		m2lo, m2hi       = b64(m2 & (1<<32 - 1)).AsUint32x8(), b64(m2 >> 32).AsUint32x8()
+		lo32             = b64(1<<32 - 1)
+		exp52, exp84     = b64(0x4330000000000000), b64(0x4530000000000000) // 2^52, 2^84
+		two52            = f64(0x1p52)
+		two84p52         = f64(0x1p84 + 0x1p52)
+		two52p1022       = f64(0x1p52 + 1022)
+		p53              = f64(0x1p-53)
+		one, two, half   = f64(1), f64(2), f64(0.5)
+		mant, halfExp    = b64(1<<52 - 1), b64(0x3fe0000000000000)
+		thr              = b64(math.Float64bits(math.Sqrt2 / 2))
+		ln2Hi, ln2Lo     = f64(6.93147180369123816490e-01), f64(1.90821492927058770002e-10)
+		l1, l2, l3, l4   = f64(6.666666666666735130e-01), f64(3.999999999940941908e-01), f64(2.857142874366239149e-01), f64(2.222219843214978396e-01)
+		l5, l6, l7       = f64(1.818357216161805012e-01), f64(1.531383769920937332e-01), f64(1.479819860511658591e-01)
+		minus2           = f64(-2)
+		twoPi, fourOvPi  = f64(2 * math.Pi), f64(4 / math.Pi)
+		pi4A, pi4B, pi4C = f64(7.85398125648498535156e-1), f64(3.77489470793079817668e-8), f64(2.69515142907905952645e-15)
+		s0, s1, s2, s3   = f64(1.58962301576546568060e-10), f64(-2.50507477628578072866e-8), f64(2.75573136213857245213e-6), f64(-1.98412698295895385996e-4)
+		s4, s5           = f64(8.33333333332211858878e-3), f64(-1.66666666666666307295e-1)
+		c0, c1, c2, c3   = f64(-1.13585365213876817300e-11), f64(2.08757008419747316778e-9), f64(-2.75573141792967388112e-7), f64(2.48015872888517045348e-5)
+		c4, c5           = f64(-1.38888888888730564116e-3), f64(4.16666666666665929218e-2)
+		one64, three     = b64(1), b64(3)
+		zero             archsimd.Uint64x4
+		meanv, stdv      = f64(mean), f64(std)
+	)
+	// Shift counts as vectors (see fillNormal512).
+	sh11, sh27, sh30, sh31, sh32, sh43, sh52, sh63 := b64(11), b64(27), b64(30), b64(31), b64(32), b64(43), b64(52), b64(63)
+	// mul is z·m mod 2^64 from three 32x32→64-bit multiplies: lo·lo +
+	// (hi·lo + lo·hi)<<32.
+	mul := func(z archsimd.Uint64x4, mlo, mhi archsimd.Uint32x8) archsimd.Uint64x4 {
+		zl := z.AsUint32x8()
+		ll := zl.MulEvenWiden(mlo)
+		cross := z.ShiftRight(sh32).AsUint32x8().MulEvenWiden(mlo).Add(zl.MulEvenWiden(mhi))
+		return ll.Add(cross.ShiftLeft(sh32))
+	}
+	mix := func(z archsimd.Uint64x4) archsimd.Uint64x4 {
+		z = mul(z.Xor(z.ShiftRight(sh30)), m1lo, m1hi)
+		z = mul(z.Xor(z.ShiftRight(sh27)), m2lo, m2hi)
+		return z.Xor(z.ShiftRight(sh31))
+	}
+	// toUnit is unit(z): float64(z>>11) exactly, as 2^52+lo (the low 32
+	// bits) plus 2^84+hi·2^32 (the high 21) less 2^84+2^52, then ·2^-53.
+	toUnit := func(z archsimd.Uint64x4) archsimd.Float64x4 {
+		lo := z.ShiftRight(sh11).And(lo32).Or(exp52).AsFloat64x4()
+		hi := z.ShiftRight(sh43).Or(exp84).AsFloat64x4()
+		return hi.Sub(two84p52).Add(lo).Mul(p53)
+	}
+	for k := 0; k < n; k += 8 {
+		u1 := one.Sub(toUnit(mix(z1)))
+		u2 := toUnit(mix(z1.Add(gv)))
+		z1 = z1.Add(step)
+
+		// logUnit(u1); k is the exponent (at most 0x3ff) less lt, made
+		// float64 as 2^52+e less 2^52+1022.
+		b := u1.AsUint64x4()
+		fb := b.And(mant).Or(halfExp)
+		lt := fb.Sub(thr).ShiftRight(sh63)
+		f1 := fb.Add(lt.ShiftLeft(sh52)).AsFloat64x4()
+		kf := b.ShiftRight(sh52).Sub(lt).Or(exp52).AsFloat64x4().Sub(two52p1022)
+		f := f1.Sub(one)
+		s := f.Div(two.Add(f))
+		ss := s.Mul(s)
+		s4q := ss.Mul(ss)
+		t1 := ss.Mul(l1.Add(s4q.Mul(l3.Add(s4q.Mul(l5.Add(s4q.Mul(l7)))))))
+		t2 := s4q.Mul(l2.Add(s4q.Mul(l4.Add(s4q.Mul(l6)))))
+		r := t1.Add(t2)
+		hfsq := half.Mul(f).Mul(f)
+		lg := kf.Mul(ln2Hi).Sub(hfsq.Sub(s.Mul(hfsq.Add(r)).Add(kf.Mul(ln2Lo))).Sub(f))
+		rad := minus2.Mul(lg).Sqrt()
+
+		// sincos2Pi(u2); j = uint64(x·4/π) (at most 8) is the truncation,
+		// read back as an integer from 2^52+j.
+		x := twoPi.Mul(u2)
+		jb := x.Mul(fourOvPi).Trunc().Add(two52).AsUint64x4()
+		odd := jb.And(one64)
+		jb = jb.Add(odd)
+		y := jb.AsFloat64x4().Sub(two52)
+		j := jb.Sub(exp52)
+		zr := x.Sub(y.Mul(pi4A)).Sub(y.Mul(pi4B)).Sub(y.Mul(pi4C))
+		zz := zr.Mul(zr)
+		pc := one.Sub(half.Mul(zz)).Add(zz.Mul(zz).Mul(c0.Mul(zz).Add(c1).Mul(zz).Add(c2).Mul(zz).Add(c3).Mul(zz).Add(c4).Mul(zz).Add(c5)))
+		ps := zr.Add(zr.Mul(zz).Mul(s0.Mul(zz).Add(s1).Mul(zz).Add(s2).Mul(zz).Add(s3).Mul(zz).Add(s4).Mul(zz).Add(s5)))
+		q := j.ShiftRight(one64).And(three)
+		swap := zero.Sub(q.And(one64))
+		cb, sb := pc.AsUint64x4(), ps.AsUint64x4()
+		qh := q.ShiftRight(one64)
+		cosv := cb.AndNot(swap).Or(sb.And(swap)).Xor(qh.Xor(q).And(one64).ShiftLeft(sh63)).AsFloat64x4()
+		sinv := sb.AndNot(swap).Or(cb.And(swap)).Xor(qh.ShiftLeft(sh63)).AsFloat64x4()
+
+		vc := meanv.Add(stdv.Mul(rad).Mul(cosv)).ConvertToFloat32().AsInt32x4()
+		vs := meanv.Add(stdv.Mul(rad.Mul(sinv))).ConvertToFloat32().AsInt32x4()
+		vc.InterleaveLo(vs).Store((*[4]int32)(unsafe.Pointer(&dst[k])))
+		vc.InterleaveHi(vs).Store((*[4]int32)(unsafe.Pointer(&dst[k+4])))
 	}
 	archsimd.ClearAVXUpperBits()
 	return n
