@@ -76,14 +76,14 @@ func quantQ4_0Vec(src []float32, dst []byte) bool {
 // each in dst, an f16 scale first), qVecChunk blocks at a time; the
 // blocks the kernel flags (NaN or Inf) go to the scalar quantizer.
 func quantVec(src []float32, dst []byte, blockBytes int,
-	chunk func(src, dst unsafe.Pointer, n int, ds *[qVecChunk + 3]float32, bad *[qVecChunk]bool),
+	chunk func(src, dst unsafe.Pointer, n int, ds *[qVecChunk + 7]float32, bad *[qVecChunk]bool),
 	scalar func(src []float32, dst []byte)) bool {
 	const qk = 32 // QK8_0 == QK4_0
 	nb := len(src) / qk
 	if len(dst) < nb*blockBytes {
 		panic("ops: quantized destination too short")
 	}
-	var ds [qVecChunk + 3]float32 // each block stores 4 lanes
+	var ds [qVecChunk + 7]float32 // each block stores 4 (AVX-512) or 8 (AVX2) lanes
 	var bad [qVecChunk]bool
 	for c := 0; c < nb; c += qVecChunk {
 		n := min(qVecChunk, nb-c)
@@ -151,7 +151,7 @@ func roundAway(p archsimd.Float32x16, absMask archsimd.Uint32x16, half archsimd.
 	return t.Add(sgn.Masked(ge))
 }
 
-func q8_0ChunkVec(src, dst unsafe.Pointer, n int, ds *[qVecChunk + 3]float32, bad *[qVecChunk]bool) {
+func q8_0ChunkVec(src, dst unsafe.Pointer, n int, ds *[qVecChunk + 7]float32, bad *[qVecChunk]bool) {
 	k := newQuantConsts()
 	absMask, p8, p4, p2, p1 := k.absMask, k.p8, k.p4, k.p2, k.p1
 	one, half, zero, inf := k.one, k.half, k.zero, k.inf
@@ -173,7 +173,7 @@ func q8_0ChunkVec(src, dst unsafe.Pointer, n int, ds *[qVecChunk + 3]float32, ba
 	}
 }
 
-func q4_0ChunkVec(src, dst unsafe.Pointer, n int, ds *[qVecChunk + 3]float32, bad *[qVecChunk]bool) {
+func q4_0ChunkVec(src, dst unsafe.Pointer, n int, ds *[qVecChunk + 7]float32, bad *[qVecChunk]bool) {
 	k := newQuantConsts()
 	absMask, p8, p4, p2, p1, zeroIdx := k.absMask, k.p8, k.p4, k.p2, k.p1, k.zeroIdx
 	one, zero, inf := k.one, k.zero, k.inf
@@ -206,49 +206,38 @@ func q4_0ChunkVec(src, dst unsafe.Pointer, n int, ds *[qVecChunk + 3]float32, ba
 // Inf. Bytes are packed by VPSHUFB (the low byte of each int32 lane, so
 // truncated, as the scalar conversions) and VPERMD.
 
-// avx2Consts are the vectors both AVX2 kernels use.
-type avx2Consts struct {
-	absMask, maxFinite   archsimd.Int32x8
-	p4, p2, p1, interlv  archsimd.Uint32x8
-	pack                 [4]archsimd.Int8x32
-	one, half, zero, inf archsimd.Float32x8
-	onei, sh31, sh4, c15 archsimd.Int32x8
-	c127, cm8, c8_5      archsimd.Float32x8
-}
-
-func newAVX2Consts() avx2Consts {
-	idx := func(k uint32) archsimd.Uint32x8 {
-		var a [8]uint32
-		for i := range a {
-			a[i] = uint32(i) ^ k
-		}
-		return archsimd.LoadUint32x8(&a)
-	}
-	interlv := [8]uint32{0, 4, 1, 5, 2, 6, 3, 7}
-	var pack [4]archsimd.Int8x32
-	for i := range pack {
-		// Bytes 0, 4, 8, 12 of each 128-bit group to bytes 4i..4i+3.
-		var a [32]int8
-		for j := range a {
-			a[j] = -1
-		}
-		for g := 0; g < 32; g += 16 {
-			for k := range 4 {
-				a[g+4*i+k] = int8(4 * k)
+// The AVX2 kernels' vector constants, as plain arrays (no vector code
+// runs at package initialization) loaded with VEX loads: building them
+// in arrays or a struct inside the kernels compiled to legacy-SSE
+// moves, which run with dirty upper halves.
+var (
+	avx2Xor4 = xorIdx8(4)
+	avx2Xor2 = xorIdx8(2)
+	avx2Xor1 = xorIdx8(1)
+	// avx2Interleave orders the dwords of two 128-bit groups: 0, 4, 1, 5, ...
+	avx2Interleave = [8]uint32{0, 4, 1, 5, 2, 6, 3, 7}
+	// avx2Pack[i] moves bytes 0, 4, 8, 12 (the low bytes of the int32s) of
+	// each 128-bit group to bytes 4i..4i+3 and zeroes the others.
+	avx2Pack = func() (p [4][32]int8) {
+		for i := range p {
+			for j := range p[i] {
+				p[i][j] = -1
+			}
+			for g := 0; g < 32; g += 16 {
+				for k := range 4 {
+					p[i][g+4*i+k] = int8(4 * k)
+				}
 			}
 		}
-		pack[i] = archsimd.LoadInt8x32(&a)
+		return
+	}()
+)
+
+func xorIdx8(k uint32) (a [8]uint32) {
+	for i := range a {
+		a[i] = uint32(i) ^ k
 	}
-	bf := archsimd.BroadcastFloat32x8
-	bi := archsimd.BroadcastInt32x8
-	return avx2Consts{
-		absMask: bi(0x7fffffff), maxFinite: bi(0x7f7fffff),
-		p4: idx(4), p2: idx(2), p1: idx(1), interlv: archsimd.LoadUint32x8(&interlv),
-		pack: pack,
-		one:  bf(1), half: bf(0.5), inf: bf(float32(math.Inf(1))),
-		onei: bi(1), sh31: bi(31), sh4: bi(4), c15: bi(15),
-		c127: bf(127), cm8: bf(-8), c8_5: bf(8.5),
-	}
+	return
 }
 
 // allMaxI32 puts the maximum of m's lanes in every lane.
@@ -267,12 +256,16 @@ func roundAway8(p archsimd.Float32x8, absMask archsimd.Int32x8, half archsimd.Fl
 	return t.Add(sgn.Masked(ge))
 }
 
-func q8_0ChunkAVX2(src, dst unsafe.Pointer, n int, ds *[qVecChunk + 3]float32, bad *[qVecChunk]bool) {
-	k := newAVX2Consts()
-	absMask, maxFinite, p4, p2, p1, interlv := k.absMask, k.maxFinite, k.p4, k.p2, k.p1, k.interlv
-	pk0, pk1, pk2, pk3 := k.pack[0], k.pack[1], k.pack[2], k.pack[3]
-	one, half, zero, inf := k.one, k.half, k.zero, k.inf
-	onei, sh31, c127 := k.onei, k.sh31, k.c127
+func q8_0ChunkAVX2(src, dst unsafe.Pointer, n int, ds *[qVecChunk + 7]float32, bad *[qVecChunk]bool) {
+	bf, bi := archsimd.BroadcastFloat32x8, archsimd.BroadcastInt32x8
+	absMask, maxFinite := bi(0x7fffffff), bi(0x7f7fffff)
+	p4, p2, p1 := archsimd.LoadUint32x8(&avx2Xor4), archsimd.LoadUint32x8(&avx2Xor2), archsimd.LoadUint32x8(&avx2Xor1)
+	interlv := archsimd.LoadUint32x8(&avx2Interleave)
+	pk0, pk1 := archsimd.LoadInt8x32(&avx2Pack[0]), archsimd.LoadInt8x32(&avx2Pack[1])
+	pk2, pk3 := archsimd.LoadInt8x32(&avx2Pack[2]), archsimd.LoadInt8x32(&avx2Pack[3])
+	one, half, inf := bf(1), bf(0.5), bf(float32(math.Inf(1)))
+	var zero archsimd.Float32x8
+	onei, sh31, c127 := bi(1), bi(31), bf(127)
 	for b := range n {
 		p := unsafe.Add(src, b*128)
 		x0 := archsimd.LoadFloat32x8((*[8]float32)(p))
@@ -286,7 +279,7 @@ func q8_0ChunkAVX2(src, dst unsafe.Pointer, n int, ds *[qVecChunk + 3]float32, b
 		d := m.Div(c127)
 		id := one.Div(d).Masked(d.NotEqual(zero))
 		bad[b] = mi.Greater(maxFinite).Or(id.Equal(inf)).ToBits() != 0
-		d.GetLo().Store((*[4]float32)(unsafe.Pointer(&ds[b])))
+		d.Store((*[8]float32)(unsafe.Pointer(&ds[b])))
 		q0 := roundAway8(x0.Mul(id), absMask, half, sh31, onei).AsInt8x32().PermuteOrZeroGrouped(pk0)
 		q1 := roundAway8(x1.Mul(id), absMask, half, sh31, onei).AsInt8x32().PermuteOrZeroGrouped(pk1)
 		q2 := roundAway8(x2.Mul(id), absMask, half, sh31, onei).AsInt8x32().PermuteOrZeroGrouped(pk2)
@@ -296,12 +289,15 @@ func q8_0ChunkAVX2(src, dst unsafe.Pointer, n int, ds *[qVecChunk + 3]float32, b
 	}
 }
 
-func q4_0ChunkAVX2(src, dst unsafe.Pointer, n int, ds *[qVecChunk + 3]float32, bad *[qVecChunk]bool) {
-	k := newAVX2Consts()
-	absMask, maxFinite, p4, p2, p1, interlv := k.absMask, k.maxFinite, k.p4, k.p2, k.p1, k.interlv
-	pk0, pk1 := k.pack[0], k.pack[1]
-	one, zero := k.one, k.zero
-	sh4, c15, cm8, c8_5 := k.sh4, k.c15, k.cm8, k.c8_5
+func q4_0ChunkAVX2(src, dst unsafe.Pointer, n int, ds *[qVecChunk + 7]float32, bad *[qVecChunk]bool) {
+	bf, bi := archsimd.BroadcastFloat32x8, archsimd.BroadcastInt32x8
+	absMask, maxFinite := bi(0x7fffffff), bi(0x7f7fffff)
+	p4, p2, p1 := archsimd.LoadUint32x8(&avx2Xor4), archsimd.LoadUint32x8(&avx2Xor2), archsimd.LoadUint32x8(&avx2Xor1)
+	interlv := archsimd.LoadUint32x8(&avx2Interleave)
+	pk0, pk1 := archsimd.LoadInt8x32(&avx2Pack[0]), archsimd.LoadInt8x32(&avx2Pack[1])
+	one := bf(1)
+	var zero archsimd.Float32x8
+	sh4, c15, cm8, c8_5 := bi(4), bi(15), bf(-8), bf(8.5)
 	for b := range n {
 		p := unsafe.Add(src, b*128)
 		x0 := archsimd.LoadFloat32x8((*[8]float32)(p))
@@ -322,7 +318,7 @@ func q4_0ChunkAVX2(src, dst unsafe.Pointer, n int, ds *[qVecChunk + 3]float32, b
 		m := mi.AsFloat32x8()
 		d := first.Masked(m.NotEqual(zero)).Div(cm8)
 		id := one.Div(d).Masked(d.NotEqual(zero))
-		d.GetLo().Store((*[4]float32)(unsafe.Pointer(&ds[b])))
+		d.Store((*[8]float32)(unsafe.Pointer(&ds[b])))
 		q0 := x0.Mul(id).Add(c8_5).ConvertToInt32().Min(c15)
 		q1 := x1.Mul(id).Add(c8_5).ConvertToInt32().Min(c15)
 		q2 := x2.Mul(id).Add(c8_5).ConvertToInt32().Min(c15)
