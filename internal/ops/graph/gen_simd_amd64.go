@@ -146,6 +146,125 @@ func fillNormal512(mean, std float64, z uint64, dst []float32) int {
 	return n
 }
 
+// The constants of fillNormal256, four lanes each, as plain data (no
+// vector code runs at package initialization), read with VEX loads:
+// broadcasts built inside the kernel spilled through legacy-SSE moves,
+// which run with dirty upper halves.
+const (
+	kOff = iota
+	kStep
+	kGamma
+	kM1lo
+	kM1hi
+	kM2lo
+	kM2hi
+	kLo32
+	kExp52
+	kExp84
+	kTwo52p1022
+	kTwo84p52
+	kP53
+	kOne
+	kTwo
+	kHalf
+	kMant
+	kHalfExp
+	kThr
+	kLn2Hi
+	kLn2Lo
+	kL1
+	kL2
+	kL3
+	kL4
+	kL5
+	kL6
+	kL7
+	kMinus2
+	kTwoPi
+	kFourOvPi
+	kPi4A
+	kPi4B
+	kPi4C
+	kS0
+	kS1
+	kS2
+	kS3
+	kS4
+	kS5
+	kC0
+	kC1
+	kC2
+	kC3
+	kC4
+	kC5
+	kOne64
+	kThree
+	kSh11
+	kSh27
+	kSh30
+	kSh31
+	kSh32
+	kSh43
+	kSh52
+	kSh63
+	kNormal256
+)
+
+var normal256Consts = func() (t [kNormal256][4]uint64) {
+	const g = splitmixGamma
+	const (
+		m1 = 0xbf58476d1ce4e5b9
+		m2 = 0x94d049bb133111eb
+	)
+	t[kOff] = [4]uint64{g, (3 * g) & (1<<64 - 1), (5 * g) & (1<<64 - 1), (7 * g) & (1<<64 - 1)}
+	u := func(i int, x uint64) { t[i] = [4]uint64{x, x, x, x} }
+	f := func(i int, x float64) { u(i, math.Float64bits(x)) }
+	u(kStep, (8*g)&(1<<64-1))
+	u(kGamma, g)
+	u(kM1lo, m1&(1<<32-1))
+	u(kM1hi, m1>>32)
+	u(kM2lo, m2&(1<<32-1))
+	u(kM2hi, m2>>32)
+	u(kLo32, 1<<32-1)
+	u(kExp52, 0x4330000000000000) // 2^52
+	u(kExp84, 0x4530000000000000) // 2^84
+	f(kTwo52p1022, 0x1p52+1022)
+	f(kTwo84p52, 0x1p84+0x1p52)
+	f(kP53, 0x1p-53)
+	f(kOne, 1)
+	f(kTwo, 2)
+	f(kHalf, 0.5)
+	u(kMant, 1<<52-1)
+	u(kHalfExp, 0x3fe0000000000000)
+	u(kThr, math.Float64bits(math.Sqrt2/2))
+	f(kLn2Hi, 6.93147180369123816490e-01)
+	f(kLn2Lo, 1.90821492927058770002e-10)
+	for i, c := range []float64{6.666666666666735130e-01, 3.999999999940941908e-01, 2.857142874366239149e-01,
+		2.222219843214978396e-01, 1.818357216161805012e-01, 1.531383769920937332e-01, 1.479819860511658591e-01} {
+		f(kL1+i, c)
+	}
+	f(kMinus2, -2)
+	f(kTwoPi, 2*math.Pi)
+	f(kFourOvPi, 4/math.Pi)
+	f(kPi4A, 7.85398125648498535156e-1)
+	f(kPi4B, 3.77489470793079817668e-8)
+	f(kPi4C, 2.69515142907905952645e-15)
+	for i, c := range []float64{1.58962301576546568060e-10, -2.50507477628578072866e-8, 2.75573136213857245213e-6,
+		-1.98412698295895385996e-4, 8.33333333332211858878e-3, -1.66666666666666307295e-1} {
+		f(kS0+i, c)
+	}
+	for i, c := range []float64{-1.13585365213876817300e-11, 2.08757008419747316778e-9, -2.75573141792967388112e-7,
+		2.48015872888517045348e-5, -1.38888888888730564116e-3, 4.16666666666665929218e-2} {
+		f(kC0+i, c)
+	}
+	u(kOne64, 1)
+	u(kThree, 3)
+	for i, n := range []uint64{11, 27, 30, 31, 32, 43, 52, 63} {
+		u(kSh11+i, n)
+	}
+	return
+}()
+
 // fillNormal256 is the AVX2 kernel: four pairs per pass, the first
 // len(dst) &^ 7 values.
 func fillNormal256(mean, std float64, z uint64, dst []float32) int {
@@ -153,45 +272,40 @@ func fillNormal256(mean, std float64, z uint64, dst []float32) int {
 	if n == 0 {
 		return 0
 	}
-	const g = splitmixGamma
-	off := [4]uint64{g, (3 * g) & (1<<64 - 1), (5 * g) & (1<<64 - 1), (7 * g) & (1<<64 - 1)}
-	b64 := archsimd.BroadcastUint64x4
-	f64 := archsimd.BroadcastFloat64x4
-	z1 := b64(z).Add(archsimd.LoadUint64x4(&off))
-	gv := b64(g)
-	step := b64((8 * g) & (1<<64 - 1))
-	const (
-		m1 = 0xbf58476d1ce4e5b9
-		m2 = 0x94d049bb133111eb
-	)
+	t := &normal256Consts
+	c := func(i int) archsimd.Uint64x4 { return archsimd.LoadUint64x4(&t[i]) }
+	cf := func(i int) archsimd.Float64x4 { return archsimd.LoadUint64x4(&t[i]).AsFloat64x4() }
+	z1 := archsimd.BroadcastUint64x4(z).Add(c(kOff))
+	gv, step := c(kGamma), c(kStep)
 	var (
-		m1lo, m1hi       = b64(m1 & (1<<32 - 1)).AsUint32x8(), b64(m1 >> 32).AsUint32x8()
-		m2lo, m2hi       = b64(m2 & (1<<32 - 1)).AsUint32x8(), b64(m2 >> 32).AsUint32x8()
-		lo32             = b64(1<<32 - 1)
-		exp52, exp84     = b64(0x4330000000000000), b64(0x4530000000000000) // 2^52, 2^84
-		two52            = f64(0x1p52)
-		two84p52         = f64(0x1p84 + 0x1p52)
-		two52p1022       = f64(0x1p52 + 1022)
-		p53              = f64(0x1p-53)
-		one, two, half   = f64(1), f64(2), f64(0.5)
-		mant, halfExp    = b64(1<<52 - 1), b64(0x3fe0000000000000)
-		thr              = b64(math.Float64bits(math.Sqrt2 / 2))
-		ln2Hi, ln2Lo     = f64(6.93147180369123816490e-01), f64(1.90821492927058770002e-10)
-		l1, l2, l3, l4   = f64(6.666666666666735130e-01), f64(3.999999999940941908e-01), f64(2.857142874366239149e-01), f64(2.222219843214978396e-01)
-		l5, l6, l7       = f64(1.818357216161805012e-01), f64(1.531383769920937332e-01), f64(1.479819860511658591e-01)
-		minus2           = f64(-2)
-		twoPi, fourOvPi  = f64(2 * math.Pi), f64(4 / math.Pi)
-		pi4A, pi4B, pi4C = f64(7.85398125648498535156e-1), f64(3.77489470793079817668e-8), f64(2.69515142907905952645e-15)
-		s0, s1, s2, s3   = f64(1.58962301576546568060e-10), f64(-2.50507477628578072866e-8), f64(2.75573136213857245213e-6), f64(-1.98412698295895385996e-4)
-		s4, s5           = f64(8.33333333332211858878e-3), f64(-1.66666666666666307295e-1)
-		c0, c1, c2, c3   = f64(-1.13585365213876817300e-11), f64(2.08757008419747316778e-9), f64(-2.75573141792967388112e-7), f64(2.48015872888517045348e-5)
-		c4, c5           = f64(-1.38888888888730564116e-3), f64(4.16666666666665929218e-2)
-		one64, three     = b64(1), b64(3)
+		m1lo, m1hi       = c(kM1lo).AsUint32x8(), c(kM1hi).AsUint32x8()
+		m2lo, m2hi       = c(kM2lo).AsUint32x8(), c(kM2hi).AsUint32x8()
+		lo32             = c(kLo32)
+		exp52, exp84     = c(kExp52), c(kExp84)
+		two52            = exp52.AsFloat64x4()
+		two84p52         = cf(kTwo84p52)
+		two52p1022       = cf(kTwo52p1022)
+		p53              = cf(kP53)
+		one, two, half   = cf(kOne), cf(kTwo), cf(kHalf)
+		mant, halfExp    = c(kMant), c(kHalfExp)
+		thr              = c(kThr)
+		ln2Hi, ln2Lo     = cf(kLn2Hi), cf(kLn2Lo)
+		l1, l2, l3, l4   = cf(kL1), cf(kL2), cf(kL3), cf(kL4)
+		l5, l6, l7       = cf(kL5), cf(kL6), cf(kL7)
+		minus2           = cf(kMinus2)
+		twoPi, fourOvPi  = cf(kTwoPi), cf(kFourOvPi)
+		pi4A, pi4B, pi4C = cf(kPi4A), cf(kPi4B), cf(kPi4C)
+		s0, s1, s2, s3   = cf(kS0), cf(kS1), cf(kS2), cf(kS3)
+		s4, s5           = cf(kS4), cf(kS5)
+		c0, c1, c2, c3   = cf(kC0), cf(kC1), cf(kC2), cf(kC3)
+		c4, c5           = cf(kC4), cf(kC5)
+		one64, three     = c(kOne64), c(kThree)
 		zero             archsimd.Uint64x4
-		meanv, stdv      = f64(mean), f64(std)
+		meanv, stdv      = archsimd.BroadcastFloat64x4(mean), archsimd.BroadcastFloat64x4(std)
 	)
 	// Shift counts as vectors (see fillNormal512).
-	sh11, sh27, sh30, sh31, sh32, sh43, sh52, sh63 := b64(11), b64(27), b64(30), b64(31), b64(32), b64(43), b64(52), b64(63)
+	sh11, sh27, sh30, sh31 := c(kSh11), c(kSh27), c(kSh30), c(kSh31)
+	sh32, sh43, sh52, sh63 := c(kSh32), c(kSh43), c(kSh52), c(kSh63)
 	// mul is z·m mod 2^64 from three 32x32→64-bit multiplies: lo·lo +
 	// (hi·lo + lo·hi)<<32.
 	mul := func(z archsimd.Uint64x4, mlo, mhi archsimd.Uint32x8) archsimd.Uint64x4 {
