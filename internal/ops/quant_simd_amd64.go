@@ -52,33 +52,33 @@ const qVecChunk = 64
 // quantQ8_0Vec quantizes len(src)/32 blocks of q8_0 into dst; it returns
 // false (having written nothing) without a vector kernel.
 func quantQ8_0Vec(src []float32, dst []byte) bool {
-	switch quantLanes {
-	case 16:
-		return quantVec(src, dst, 34, q8_0ChunkVec, quantizeBlockQ8_0)
-	case 8:
-		return quantVec(src, dst, 34, q8_0ChunkAVX2, quantizeBlockQ8_0)
+	if quantLanes == 0 {
+		return false
 	}
-	return false
+	quantVec(src, dst, Q8_0)
+	return true
 }
 
 // quantQ4_0Vec is quantQ8_0Vec for q4_0.
 func quantQ4_0Vec(src []float32, dst []byte) bool {
-	switch quantLanes {
-	case 16:
-		return quantVec(src, dst, 18, q4_0ChunkVec, quantizeBlockQ4_0)
-	case 8:
-		return quantVec(src, dst, 18, q4_0ChunkAVX2, quantizeBlockQ4_0)
+	if quantLanes == 0 {
+		return false
 	}
-	return false
+	quantVec(src, dst, Q4_0)
+	return true
 }
 
-// quantVec runs a chunk kernel over src's 32-value blocks (blockBytes
-// each in dst, an f16 scale first), qVecChunk blocks at a time; the
-// blocks the kernel flags (NaN or Inf) go to the scalar quantizer.
-func quantVec(src []float32, dst []byte, blockBytes int,
-	chunk func(src, dst unsafe.Pointer, n int, ds *[qVecChunk + 7]float32, bad *[qVecChunk]bool),
-	scalar func(src []float32, dst []byte)) bool {
+// quantVec runs the chunk kernel of typ (q8_0 or q4_0) and quantLanes
+// over src's 32-value blocks (an f16 scale first in each), qVecChunk
+// blocks at a time; the blocks the kernel flags go to the scalar
+// quantizer. (Direct calls, not function values: with those ds and bad
+// escaped to the heap, two allocations per row.)
+func quantVec(src []float32, dst []byte, typ Type) {
 	const qk = 32 // QK8_0 == QK4_0
+	blockBytes, scalar := 34, quantizeBlockQ8_0
+	if typ == Q4_0 {
+		blockBytes, scalar = 18, quantizeBlockQ4_0
+	}
 	nb := len(src) / qk
 	if len(dst) < nb*blockBytes {
 		panic("ops: quantized destination too short")
@@ -87,7 +87,17 @@ func quantVec(src []float32, dst []byte, blockBytes int,
 	var bad [qVecChunk]bool
 	for c := 0; c < nb; c += qVecChunk {
 		n := min(qVecChunk, nb-c)
-		chunk(unsafe.Pointer(&src[c*qk]), unsafe.Pointer(&dst[c*blockBytes]), n, &ds, &bad)
+		ps, pd := unsafe.Pointer(&src[c*qk]), unsafe.Pointer(&dst[c*blockBytes])
+		switch {
+		case typ == Q8_0 && quantLanes == 16:
+			q8_0ChunkVec(ps, pd, n, &ds, &bad)
+		case typ == Q8_0:
+			q8_0ChunkAVX2(ps, pd, n, &ds, &bad)
+		case quantLanes == 16:
+			q4_0ChunkVec(ps, pd, n, &ds, &bad)
+		default:
+			q4_0ChunkAVX2(ps, pd, n, &ds, &bad)
+		}
 		archsimd.ClearAVXUpperBits()
 		for b := range n {
 			if bad[b] {
@@ -97,7 +107,6 @@ func quantVec(src []float32, dst []byte, blockBytes int,
 			binary.LittleEndian.PutUint16(dst[(c+b)*blockBytes:], F32ToF16(ds[b]))
 		}
 	}
-	return true
 }
 
 // quantConsts are the vectors both kernels use, built once per chunk.
