@@ -7,10 +7,11 @@ import (
 	"testing"
 )
 
-// TestQuantizeVecMatchesScalar: QuantizeRow (the vector quantizers where
-// the build and CPU have them) writes the bytes of the scalar reference
-// quantizers, block by block, for random data, rounding ties, equal
-// magnitudes of both signs, zeros of both signs, subnormals, huge values,
+// TestQuantizeVecMatchesScalar: QuantizeRow, through each vector
+// quantizer the build and CPU have (AVX-512, AVX2) and the scalar code,
+// writes the bytes of the scalar reference quantizers, block by block,
+// for random data, rounding ties, equal magnitudes of both signs, zeros
+// of both signs, subnormals, scales whose inverse overflows, huge values,
 // NaN and infinities, over several chunks.
 func TestQuantizeVecMatchesScalar(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
@@ -59,9 +60,13 @@ func TestQuantizeVecMatchesScalar(t *testing.T) {
 		}
 		return 0
 	})
-	add(func(j int) float32 { return math.Float32frombits(uint32(j + 1)) })             // subnormals
-	add(func(j int) float32 { return float32(j-16) * 1e37 })                            // huge
-	add(func(j int) float32 { return float32(j) + float32(math.NaN())*float32(j%7/6) }) // NaN at j = 6, 13, ...
+	add(func(j int) float32 { return math.Float32frombits(uint32(j + 1)) })              // subnormals
+	add(func(j int) float32 { return float32(j-16) * 1e37 })                             // huge
+	add(func(j int) float32 { return float32(j-16) * 0x1p-135 })                         // d subnormal, 1/d = +Inf
+	add(func(j int) float32 { return float32(j+100) * 0x1p-132 })                        // d subnormal, 1/d finite
+	add(func(j int) float32 { return float32(31-j) * 0x1p-126 })                         // q4_0: d subnormal
+	add(func(j int) float32 { return []float32{1, -2, 3, -3, 2}[j%5] * float32(j/5+1) }) // equal magnitudes in every vector
+	add(func(j int) float32 { return float32(j) + float32(math.NaN())*float32(j%7/6) })  // NaN at j = 6, 13, ...
 	add(func(j int) float32 {
 		if j == 9 {
 			return float32(math.Inf(-1))
@@ -78,19 +83,23 @@ func TestQuantizeVecMatchesScalar(t *testing.T) {
 	for _, b := range blocks {
 		src = append(src, b...)
 	}
-	for _, typ := range []Type{Q8_0, Q4_0} {
-		got := make([]byte, typ.RowSize(int64(len(src))))
-		QuantizeRow(typ, src, got)
-		bs := typ.TypeSize()
-		for i, b := range blocks {
-			want := make([]byte, bs)
-			if typ == Q8_0 {
-				quantizeBlockQ8_0(b, want)
-			} else {
-				quantizeBlockQ4_0(b, want)
-			}
-			if g := got[i*bs : (i+1)*bs]; !bytes.Equal(g, want) {
-				t.Errorf("%s block %d %v: got % x, scalar % x (vector quantizer: %v)", typ, i, b, g, want, vecQuant)
+	defer func(l int) { quantLanes = l }(quantLanes)
+	for _, lanes := range quantKernels() {
+		quantLanes = lanes
+		for _, typ := range []Type{Q8_0, Q4_0} {
+			got := make([]byte, typ.RowSize(int64(len(src))))
+			QuantizeRow(typ, src, got)
+			bs := typ.TypeSize()
+			for i, b := range blocks {
+				want := make([]byte, bs)
+				if typ == Q8_0 {
+					quantizeBlockQ8_0(b, want)
+				} else {
+					quantizeBlockQ4_0(b, want)
+				}
+				if g := got[i*bs : (i+1)*bs]; !bytes.Equal(g, want) {
+					t.Errorf("%s, %d lanes, block %d %v: got % x, scalar % x", typ, lanes, i, b, g, want)
+				}
 			}
 		}
 	}

@@ -397,9 +397,14 @@ func (r *runner) upload() error {
 	g := r.p.Graph
 	for _, b := range bases(g) {
 		v := &g.Values[b]
-		data := make([]byte, r.size[b])
-		if v.Node < 0 {
-			copy(data, v.T.Buf)
+		var data []byte
+		if v.Node < 0 && !r.j.keep[b] && uint64(len(v.T.Buf)) == r.size[b] {
+			data = v.T.Buf // a leaf, written as it is: Write copies it
+		} else {
+			data = make([]byte, r.size[b])
+			if v.Node < 0 {
+				copy(data, v.T.Buf)
+			}
 		}
 		if err := r.dev.Write(r.ctx, r.addr[b], data); err != nil {
 			return fmt.Errorf("upload %s: %w", v.Name, err)

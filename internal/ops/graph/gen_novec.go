@@ -2,8 +2,11 @@
 
 package graph
 
-// vecNormal is false: this build has no vector kernels.
-const vecNormal = false
+// normalPairs is 0: this build has no vector kernels.
+var normalPairs = 0
+
+// normalKernels lists the scalar code alone.
+func normalKernels() []int { return []int{0} }
 
 // fillNormalVec writes nothing: this build has no vector kernels.
 func fillNormalVec(mean, std float64, z uint64, dst []float32) int { return 0 }

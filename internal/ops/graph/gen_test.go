@@ -116,18 +116,108 @@ func TestMaterializeContextCanceled(t *testing.T) {
 	}
 }
 
-// TestFillNormalMatchesGenerator: a long run of normal values (through the
-// vector kernel where the build has one) equals the sequential
-// generator's.
+// TestFillNormalMatchesGenerator: a long run of normal values, through
+// each vector kernel the build and CPU have (AVX-512, AVX2) and the
+// scalar code, equals the sequential generator's, from every start
+// offset modulo a pass and for lengths that leave scalar tails.
 func TestFillNormalMatchesGenerator(t *testing.T) {
 	in, _ := ParseInit("normal(-0.25, 1.5)")
 	const n = 1 << 18
 	g := newGenerator(in, 11, "v", n)
-	got := make([]float32, n)
-	fillF32(in, newRNG(11, "v").s, 0, got)
-	for i := range got {
-		if w := float32(g.next()); math.Float32bits(got[i]) != math.Float32bits(w) {
-			t.Fatalf("value %d = %v, sequential generator %v (vector kernel: %v)", i, got[i], w, vecNormal)
+	want := make([]float32, n)
+	for i := range want {
+		want[i] = float32(g.next())
+	}
+	s := newRNG(11, "v").s
+	defer func(p int) { normalPairs = p }(normalPairs)
+	for _, pairs := range normalKernels() {
+		normalPairs = pairs
+		for _, r := range [][2]int{{0, n}, {1, n}, {3, 40}, {2, 35}, {5, 21}, {16, 16 + 15}, {7, 7 + 9}} {
+			got := make([]float32, r[1]-r[0])
+			fillF32(in, s, int64(r[0]), got)
+			for k := range got {
+				if w := want[r[0]+k]; math.Float32bits(got[k]) != math.Float32bits(w) {
+					t.Fatalf("%d pairs per pass, range %v: value %d = %v, sequential generator %v", pairs, r, r[0]+k, got[k], w)
+				}
+			}
+		}
+	}
+}
+
+// unsplitmix inverts splitmix: the state whose draw is d.
+func unsplitmix(d uint64) uint64 {
+	unxorshift := func(y uint64, k uint) uint64 {
+		x := y
+		for range 64 / k {
+			x = y ^ x>>k
+		}
+		return x
+	}
+	inv := func(m uint64) uint64 { // m·inv = 1 mod 2^64, by Newton's iteration
+		x := m
+		for range 6 {
+			x *= 2 - m*x
+		}
+		return x
+	}
+	z := unxorshift(d, 31) * inv(0x94d049bb133111eb)
+	z = unxorshift(z, 27) * inv(0xbf58476d1ce4e5b9)
+	return unxorshift(z, 30)
+}
+
+// TestFillNormalKernelEdges: the vector kernels give the scalar code's
+// values (which TestBoxMullerMatchesMath checks against math) where
+// Box-Muller has its edges, in every lane: u1 = 1, its smallest value,
+// √2/2 (where logUnit's reduction switches) and neighbours; u2 = 0, just
+// below 1 (where x·4/π rounds up to 8) and around every octant boundary.
+// The rng state is chosen so that the one draw of a pair is the edge (u1
+// and u2 come from separate draws and separate code).
+func TestFillNormalKernelEdges(t *testing.T) {
+	if d := uint64(0x1234_5678_9abc_def0); splitmix(unsplitmix(d)) != d {
+		t.Fatal("unsplitmix does not invert splitmix")
+	}
+	var u1s, u2s []float64
+	for _, u1 := range []float64{1, 0x1p-53, 0.5, math.Sqrt2 / 2, 1 - 0x1p-53, 0.25, 0.75} {
+		for d := -2.0; d <= 2; d++ {
+			if u := u1 + d*0x1p-53; u > 0 && u <= 1 {
+				u1s = append(u1s, u)
+			}
+		}
+	}
+	for o := 0; o <= 8; o++ {
+		for d := -3.0; d <= 3; d++ {
+			if u := float64(o)/8 + d*0x1p-53; u >= 0 && u < 1 {
+				u2s = append(u2s, u)
+			}
+		}
+	}
+	in, _ := ParseInit("normal(0.5, 3)")
+	defer func(p int) { normalPairs = p }(normalPairs)
+	check := func(s uint64, what string, u float64) {
+		t.Helper()
+		normalPairs = 0
+		want := make([]float32, 32)
+		fillF32(in, s, 0, want)
+		for _, pairs := range normalKernels() {
+			normalPairs = pairs
+			got := make([]float32, 32)
+			fillF32(in, s, 0, got)
+			for k := range got {
+				if math.Float32bits(got[k]) != math.Float32bits(want[k]) {
+					t.Fatalf("%s = %v: %d pairs per pass, value %d = %v, scalar %v", what, u, pairs, k, got[k], want[k])
+				}
+			}
+		}
+	}
+	for p := range uint64(8) { // the pair, so every lane of both kernels
+		for _, u := range u1s {
+			// u1 = 1 - unit(draw 2p+1), unit(z) = (z>>11)·2^-53.
+			d := uint64((1-u)*0x1p53) << 11
+			check(unsplitmix(d)-(2*p+1)*splitmixGamma, "u1", u)
+		}
+		for _, u := range u2s {
+			d := uint64(u*0x1p53) << 11
+			check(unsplitmix(d)-(2*p+2)*splitmixGamma, "u2", u)
 		}
 	}
 }
