@@ -99,8 +99,9 @@ func prepareActivationsVec(a, b *Tensor, vec bool) *actRows {
 		} else {
 			act.pk = make([]uint64, nrows*k/4)
 		}
-		act.d = make([]float32, nrows*k/QK8_0)
-		act.s = make([]int32, nrows*k/QK8_0)
+		// actPad more for the eight-row kernels' loads (mulmat_tile.go).
+		act.d = make([]float32, nrows*k/QK8_0, nrows*k/QK8_0+actPad)
+		act.s = make([]int32, nrows*k/QK8_0, nrows*k/QK8_0+actPad)
 	case Q4_K:
 		act.pk = make([]uint64, nrows*k/4)
 		act.d = make([]float32, nrows*k/QKK)
@@ -235,6 +236,10 @@ func packAct(q []int8, p []uint64) {
 // mulMatRowTile is how many src0 rows one work item covers.
 const mulMatRowTile = 16
 
+// mulMatColBlock is how many columns the eight-row kernels take per pass
+// over a tile's rows.
+const mulMatColBlock = 16
+
 // mulMat is MulMat after its checks; vec selects the vector kernels (only
 // with vecOK()), which tests turn off to compare against the scalar ones.
 func mulMat(dst, a, b *Tensor, vec bool) {
@@ -246,11 +251,13 @@ func mulMat(dst, a, b *Tensor, vec bool) {
 	tiles := (m + mulMatRowTile - 1) / mulMatRowTile
 	rowBytes := int(a.Type.RowSize(a.Ne[0]))
 	kt := kernelType(a.Type)
+	has8 := act.has8R(kt)
 	ParallelFor(tiles*ne12*ne13, 1, func(lo, hi int) {
 		var deq *dequantTile
 		if kt != a.Type {
 			deq = newDequantTile(a)
 		}
+		var w8 [mulMatRowTile / 8]rows8
 		for w := lo; w < hi; w++ {
 			tile := w % tiles
 			i12 := (w / tiles) % ne12
@@ -267,6 +274,44 @@ func mulMat(dst, a, b *Tensor, vec bool) {
 			if deq != nil {
 				deq.load(r0, r1, i02, i03)
 				rowAt = deq.row
+			}
+			if has8 {
+				// Groups of eight rows, then the rest by dot4R and dot1.
+				nb := int(a.Ne[0]) / QK8_0
+				ng := (r1 - r0) / 8
+				for g := range ng {
+					var rws [8][]byte
+					for i := range rws {
+						rws[i] = rowAt(r0 + 8*g + i)
+					}
+					w8[g].load(kt, &rws, nb)
+				}
+				// Blocks of columns, so that their activations stay in
+				// the cache with the tile's weights.
+				for c0 := 0; c0 < n; c0 += mulMatColBlock {
+					c1 := min(n, c0+mulMatColBlock)
+					for g := range ng {
+						for i11 := c0; i11 < c1; i11++ {
+							out := act.dot8R(kt, &w8[g], base+i11)
+							for j, v := range out {
+								put(r0+8*g+j, i11, v)
+							}
+						}
+					}
+				}
+				for i11 := 0; i11 < n; i11++ {
+					i01 := r0 + 8*ng
+					for ; i01+4 <= r1; i01 += 4 {
+						out := act.dot4R(kt, rowAt(i01), rowAt(i01+1), rowAt(i01+2), rowAt(i01+3), base+i11)
+						for j, v := range out {
+							put(i01+j, i11, v)
+						}
+					}
+					for ; i01 < r1; i01++ {
+						put(i01, i11, act.dot1(kt, rowAt(i01), base+i11))
+					}
+				}
+				continue
 			}
 			// Columns in groups of four share each decoded weight.
 			for i11 := 0; i11 < n; i11 += 4 {

@@ -1,0 +1,89 @@
+//go:build goexperiment.simd && amd64
+
+package ops
+
+import (
+	"simd/archsimd"
+	"unsafe"
+)
+
+// The eight-row kernels of the quantized MulMat (q8_0 and q4_0 weights,
+// vector build on a CPU with AVX2): eight weight rows against one row of
+// int8 activations. Per block, each row's integer dot product is exact (as
+// in q8_0Dot and q4_0Dot); the eight of them go to the eight lanes of one
+// vector, which is converted to float32 and multiplied by the per-lane
+// float32(da·db), and added to a running vector sum. Each lane thus does,
+// for its row, the float32 operations of the scalar kernels (dotQ8_0,
+// dotQ4_0) in the same order: the results are bit-identical, and the float
+// work is vector code too, with no VZEROUPPER inside the loop.
+//
+// The caller gathers the rows' f16 block scales, widened, into da (block
+// j of row r at da[8j+r], as float32 bits), and pads the activation scales
+// d (and sums s) with at least 3 readable values after the last block: a
+// block's db is broadcast from a four-lane load.
+
+// q8_0Rows8Vec returns the q8_0 dot products of the rows at p[0..7] (nb
+// blocks each) with the activations y (scales d).
+func q8_0Rows8Vec(p *[8]unsafe.Pointer, y, d, da unsafe.Pointer, nb int) (out [8]float32) {
+	ones := archsimd.BroadcastInt16x16(1)
+	p0, p1, p2, p3, p4, p5, p6, p7 := p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7]
+	var acc archsimd.Float32x8
+	for j := 0; j < nb; j++ {
+		o := 34*j + 2
+		yv := loadI8x32(y, 32*j)
+		h01 := q8Dot(p0, o, yv, ones).AddPairsGrouped(q8Dot(p1, o, yv, ones))
+		h23 := q8Dot(p2, o, yv, ones).AddPairsGrouped(q8Dot(p3, o, yv, ones))
+		a := h01.AddPairsGrouped(h23)
+		h45 := q8Dot(p4, o, yv, ones).AddPairsGrouped(q8Dot(p5, o, yv, ones))
+		h67 := q8Dot(p6, o, yv, ones).AddPairsGrouped(q8Dot(p7, o, yv, ones))
+		b := h45.AddPairsGrouped(h67)
+		is := a.Select128FromPair(0, 2, b).Add(a.Select128FromPair(1, 3, b))
+		db := archsimd.LoadFloat32x4((*[4]float32)(unsafe.Add(d, 4*j))).Broadcast1To8()
+		acc = acc.Add(is.ConvertToFloat32().Mul(loadF32x8(da, 32*j).Mul(db)))
+	}
+	acc.Store(&out)
+	archsimd.ClearAVXUpperBits()
+	return out
+}
+
+// q8Dot is q8_0Dot of the 32 quants at x+o with yv, in eight int32 lanes.
+func q8Dot(x unsafe.Pointer, o int, yv archsimd.Int8x32, ones archsimd.Int16x16) archsimd.Int32x8 {
+	w := loadI8x32(x, o)
+	return w.Abs().AsUint8x32().DotProductPairsSaturated(yv.CopySign(w)).DotProductPairs(ones)
+}
+
+// q4_0Rows8Vec is q8_0Rows8Vec for q4_0 rows, s holding the activations'
+// per-block sums.
+func q4_0Rows8Vec(p *[8]unsafe.Pointer, y, d, s, da unsafe.Pointer, nb int) (out [8]float32) {
+	ones := archsimd.BroadcastInt16x16(1)
+	m4 := archsimd.BroadcastUint8x16(0x0f)
+	four := archsimd.BroadcastUint32x4(4)
+	three := archsimd.BroadcastInt32x8(3)
+	p0, p1, p2, p3, p4, p5, p6, p7 := p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7]
+	var acc archsimd.Float32x8
+	for j := 0; j < nb; j++ {
+		o := 18*j + 2
+		yv := loadI8x32(y, 32*j)
+		h01 := q4Dot(p0, o, yv, ones, m4, four).AddPairsGrouped(q4Dot(p1, o, yv, ones, m4, four))
+		h23 := q4Dot(p2, o, yv, ones, m4, four).AddPairsGrouped(q4Dot(p3, o, yv, ones, m4, four))
+		a := h01.AddPairsGrouped(h23)
+		h45 := q4Dot(p4, o, yv, ones, m4, four).AddPairsGrouped(q4Dot(p5, o, yv, ones, m4, four))
+		h67 := q4Dot(p6, o, yv, ones, m4, four).AddPairsGrouped(q4Dot(p7, o, yv, ones, m4, four))
+		b := h45.AddPairsGrouped(h67)
+		sy := archsimd.LoadInt32x4((*[4]int32)(unsafe.Add(s, 4*j))).Broadcast1To8().ShiftLeft(three)
+		is := a.Select128FromPair(0, 2, b).Add(a.Select128FromPair(1, 3, b)).Sub(sy)
+		db := archsimd.LoadFloat32x4((*[4]float32)(unsafe.Add(d, 4*j))).Broadcast1To8()
+		acc = acc.Add(is.ConvertToFloat32().Mul(loadF32x8(da, 32*j).Mul(db)))
+	}
+	acc.Store(&out)
+	archsimd.ClearAVXUpperBits()
+	return out
+}
+
+// q4Dot is q4_0Dot of the 16 nibble bytes at x+o with yv.
+func q4Dot(x unsafe.Pointer, o int, yv archsimd.Int8x32, ones archsimd.Int16x16, m4 archsimd.Uint8x16, four archsimd.Uint32x4) archsimd.Int32x8 {
+	b := loadU8x16(x, o)
+	hi := b.AsUint32x4().ShiftRight(four).AsUint8x16().And(m4)
+	w := archsimd.Uint8x32{}.SetLo(b.And(m4)).SetHi(hi)
+	return w.DotProductPairsSaturated(yv).DotProductPairs(ones)
+}
