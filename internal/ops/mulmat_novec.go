@@ -29,3 +29,5 @@ func q8_0Rows8Vec(*[8]unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Poi
 func q4_0Rows8Vec(*[8]unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, int) [8]float32 {
 	panic("unreachable")
 }
+
+func widenF16sVec([]uint16, []float32) { panic("unreachable") }

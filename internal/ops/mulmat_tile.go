@@ -1,7 +1,6 @@
 package ops
 
 import (
-	"encoding/binary"
 	"unsafe"
 )
 
@@ -20,28 +19,37 @@ func (act *actRows) has8R(t Type) bool {
 }
 
 // rows8 holds eight weight rows of a quantized type and their block
-// scales, widened to float32 bits, for dot8R.
+// scales, widened to float32, for dot8R.
 type rows8 struct {
 	p  [8]unsafe.Pointer
-	da []uint32 // block j of row r at da[8j+r]
+	sc []uint16  // the f16 scales, block j of row r at sc[8j+r]
+	da []float32 // sc widened
 }
 
 // load sets r to rows (of t, nb blocks each, as RowBytes returns them).
+// Only the vector build calls it (on little-endian amd64), so the scales
+// are read in native byte order.
 func (r *rows8) load(t Type, rows *[8][]byte, nb int) {
 	bsz := t.TypeSize()
 	if cap(r.da) < 8*nb {
-		r.da = make([]uint32, 8*nb)
+		r.sc = make([]uint16, 8*nb)
+		r.da = make([]float32, 8*nb)
 	}
-	r.da = r.da[:8*nb]
-	tab := (*[1 << 16]uint32)(unsafe.Pointer(f16ToF32Table()))
+	r.sc, r.da = r.sc[:8*nb], r.da[:8*nb]
 	for i, row := range rows {
 		row = row[:nb*bsz]
 		r.p[i] = unsafe.Pointer(&row[0])
-		da := r.da[i:]
-		for j := 0; j < nb; j++ {
-			da[8*j] = tab[binary.LittleEndian.Uint16(row[j*bsz:])]
-		}
 	}
+	p0, p1, p2, p3, p4, p5, p6, p7 := r.p[0], r.p[1], r.p[2], r.p[3], r.p[4], r.p[5], r.p[6], r.p[7]
+	h := func(p unsafe.Pointer, o int) uint64 { return uint64(*(*uint16)(unsafe.Add(p, o))) }
+	for j := 0; j < nb; j++ {
+		// Two 64-bit stores per block rather than eight 16-bit ones.
+		o := j * bsz
+		s := (*[2]uint64)(unsafe.Pointer(&r.sc[8*j : 8*j+8][0]))
+		s[0] = h(p0, o) | h(p1, o)<<16 | h(p2, o)<<32 | h(p3, o)<<48
+		s[1] = h(p4, o) | h(p5, o)<<16 | h(p6, o)<<32 | h(p7, o)<<48
+	}
+	widenF16sVec(r.sc, r.da)
 }
 
 // dot8R is dot1 of the eight rows of w with activation row r (only when

@@ -87,3 +87,19 @@ func q4Dot(x unsafe.Pointer, o int, yv archsimd.Int8x32, ones archsimd.Int16x16,
 	w := archsimd.Uint8x32{}.SetLo(b.And(m4)).SetHi(hi)
 	return w.DotProductPairsSaturated(yv).DotProductPairs(ones)
 }
+
+// widenF16sVec sets dst[i] to the f16 value src[i] widened (exactly, as
+// F16ToF32), len(src) a multiple of 8.
+func widenF16sVec(src []uint16, dst []float32) {
+	n := len(src)
+	if n == 0 {
+		return
+	}
+	dst = dst[:n]
+	keep, expo, inf, scale := f16Consts()
+	ps, pd := unsafe.Pointer(&src[0]), unsafe.Pointer(&dst[0])
+	for i := 0; i+8 <= n; i += 8 {
+		widenF16x8(ps, 2*i, keep, expo, inf, scale).Store((*[8]float32)(unsafe.Add(pd, 4*i)))
+	}
+	archsimd.ClearAVXUpperBits()
+}
