@@ -134,3 +134,32 @@ func TestMulMatIDGroupedMatchesScalar(t *testing.T) {
 		})
 	}
 }
+
+// TestDequantQ6_KVec checks the vector q6_K dequantization of the generic
+// MulMat path against dequantizeBlockQ6_K, bit for bit, on random blocks
+// whose scales d include zeros, subnormals, infinities and NaNs.
+func TestDequantQ6_KVec(t *testing.T) {
+	const nb = 9
+	r := rand.New(rand.NewPCG(27, 28))
+	x := make([]byte, nb*sizeQ6_K)
+	for i := range x {
+		x[i] = byte(r.Uint32())
+	}
+	specials := []uint16{0x0000, 0x0001, 0x7c00, 0xfc00, 0x7e01, F32ToF16(0.01), F32ToF16(-3)}
+	for b := range nb {
+		binary.LittleEndian.PutUint16(x[b*sizeQ6_K+208:], specials[b%len(specials)])
+	}
+	got := make([]float32, nb*QKK)
+	if !dequantRowQ6_KVec(x, got) {
+		t.Skip("no vector kernels in this build or on this CPU")
+	}
+	want := make([]float32, QKK)
+	for b := range nb {
+		dequantizeBlockQ6_K(x[b*sizeQ6_K:(b+1)*sizeQ6_K], want)
+		for i, w := range want {
+			if g := got[b*QKK+i]; math.Float32bits(g) != math.Float32bits(w) {
+				t.Fatalf("block %d value %d = %g (%#x), scalar %g (%#x)", b, i, g, math.Float32bits(g), w, math.Float32bits(w))
+			}
+		}
+	}
+}
