@@ -284,7 +284,11 @@ func mulMat(dst, a, b *Tensor, vec bool) {
 					for i := range rws {
 						rws[i] = rowAt(r0 + 8*g + i)
 					}
-					w8[g].load(kt, &rws, nb)
+					if n < fusedMaxCols {
+						w8[g].setRows(kt, &rws, nb)
+					} else {
+						w8[g].load(kt, &rws, nb)
+					}
 				}
 				// Blocks of columns, so that their activations stay in
 				// the cache with the tile's weights.

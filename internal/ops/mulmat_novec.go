@@ -33,3 +33,11 @@ func q4_0Rows8Vec(*[8]unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Poi
 func widenF16sVec([]uint16, []float32) { panic("unreachable") }
 
 func dequantRowQ6_KVec([]byte, []float32) bool { return false }
+
+func q8_0Rows8FusedVec(*[8]unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, int) [8]float32 {
+	panic("unreachable")
+}
+
+func q4_0Rows8FusedVec(*[8]unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, int) [8]float32 {
+	panic("unreachable")
+}

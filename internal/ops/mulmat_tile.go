@@ -13,6 +13,10 @@ import (
 // after their last block, for the kernels' four-lane loads.
 const actPad = 4
 
+// fusedMaxCols: groups of rows used by fewer columns than this take the
+// fused kernels, which widen the scales in each call instead of once.
+const fusedMaxCols = 2
+
 // has8R reports whether dot8R has a kernel for t.
 func (act *actRows) has8R(t Type) bool {
 	return act.vec && (t == Q8_0 || t == Q4_0) && cap(act.d)-len(act.d) >= actPad && cap(act.s)-len(act.s) >= actPad
@@ -21,9 +25,21 @@ func (act *actRows) has8R(t Type) bool {
 // rows8 holds eight weight rows of a quantized type and their block
 // scales, widened to float32, for dot8R.
 type rows8 struct {
-	p  [8]unsafe.Pointer
-	sc []uint16  // the f16 scales, block j of row r at sc[8j+r]
-	da []float32 // sc widened
+	p     [8]unsafe.Pointer
+	fused bool      // no scales gathered: dot8R uses the fused kernels
+	sc    []uint16  // the f16 scales, block j of row r at sc[8j+r]
+	da    []float32 // sc widened
+}
+
+// setRows sets r to rows (of t, nb blocks each, as RowBytes returns
+// them) without gathering their scales, for the fused kernels.
+func (r *rows8) setRows(t Type, rows *[8][]byte, nb int) {
+	bsz := t.TypeSize()
+	for i, row := range rows {
+		row = row[:nb*bsz]
+		r.p[i] = unsafe.Pointer(&row[0])
+	}
+	r.fused = true
 }
 
 // load sets r to rows (of t, nb blocks each, as RowBytes returns them).
@@ -36,6 +52,7 @@ func (r *rows8) load(t Type, rows *[8][]byte, nb int) {
 		r.da = make([]float32, 8*nb)
 	}
 	r.sc, r.da = r.sc[:8*nb], r.da[:8*nb]
+	r.fused = false
 	for i, row := range rows {
 		row = row[:nb*bsz]
 		r.p[i] = unsafe.Pointer(&row[0])
@@ -57,11 +74,18 @@ func (r *rows8) load(t Type, rows *[8][]byte, nb int) {
 func (act *actRows) dot8R(t Type, w *rows8, r int) [8]float32 {
 	k := act.k
 	nb := k / QK8_0
-	if len(w.da) != 8*nb || nb == 0 {
+	if (!w.fused && len(w.da) != 8*nb) || nb == 0 {
 		panic("ops: dot8R: rows not loaded for this k")
 	}
 	y := act.q[r*k : (r+1)*k]
 	d := act.d[r*nb : (r+1)*nb+actPad-1]
+	if w.fused {
+		if t == Q8_0 {
+			return q8_0Rows8FusedVec(&w.p, unsafe.Pointer(&y[0]), unsafe.Pointer(&d[0]), nb)
+		}
+		s := act.s[r*nb : (r+1)*nb+actPad-1]
+		return q4_0Rows8FusedVec(&w.p, unsafe.Pointer(&y[0]), unsafe.Pointer(&d[0]), unsafe.Pointer(&s[0]), nb)
+	}
 	if t == Q8_0 {
 		return q8_0Rows8Vec(&w.p, unsafe.Pointer(&y[0]), unsafe.Pointer(&d[0]), unsafe.Pointer(&w.da[0]), nb)
 	}

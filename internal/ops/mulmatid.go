@@ -162,7 +162,11 @@ func mulMatID8(dst, as *Tensor, act *actRows, kt Type, expert []int64, nUsed, nb
 				for i := range rws {
 					rws[i] = rowAt(i01 + i)
 				}
-				w8.load(kt, &rws, nb)
+				if len(cols[id]) < fusedMaxCols {
+					w8.setRows(kt, &rws, nb)
+				} else {
+					w8.load(kt, &rws, nb)
+				}
 				for _, c := range cols[id] {
 					out := act.dot8R(kt, &w8, actRow(c))
 					for j, v := range out {
