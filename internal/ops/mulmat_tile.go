@@ -15,7 +15,7 @@ const actPad = 4
 
 // fusedMaxCols: groups of rows used by fewer columns than this take the
 // fused kernels, which widen the scales in each call instead of once.
-const fusedMaxCols = 2
+const fusedMaxCols = 3
 
 // has8R reports whether dot8R has a kernel for t.
 func (act *actRows) has8R(t Type) bool {
