@@ -258,6 +258,7 @@ func mulMat(dst, a, b *Tensor, vec bool) {
 			deq = newDequantTile(a)
 		}
 		var w8 [mulMatRowTile / 8]rows8
+		var wide wideTile
 		for w := lo; w < hi; w++ {
 			tile := w % tiles
 			i12 := (w / tiles) % ne12
@@ -317,21 +318,29 @@ func mulMat(dst, a, b *Tensor, vec bool) {
 				}
 				continue
 			}
+			kc := kt // the kernels' weight type for this tile
+			if kt == F16 && act.vec && n >= 4 {
+				// Widen the tile's rows to f32 once, for the f32 kernels:
+				// the f16 ones widen each row once per column group. The
+				// sums are the same operations on the same values.
+				rowAt = wide.load(rowAt, r0, r1, int(a.Ne[0]))
+				kc = F32
+			}
 			// Columns in groups of four share each decoded weight.
 			for i11 := 0; i11 < n; i11 += 4 {
 				nc := min(4, n-i11)
-				if nc < 4 && act.has4R(kt) {
+				if nc < 4 && act.has4R(kc) {
 					// The vector kernels take four rows at a time instead.
 					for c := 0; c < nc; c++ {
 						i01 := r0
 						for ; i01+4 <= r1; i01 += 4 {
-							out := act.dot4R(kt, rowAt(i01), rowAt(i01+1), rowAt(i01+2), rowAt(i01+3), base+i11+c)
+							out := act.dot4R(kc, rowAt(i01), rowAt(i01+1), rowAt(i01+2), rowAt(i01+3), base+i11+c)
 							for j, v := range out {
 								put(i01+j, i11+c, v)
 							}
 						}
 						for ; i01 < r1; i01++ {
-							put(i01, i11+c, act.dot1(kt, rowAt(i01), base+i11+c))
+							put(i01, i11+c, act.dot1(kc, rowAt(i01), base+i11+c))
 						}
 					}
 					continue
@@ -340,10 +349,10 @@ func mulMat(dst, a, b *Tensor, vec bool) {
 					row := rowAt(i01)
 					var out [4]float32
 					if nc == 4 {
-						out = act.dot4(kt, row, base+i11)
+						out = act.dot4(kc, row, base+i11)
 					} else {
 						for c := 0; c < nc; c++ {
-							out[c] = act.dot1(kt, row, base+i11+c)
+							out[c] = act.dot1(kc, row, base+i11+c)
 						}
 					}
 					for c := 0; c < nc; c++ {
