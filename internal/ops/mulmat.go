@@ -99,8 +99,9 @@ func prepareActivationsVec(a, b *Tensor, vec bool) *actRows {
 		} else {
 			act.pk = make([]uint64, nrows*k/4)
 		}
-		act.d = make([]float32, nrows*k/QK8_0)
-		act.s = make([]int32, nrows*k/QK8_0)
+		// actPad more for the eight-row kernels' loads (mulmat_tile.go).
+		act.d = make([]float32, nrows*k/QK8_0, nrows*k/QK8_0+actPad)
+		act.s = make([]int32, nrows*k/QK8_0, nrows*k/QK8_0+actPad)
 	case Q4_K:
 		act.pk = make([]uint64, nrows*k/4)
 		act.d = make([]float32, nrows*k/QKK)
@@ -235,6 +236,10 @@ func packAct(q []int8, p []uint64) {
 // mulMatRowTile is how many src0 rows one work item covers.
 const mulMatRowTile = 16
 
+// mulMatColBlock is how many columns the eight-row kernels take per pass
+// over a tile's rows.
+const mulMatColBlock = 16
+
 // mulMat is MulMat after its checks; vec selects the vector kernels (only
 // with vecOK()), which tests turn off to compare against the scalar ones.
 func mulMat(dst, a, b *Tensor, vec bool) {
@@ -246,11 +251,14 @@ func mulMat(dst, a, b *Tensor, vec bool) {
 	tiles := (m + mulMatRowTile - 1) / mulMatRowTile
 	rowBytes := int(a.Type.RowSize(a.Ne[0]))
 	kt := kernelType(a.Type)
+	has8 := act.has8R(kt)
 	ParallelFor(tiles*ne12*ne13, 1, func(lo, hi int) {
 		var deq *dequantTile
 		if kt != a.Type {
 			deq = newDequantTile(a)
 		}
+		var w8 [mulMatRowTile / 8]rows8
+		var wide wideTile
 		for w := lo; w < hi; w++ {
 			tile := w % tiles
 			i12 := (w / tiles) % ne12
@@ -268,21 +276,71 @@ func mulMat(dst, a, b *Tensor, vec bool) {
 				deq.load(r0, r1, i02, i03)
 				rowAt = deq.row
 			}
+			if has8 {
+				// Groups of eight rows, then the rest by dot4R and dot1.
+				nb := int(a.Ne[0]) / QK8_0
+				ng := (r1 - r0) / 8
+				for g := range ng {
+					var rws [8][]byte
+					for i := range rws {
+						rws[i] = rowAt(r0 + 8*g + i)
+					}
+					if n < fusedMaxCols {
+						w8[g].setRows(kt, &rws, nb)
+					} else {
+						w8[g].load(kt, &rws, nb)
+					}
+				}
+				// Blocks of columns, so that their activations stay in
+				// the cache with the tile's weights.
+				for c0 := 0; c0 < n; c0 += mulMatColBlock {
+					c1 := min(n, c0+mulMatColBlock)
+					for g := range ng {
+						for i11 := c0; i11 < c1; i11++ {
+							out := act.dot8R(kt, &w8[g], base+i11)
+							for j, v := range out {
+								put(r0+8*g+j, i11, v)
+							}
+						}
+					}
+				}
+				for i11 := 0; i11 < n; i11++ {
+					i01 := r0 + 8*ng
+					for ; i01+4 <= r1; i01 += 4 {
+						out := act.dot4R(kt, rowAt(i01), rowAt(i01+1), rowAt(i01+2), rowAt(i01+3), base+i11)
+						for j, v := range out {
+							put(i01+j, i11, v)
+						}
+					}
+					for ; i01 < r1; i01++ {
+						put(i01, i11, act.dot1(kt, rowAt(i01), base+i11))
+					}
+				}
+				continue
+			}
+			kc := kt // the kernels' weight type for this tile
+			if kt == F16 && act.vec && n >= 4 {
+				// Widen the tile's rows to f32 once, for the f32 kernels:
+				// the f16 ones widen each row once per column group. The
+				// sums are the same operations on the same values.
+				rowAt = wide.load(rowAt, r0, r1, int(a.Ne[0]))
+				kc = F32
+			}
 			// Columns in groups of four share each decoded weight.
 			for i11 := 0; i11 < n; i11 += 4 {
 				nc := min(4, n-i11)
-				if nc < 4 && act.has4R(kt) {
+				if nc < 4 && act.has4R(kc) {
 					// The vector kernels take four rows at a time instead.
 					for c := 0; c < nc; c++ {
 						i01 := r0
 						for ; i01+4 <= r1; i01 += 4 {
-							out := act.dot4R(kt, rowAt(i01), rowAt(i01+1), rowAt(i01+2), rowAt(i01+3), base+i11+c)
+							out := act.dot4R(kc, rowAt(i01), rowAt(i01+1), rowAt(i01+2), rowAt(i01+3), base+i11+c)
 							for j, v := range out {
 								put(i01+j, i11+c, v)
 							}
 						}
 						for ; i01 < r1; i01++ {
-							put(i01, i11+c, act.dot1(kt, rowAt(i01), base+i11+c))
+							put(i01, i11+c, act.dot1(kc, rowAt(i01), base+i11+c))
 						}
 					}
 					continue
@@ -291,10 +349,10 @@ func mulMat(dst, a, b *Tensor, vec bool) {
 					row := rowAt(i01)
 					var out [4]float32
 					if nc == 4 {
-						out = act.dot4(kt, row, base+i11)
+						out = act.dot4(kc, row, base+i11)
 					} else {
 						for c := 0; c < nc; c++ {
-							out[c] = act.dot1(kt, row, base+i11+c)
+							out[c] = act.dot1(kc, row, base+i11+c)
 						}
 					}
 					for c := 0; c < nc; c++ {

@@ -56,7 +56,11 @@ func newDequantTile(a *Tensor) *dequantTile {
 func (d *dequantTile) load(r0, r1, i2, i3 int) {
 	d.r0 = r0
 	for i := r0; i < r1; i++ {
-		d.a.Row(int64(i), int64(i2), int64(i3), d.vals[(i-r0)*d.k:(i-r0+1)*d.k])
+		out := d.vals[(i-r0)*d.k : (i-r0+1)*d.k]
+		if d.a.Type == Q6_K && hostLE && dequantRowQ6_KVec(d.a.RowBytes(int64(i), int64(i2), int64(i3)), out) {
+			continue // the same values, by vector code
+		}
+		d.a.Row(int64(i), int64(i2), int64(i3), out)
 	}
 	if !hostLE {
 		d.le = make([]byte, 4*len(d.vals))

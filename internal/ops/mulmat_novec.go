@@ -2,6 +2,8 @@
 
 package ops
 
+import "unsafe"
+
 // Without GOEXPERIMENT=simd on amd64 there are no vector kernels: MulMat
 // always uses the scalar ones in mulmat.go, and these are never called.
 
@@ -17,5 +19,25 @@ func dotF32Vec4R(_, _, _, _ []byte, _ []float32) [4]float32            { panic("
 func dotF16Vec4R(_, _, _, _ []byte, _ []float32) [4]float32            { panic("unreachable") }
 func dotQ8_0Vec4R(_, _, _, _ []byte, _ []int8, _ []float32) [4]float32 { panic("unreachable") }
 func dotQ4_0Vec4R(_, _, _, _ []byte, _ []int8, _ []float32, _ []int32) [4]float32 {
+	panic("unreachable")
+}
+
+func q8_0Rows8Vec(*[8]unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, int) [8]float32 {
+	panic("unreachable")
+}
+
+func q4_0Rows8Vec(*[8]unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, int) [8]float32 {
+	panic("unreachable")
+}
+
+func widenF16sVec([]uint16, []float32) { panic("unreachable") }
+
+func dequantRowQ6_KVec([]byte, []float32) bool { return false }
+
+func q8_0Rows8FusedVec(*[8]unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, int) [8]float32 {
+	panic("unreachable")
+}
+
+func q4_0Rows8FusedVec(*[8]unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, int) [8]float32 {
 	panic("unreachable")
 }

@@ -82,6 +82,10 @@ func refMulMatID(dst *Tensor, srcs []*Tensor, _ Params) error {
 	tiles := (m + mulMatRowTile - 1) / mulMatRowTile
 	rowBytes := as.Type.RowSize(as.Ne[0])
 	kt := kernelType(as.Type)
+	if act.has8R(kt) {
+		mulMatID8(dst, as, act, kt, expert, nUsed, nb1)
+		return nil
+	}
 	ParallelFor(int(tiles*nUsed*nTok), 1, func(lo, hi int) {
 		var deq *dequantTile
 		if kt != as.Type {
@@ -116,4 +120,65 @@ func refMulMatID(dst *Tensor, srcs []*Tensor, _ Params) error {
 func flopsMulMatID(_ *Tensor, srcs []*Tensor, _ Params) int64 {
 	as, ids := srcs[0], srcs[2]
 	return 2 * as.Ne[0] * as.Ne[1] * ids.Ne[0] * ids.Ne[1]
+}
+
+// mulMatID8 is refMulMatID's loop with the eight-row kernels
+// (mulmat_tile.go): the columns are grouped by expert, and a work item is
+// one tile of one expert's rows against all the columns that use it, so
+// each weight row is read once per call.
+func mulMatID8(dst, as *Tensor, act *actRows, kt Type, expert []int64, nUsed, nb1 int64) {
+	nAs := int(as.Ne[2])
+	cols := make([][]int, nAs) // per expert, the columns t*nUsed+e using it
+	for c, id := range expert {
+		cols[id] = append(cols[id], c)
+	}
+	var used []int
+	for id, c := range cols {
+		if len(c) > 0 {
+			used = append(used, id)
+		}
+	}
+	m := int(as.Ne[1])
+	tiles := (m + mulMatRowTile - 1) / mulMatRowTile
+	rowBytes := int(as.Type.RowSize(as.Ne[0]))
+	nb := int(as.Ne[0]) / QK8_0
+	ParallelFor(tiles*len(used), 1, func(lo, hi int) {
+		var w8 rows8
+		for w := lo; w < hi; w++ {
+			tile, id := w%tiles, used[w/tiles]
+			r0, r1 := tile*mulMatRowTile, min(m, (tile+1)*mulMatRowTile)
+			rowAt := func(i01 int) []byte { return as.RowBytes(int64(i01), int64(id), 0)[:rowBytes] }
+			put := func(i01, c int, v float32) {
+				e, t := int64(c)%nUsed, int64(c)/nUsed
+				binary.LittleEndian.PutUint32(dst.Buf[dst.ElemOffset(int64(i01), e, t, 0):], math.Float32bits(v))
+			}
+			actRow := func(c int) int {
+				e, t := int64(c)%nUsed, int64(c)/nUsed
+				return int((e % nb1) + nb1*t)
+			}
+			i01 := r0
+			for ; i01+8 <= r1; i01 += 8 {
+				var rws [8][]byte
+				for i := range rws {
+					rws[i] = rowAt(i01 + i)
+				}
+				if len(cols[id]) < fusedMaxCols {
+					w8.setRows(kt, &rws, nb)
+				} else {
+					w8.load(kt, &rws, nb)
+				}
+				for _, c := range cols[id] {
+					out := act.dot8R(kt, &w8, actRow(c))
+					for j, v := range out {
+						put(i01+j, c, v)
+					}
+				}
+			}
+			for ; i01 < r1; i01++ {
+				for _, c := range cols[id] {
+					put(i01, c, act.dot1(kt, rowAt(i01), actRow(c)))
+				}
+			}
+		}
+	})
 }

@@ -1,0 +1,124 @@
+package ops
+
+import (
+	"encoding/binary"
+	"unsafe"
+)
+
+// Eight-row tiles of the quantized MulMat (q8_0 and q4_0 weights with the
+// vector kernels, mulmat_tile_simd_amd64.go): eight weight rows against
+// one activation row per call, the rows' f16 scales gathered once per
+// tile of rows and reused for every column.
+
+// actPad is how many values the activation scale and sum arrays have
+// after their last block, for the kernels' four-lane loads.
+const actPad = 4
+
+// fusedMaxCols: groups of rows used by fewer columns than this take the
+// fused kernels, which widen the scales in each call instead of once.
+const fusedMaxCols = 3
+
+// has8R reports whether dot8R has a kernel for t.
+func (act *actRows) has8R(t Type) bool {
+	return act.vec && (t == Q8_0 || t == Q4_0) && cap(act.d)-len(act.d) >= actPad && cap(act.s)-len(act.s) >= actPad
+}
+
+// rows8 holds eight weight rows of a quantized type and their block
+// scales, widened to float32, for dot8R.
+type rows8 struct {
+	p     [8]unsafe.Pointer
+	fused bool      // no scales gathered: dot8R uses the fused kernels
+	sc    []uint16  // the f16 scales, block j of row r at sc[8j+r]
+	da    []float32 // sc widened
+}
+
+// setRows sets r to rows (of t, nb blocks each, as RowBytes returns
+// them) without gathering their scales, for the fused kernels.
+func (r *rows8) setRows(t Type, rows *[8][]byte, nb int) {
+	bsz := t.TypeSize()
+	for i, row := range rows {
+		row = row[:nb*bsz]
+		r.p[i] = unsafe.Pointer(&row[0])
+	}
+	r.fused = true
+}
+
+// load sets r to rows (of t, nb blocks each, as RowBytes returns them).
+// Only the vector build calls it (on little-endian amd64), so the scales
+// are read in native byte order.
+func (r *rows8) load(t Type, rows *[8][]byte, nb int) {
+	bsz := t.TypeSize()
+	if cap(r.da) < 8*nb {
+		r.sc = make([]uint16, 8*nb)
+		r.da = make([]float32, 8*nb)
+	}
+	r.sc, r.da = r.sc[:8*nb], r.da[:8*nb]
+	r.fused = false
+	for i, row := range rows {
+		row = row[:nb*bsz]
+		r.p[i] = unsafe.Pointer(&row[0])
+	}
+	p0, p1, p2, p3, p4, p5, p6, p7 := r.p[0], r.p[1], r.p[2], r.p[3], r.p[4], r.p[5], r.p[6], r.p[7]
+	h := func(p unsafe.Pointer, o int) uint64 { return uint64(*(*uint16)(unsafe.Add(p, o))) }
+	for j := 0; j < nb; j++ {
+		// Two 64-bit stores per block rather than eight 16-bit ones.
+		o := j * bsz
+		s := (*[2]uint64)(unsafe.Pointer(&r.sc[8*j : 8*j+8][0]))
+		s[0] = h(p0, o) | h(p1, o)<<16 | h(p2, o)<<32 | h(p3, o)<<48
+		s[1] = h(p4, o) | h(p5, o)<<16 | h(p6, o)<<32 | h(p7, o)<<48
+	}
+	widenF16sVec(r.sc, r.da)
+}
+
+// dot8R is dot1 of the eight rows of w with activation row r (only when
+// has8R).
+func (act *actRows) dot8R(t Type, w *rows8, r int) [8]float32 {
+	k := act.k
+	nb := k / QK8_0
+	if (!w.fused && len(w.da) != 8*nb) || nb == 0 {
+		panic("ops: dot8R: rows not loaded for this k")
+	}
+	y := act.q[r*k : (r+1)*k]
+	d := act.d[r*nb : (r+1)*nb+actPad-1]
+	if w.fused {
+		if t == Q8_0 {
+			return q8_0Rows8FusedVec(&w.p, unsafe.Pointer(&y[0]), unsafe.Pointer(&d[0]), nb)
+		}
+		s := act.s[r*nb : (r+1)*nb+actPad-1]
+		return q4_0Rows8FusedVec(&w.p, unsafe.Pointer(&y[0]), unsafe.Pointer(&d[0]), unsafe.Pointer(&s[0]), nb)
+	}
+	if t == Q8_0 {
+		return q8_0Rows8Vec(&w.p, unsafe.Pointer(&y[0]), unsafe.Pointer(&d[0]), unsafe.Pointer(&w.da[0]), nb)
+	}
+	s := act.s[r*nb : (r+1)*nb+actPad-1]
+	return q4_0Rows8Vec(&w.p, unsafe.Pointer(&y[0]), unsafe.Pointer(&d[0]), unsafe.Pointer(&s[0]), unsafe.Pointer(&w.da[0]), nb)
+}
+
+// wideTile holds a tile of f16 weight rows widened to f32.
+type wideTile struct {
+	r0   int
+	vals []float32
+}
+
+// load widens rows r0..r1-1 (rowAt, k halves each) and returns the
+// function giving the widened rows as f32 bytes (only with the vector
+// kernels, on little-endian amd64).
+func (w *wideTile) load(rowAt func(int) []byte, r0, r1, k int) func(int) []byte {
+	if cap(w.vals) < (r1-r0)*k {
+		w.vals = make([]float32, (r1-r0)*k)
+	}
+	w.r0, w.vals = r0, w.vals[:(r1-r0)*k]
+	k8 := k &^ 7
+	tab := f16ToF32Table()
+	for i := r0; i < r1; i++ {
+		row := rowAt(i)[:2*k]
+		out := w.vals[(i-r0)*k : (i-r0+1)*k]
+		if k8 > 0 {
+			widenF16sVec(unsafe.Slice((*uint16)(unsafe.Pointer(&row[0])), k8), out)
+		}
+		for j := k8; j < k; j++ {
+			out[j] = tab[binary.LittleEndian.Uint16(row[2*j:])]
+		}
+	}
+	return func(i int) []byte { return f32Mem(w.vals[(i-w.r0)*k : (i-w.r0+1)*k]) }
+}
