@@ -80,6 +80,15 @@ func refCpy(dst *Tensor, srcs []*Tensor, _ Params) error {
 		copyRaw(dst, x)
 		return nil
 	}
+	if dst.Type == F16 && denseF32Rows(x) && denseF16Rows(dst) {
+		refParallel(x.NRows(), max(1, x.Ne[0]/4), func(lo, hi int64) {
+			for r := lo; r < hi; r++ {
+				i1, i2, i3 := rowIndex(x.Ne, r)
+				f32ToF16Row(f16RowView(dst, i1, i2, i3), f32RowView(x, i1, i2, i3))
+			}
+		})
+		return nil
+	}
 	normRows(dst, x, func([]float32) {})
 	return nil
 }

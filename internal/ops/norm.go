@@ -27,7 +27,7 @@ func refRMSNorm(dst *Tensor, srcs []*Tensor, p Params) error {
 		mean := float32(sum / float64(n))
 		return 1 / sqrtf32(mean+eps)
 	}
-	if normRowsF32(dst, srcs[0], func(y, x []float32) {
+	if normRowsF32(dst, srcs[0], srcs[0].Ne[0]/4, func(y, x []float32) {
 		scaleInto(y, x, rmsScale(sumSqRow(x), len(x)))
 	}) {
 		return nil
@@ -45,7 +45,7 @@ func refNorm(dst *Tensor, srcs []*Tensor, p Params) error {
 		variance := float32(center(y, x, mean) / float64(len(x)))
 		scaleInto(y, y, 1/sqrtf32(variance+eps))
 	}
-	if normRowsF32(dst, srcs[0], func(y, x []float32) { norm(y, x, sumRow, centerSumSqRow) }) {
+	if normRowsF32(dst, srcs[0], srcs[0].Ne[0]/4, func(y, x []float32) { norm(y, x, sumRow, centerSumSqRow) }) {
 		return nil
 	}
 	normRows(dst, srcs[0], func(y []float32) { norm(y, y, sumScalar, centerSumSqScalar) })
@@ -55,7 +55,7 @@ func refNorm(dst *Tensor, srcs []*Tensor, p Params) error {
 func refL2Norm(dst *Tensor, srcs []*Tensor, p Params) error {
 	eps := p.F32("eps")
 	l2Scale := func(sum float64) float32 { return 1 / max(sqrtf32(float32(sum)), eps) }
-	if normRowsF32(dst, srcs[0], func(y, x []float32) {
+	if normRowsF32(dst, srcs[0], srcs[0].Ne[0]/4, func(y, x []float32) {
 		scaleInto(y, x, l2Scale(sumSqRow(x)))
 	}) {
 		return nil
@@ -69,14 +69,13 @@ func refL2Norm(dst *Tensor, srcs []*Tensor, p Params) error {
 // normRowsF32 runs f(y, x) on every row x of x and y of dst, both views of
 // the tensors' memory (y may be x's memory when dst is x), and reports
 // whether it did: it needs f32 rows with dense elements in both (see
-// f32RowView). Row r costs about ne0/4 element steps of refParallel's
-// work measure (the kernels are vectorised).
-func normRowsF32(dst, x *Tensor, f func(y, x []float32)) bool {
+// f32RowView). A row costs cost of refParallel's work units (about
+// ne0/4 for the vectorised kernels: they run several elements per step).
+func normRowsF32(dst, x *Tensor, cost int64, f func(y, x []float32)) bool {
 	if !denseF32Rows(dst, x) || dst.Ne != x.Ne {
 		return false
 	}
-	n0 := x.Ne[0]
-	refParallel(x.NRows(), max(1, n0/4), func(lo, hi int64) {
+	refParallel(x.NRows(), max(1, cost), func(lo, hi int64) {
 		for r := lo; r < hi; r++ {
 			i1, i2, i3 := rowIndex(x.Ne, r)
 			f(f32RowView(dst, i1, i2, i3), f32RowView(x, i1, i2, i3))

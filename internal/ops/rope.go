@@ -191,6 +191,10 @@ func refRope(dst *Tensor, srcs []*Tensor, p Params) error {
 	if mode == "vision" {
 		nCache = ne[0]
 	}
+	if (mode == "normal" || mode == "neox") && denseF32Rows(x, dst) && dst.Ne == x.Ne {
+		ropeF32(dst, x, pos, mode == "neox", nDims, nOffs, factors, thetaScale, freqScale, corr, extFactor, attnFactor)
+		return nil
+	}
 	refParallel(ne[2]*ne[3], ne[0]*ne[1], func(lo, hi int64) {
 		cache := make([]float32, nCache)
 		row := make([]float32, ne[0])
@@ -245,6 +249,47 @@ func refRope(dst *Tensor, srcs []*Tensor, p Params) error {
 		}
 	})
 	return nil
+}
+
+// ropeF32 is refRope's normal and neox modes on f32 tensors with dense
+// rows: the cos/sin of each token's position are computed once (as the
+// generic path's cache) and split into cosines and sines, then every
+// head's row is rotated from x's memory into dst's (which may be x's) by
+// ropeNeoxRow or ropeNormalRow; the dimensions outside the rotated window
+// are copied.
+func ropeF32(dst, x, pos *Tensor, neox bool, nDims, nOffs int64, factors []float32,
+	thetaScale, freqScale float32, corr [2]float32, extFactor, attnFactor float32) {
+	ne := x.Ne
+	h := nDims / 2
+	refParallel(ne[2]*ne[3], ne[0]*ne[1], func(lo, hi int64) {
+		cs := make([]float32, 2*h)
+		c, s := cs[:h], cs[h:]
+		for g := lo; g < hi; g++ {
+			i2, i3 := g%ne[2], g/ne[2]
+			theta := float32(pos.Int(i2, 0, 0, 0))
+			for i := int64(0); i < h; i++ {
+				f := float32(1)
+				if factors != nil {
+					f = factors[i]
+				}
+				c[i], s[i] = ropeYarn(theta/f, freqScale, corr, 2*i, extFactor, attnFactor)
+				theta *= thetaScale
+			}
+			for i1 := int64(0); i1 < ne[1]; i1++ {
+				xr, or := f32RowView(x, i1, i2, i3), f32RowView(dst, i1, i2, i3)
+				if &xr[0] != &or[0] {
+					copy(or[:nOffs], xr[:nOffs])
+					copy(or[nOffs+nDims:], xr[nOffs+nDims:])
+				}
+				xw, ow := xr[nOffs:nOffs+nDims], or[nOffs:nOffs+nDims]
+				if neox {
+					ropeNeoxRow(ow, xw, c, s)
+				} else {
+					ropeNormalRow(ow, xw, c, s)
+				}
+			}
+		}
+	})
 }
 
 // ropeMultiCache is ggml_mrope_cache_init: cos/sin per pair of cache, each

@@ -69,6 +69,19 @@ func denseF32Rows(ts ...*Tensor) bool {
 	return true
 }
 
+// denseF16Rows is denseF32Rows for f16 tensors (f16RowView).
+func denseF16Rows(ts ...*Tensor) bool {
+	for _, t := range ts {
+		if t.Type != F16 || t.Nb[0] != 2 || !hostLE || t.Ne[0] == 0 {
+			return false
+		}
+		if t.Nb[1]%2 != 0 || t.Nb[2]%2 != 0 || t.Nb[3]%2 != 0 || f16RowView(t, 0, 0, 0) == nil {
+			return false
+		}
+	}
+	return true
+}
+
 func addScalar(dst, a, b []float32) {
 	b = b[:len(a)]
 	dst = dst[:len(a)]

@@ -114,11 +114,19 @@ func refUnary(dst *Tensor, srcs []*Tensor, p Params) error {
 	if f == nil {
 		return &ParamError{Op: OpUnary, Param: "op", Msg: fmt.Sprintf("unknown unary op %q", p.Str("op"))}
 	}
-	normRows(dst, srcs[0], func(y []float32) {
-		for i, v := range y {
+	kern := func(y, x []float32) {
+		for i, v := range x {
 			y[i] = f(v)
 		}
-	})
+	}
+	cost := 4 * srcs[0].Ne[0] // exp, tanh, erf: a few ns an element
+	if p.Str("op") == "silu" {
+		kern = siluRow
+	}
+	if normRowsF32(dst, srcs[0], cost, kern) {
+		return nil
+	}
+	normRows(dst, srcs[0], func(y []float32) { kern(y, y) })
 	return nil
 }
 
