@@ -163,20 +163,21 @@ func newExpConsts() *expConsts {
 }
 
 // expF64x4 is exp in float64 on four lanes, the method of expShiftVec
-// (exp_simd_amd64.go) with AVX2 instructions: reduction by ln 2 in two
-// parts, degree-13 Taylor polynomial, scaling by 2^k built in the exponent
-// bits (k + 1023 + 2^52 leaves k + 1023 in the low mantissa bits). The
-// error is about 2 ulp of float64, so rounded to float32 it is
-// float32(math.Exp(x)) but for about one value in 10^8 (one float32 ulp
-// away, TestSiluRowVec). Arguments below -104 give 0 (their float32 exp
-// rounds to 0), above 100 exp(100) (whose float32 is +Inf); NaN stays NaN.
+// (exp_simd_amd64.go) with AVX2 and FMA instructions: reduction by ln 2 in
+// two parts, degree-13 Taylor polynomial by fused Horner steps, scaling by
+// 2^k built in the exponent bits (k + 1023 + 2^52 leaves k + 1023 in the
+// low mantissa bits). The error is about 2 ulp of float64, so rounded to
+// float32 it is float32(math.Exp(x)) but for about one value in 10^8 (one
+// float32 ulp away, TestSiluRowVec). Arguments below -104 give 0 (their
+// float32 exp rounds to 0), above 100 exp(100) (whose float32 is +Inf);
+// NaN stays NaN.
 func expF64x4(x f64x4, k *expConsts) f64x4 {
 	xc := x.Max(k.lo).Min(k.hi)
 	n := xc.Mul(k.log2e).RoundToEven()
 	r := xc.Sub(n.Mul(k.ln2Hi)).Sub(n.Mul(k.ln2Lo))
 	c := &k.c
-	q := c[13].Mul(r).Add(c[12]).Mul(r).Add(c[11]).Mul(r).Add(c[10]).Mul(r).Add(c[9]).Mul(r).Add(c[8]).Mul(r).Add(c[7])
-	q = q.Mul(r).Add(c[6]).Mul(r).Add(c[5]).Mul(r).Add(c[4]).Mul(r).Add(c[3]).Mul(r).Add(c[2]).Mul(r).Add(k.one).Mul(r).Add(k.one)
+	q := c[13].MulAdd(r, c[12]).MulAdd(r, c[11]).MulAdd(r, c[10]).MulAdd(r, c[9]).MulAdd(r, c[8]).MulAdd(r, c[7])
+	q = q.MulAdd(r, c[6]).MulAdd(r, c[5]).MulAdd(r, c[4]).MulAdd(r, c[3]).MulAdd(r, c[2]).MulAdd(r, k.one).MulAdd(r, k.one)
 	scale := n.Add(k.magic).AsInt64x4().ShiftAllLeft(52).AsFloat64x4()
 	e := q.Mul(scale)
 	var zero f64x4
@@ -186,17 +187,22 @@ func expF64x4(x f64x4, k *expConsts) f64x4 {
 
 var expK = newExpConsts()
 
-// expNeg8 is float32(exp(-x)) on eight lanes (see expF64x4).
-func expNeg8(x f32x8, k *expConsts) f32x8 {
+// vecExp reports whether silu and swiglu run on eight lanes: they need FMA
+// as well as AVX2.
+var vecExp = vecRow && archsimd.X86.FMA()
+
+// siluVec8 is silu on eight lanes: x / (1 + float32(exp(-x))), the float32
+// division as in siluF32.
+func siluVec8(x f32x8, k *expConsts, one f32x8) f32x8 {
 	var zero f32x8
 	nx := zero.Sub(x)
 	lo := expF64x4(nx.GetLo().ConvertToFloat64(), k).ConvertToFloat32()
 	hi := expF64x4(nx.GetHi().ConvertToFloat64(), k).ConvertToFloat32()
-	return zero.SetLo(lo).SetHi(hi)
+	return x.Div(one.Add(zero.SetLo(lo).SetHi(hi)))
 }
 
 func siluRow(dst, x []float32) {
-	if !vecRow || len(x) < 8 {
+	if !vecExp || len(x) < 8 {
 		siluRowScalar(dst, x)
 		return
 	}
@@ -205,15 +211,14 @@ func siluRow(dst, x []float32) {
 	k := expK
 	one := archsimd.BroadcastFloat32x8(1)
 	for i := 0; i < n; i += 8 {
-		v := ld8(x[i:])
-		v.Div(one.Add(expNeg8(v, k))).Store((*[8]float32)(dst[i:]))
+		siluVec8(ld8(x[i:]), k, one).Store((*[8]float32)(dst[i:]))
 	}
 	archsimd.ClearAVXUpperBits()
 	siluRowScalar(dst[n:], x[n:])
 }
 
 func swigluRow(dst, a, b []float32) {
-	if !vecRow || len(a) < 8 {
+	if !vecExp || len(a) < 8 {
 		swigluRowScalar(dst, a, b)
 		return
 	}
@@ -222,8 +227,7 @@ func swigluRow(dst, a, b []float32) {
 	k := expK
 	one := archsimd.BroadcastFloat32x8(1)
 	for i := 0; i < n; i += 8 {
-		v := ld8(a[i:])
-		v.Div(one.Add(expNeg8(v, k))).Mul(ld8(b[i:])).Store((*[8]float32)(dst[i:]))
+		siluVec8(ld8(a[i:]), k, one).Mul(ld8(b[i:])).Store((*[8]float32)(dst[i:]))
 	}
 	archsimd.ClearAVXUpperBits()
 	swigluRowScalar(dst[n:], a[n:], b[n:])
@@ -339,10 +343,14 @@ func dequantQ8_0Row(src []byte, dst []float32) {
 		return
 	}
 	src = src[:nb*34]
+	// The scale goes from the widening table's bits to the lanes through
+	// integer registers: a scalar float instruction here would be legacy
+	// SSE between 256-bit ones (see clearUpper).
+	tab := (*[1 << 16]uint32)(unsafe.Pointer(f16ToF32Table()))
 	var tmp [40]byte
 	for b := 0; b < nb; b++ {
 		o := b * 34
-		d := archsimd.BroadcastFloat32x8(F16ToF32(binary.LittleEndian.Uint16(src[o:])))
+		d := archsimd.BroadcastUint32x8(tab[binary.LittleEndian.Uint16(src[o:])]).AsFloat32x8()
 		q := src[o+2 : o+34]
 		if o+42 > len(src) {
 			// The last block: its last 16-byte load would pass the end.
