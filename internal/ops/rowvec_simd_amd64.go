@@ -302,6 +302,14 @@ func ropeNeoxRow(dst, x, c, s []float32) {
 	}
 }
 
+// The lane patterns of ropeNormalRow.
+var (
+	ropeSwap  = [8]uint32{1, 0, 3, 2, 5, 4, 7, 6}
+	ropeDupLo = [8]uint32{0, 0, 1, 1, 2, 2, 3, 3}
+	ropeDupHi = [8]uint32{4, 4, 5, 5, 6, 6, 7, 7}
+	ropeSign  = [8]float32{-1, 1, -1, 1, -1, 1, -1, 1}
+)
+
 // ropeNormalRow: eight outputs (four pairs) at a time as
 // x·[c0 c0 c1 c1 ...] + swap(x)·[-s0 s0 -s1 s1 ...]; negating is exact and
 // a + (-b) is a - b, so each lane is the scalar formula's float32 result.
@@ -313,12 +321,10 @@ func ropeNormalRow(dst, x, c, s []float32) {
 	}
 	n := h &^ 7 // pairs done eight at a time (16 outputs)
 	s, x, dst = s[:h], x[:2*h], dst[:2*h]
-	u32 := func(a ...uint32) archsimd.Uint32x8 { return archsimd.LoadUint32x8((*[8]uint32)(a)) }
-	swap := u32(1, 0, 3, 2, 5, 4, 7, 6)
-	dupLo := u32(0, 0, 1, 1, 2, 2, 3, 3)
-	dupHi := u32(4, 4, 5, 5, 6, 6, 7, 7)
-	var sg [8]float32 = [8]float32{-1, 1, -1, 1, -1, 1, -1, 1}
-	sgn := archsimd.LoadFloat32x8(&sg)
+	swap := archsimd.LoadUint32x8(&ropeSwap)
+	dupLo := archsimd.LoadUint32x8(&ropeDupLo)
+	dupHi := archsimd.LoadUint32x8(&ropeDupHi)
+	sgn := archsimd.LoadFloat32x8(&ropeSign)
 	for i := 0; i < n; i += 8 {
 		cv, sv := ld8(c[i:]), ld8(s[i:])
 		xa, xb := ld8(x[2*i:]), ld8(x[2*i+8:])
