@@ -158,7 +158,10 @@ func ropeYarn(thetaExtrap, freqScale float32, corr [2]float32, i0 int64, extFact
 		theta = float32(thetaInterp*(1-rampMix)) + float32(thetaExtrap*rampMix)
 		mscale *= 1 + float32(0.1*logf32(1/freqScale))
 	}
-	return float32(math.Cos(float64(theta))) * mscale, float32(math.Sin(float64(theta))) * mscale
+	// math.Sincos gives math.Sin's and math.Cos's results (the same
+	// reduction and polynomials, TestSincosIsSinCos) in one call.
+	sn, cs := math.Sincos(float64(theta))
+	return float32(cs) * mscale, float32(sn) * mscale
 }
 
 // ropeMulti reports whether a mode takes four positions per token (ggml's

@@ -18,7 +18,11 @@ type (
 	f64x4 = archsimd.Float64x4
 )
 
-func ld8(s []float32) f32x8 { return archsimd.LoadFloat32x8((*[8]float32)(s)) }
+// at is the eight float32 at p + 4i. The kernels check their slices'
+// lengths once and then index with at, without per-step bounds checks.
+func at(p unsafe.Pointer, i int) *[8]float32 { return (*[8]float32)(unsafe.Add(p, 4*i)) }
+
+func ptr(s []float32) unsafe.Pointer { return unsafe.Pointer(unsafe.SliceData(s)) }
 
 func addRow(dst, a, b []float32) {
 	if !vecRow || len(a) < 8 {
@@ -27,8 +31,9 @@ func addRow(dst, a, b []float32) {
 	}
 	n := len(a) &^ 7
 	b, dst = b[:len(a)], dst[:len(a)]
+	pa, pb, pd := ptr(a), ptr(b), ptr(dst)
 	for i := 0; i < n; i += 8 {
-		ld8(a[i:]).Add(ld8(b[i:])).Store((*[8]float32)(dst[i:]))
+		archsimd.LoadFloat32x8(at(pa, i)).Add(archsimd.LoadFloat32x8(at(pb, i))).Store(at(pd, i))
 	}
 	archsimd.ClearAVXUpperBits()
 	addScalar(dst[n:], a[n:], b[n:])
@@ -41,8 +46,9 @@ func subRow(dst, a, b []float32) {
 	}
 	n := len(a) &^ 7
 	b, dst = b[:len(a)], dst[:len(a)]
+	pa, pb, pd := ptr(a), ptr(b), ptr(dst)
 	for i := 0; i < n; i += 8 {
-		ld8(a[i:]).Sub(ld8(b[i:])).Store((*[8]float32)(dst[i:]))
+		archsimd.LoadFloat32x8(at(pa, i)).Sub(archsimd.LoadFloat32x8(at(pb, i))).Store(at(pd, i))
 	}
 	archsimd.ClearAVXUpperBits()
 	subScalar(dst[n:], a[n:], b[n:])
@@ -55,8 +61,9 @@ func mulRow(dst, a, b []float32) {
 	}
 	n := len(a) &^ 7
 	b, dst = b[:len(a)], dst[:len(a)]
+	pa, pb, pd := ptr(a), ptr(b), ptr(dst)
 	for i := 0; i < n; i += 8 {
-		ld8(a[i:]).Mul(ld8(b[i:])).Store((*[8]float32)(dst[i:]))
+		archsimd.LoadFloat32x8(at(pa, i)).Mul(archsimd.LoadFloat32x8(at(pb, i))).Store(at(pd, i))
 	}
 	archsimd.ClearAVXUpperBits()
 	mulScalar(dst[n:], a[n:], b[n:])
@@ -69,20 +76,50 @@ func scaleInto(dst, x []float32, s float32) {
 	}
 	n := len(x) &^ 7
 	dst = dst[:len(x)]
+	px, pd := ptr(x), ptr(dst)
 	sv := archsimd.BroadcastFloat32x8(s)
 	for i := 0; i < n; i += 8 {
-		ld8(x[i:]).Mul(sv).Store((*[8]float32)(dst[i:]))
+		archsimd.LoadFloat32x8(at(px, i)).Mul(sv).Store(at(pd, i))
 	}
 	archsimd.ClearAVXUpperBits()
 	scaleScalar(dst[n:], x[n:], s)
 }
 
-// sum8 adds the lanes of two float64 partial sums (lanes 0-3 and 4-7) in a
-// fixed order: ((l0+l4) + (l1+l5)) + ((l2+l6) + (l3+l7)).
-func sum8(lo, hi f64x4) float64 {
-	var a [4]float64
-	lo.Add(hi).Store(&a)
-	return (a[0] + a[1]) + (a[2] + a[3])
+// sum16 adds four float64x4 partial sums (of elements 16j + 0..3, 4..7,
+// 8..11, 12..15) in a fixed order: lane-wise (a+b) + (c+d), then
+// (l0+l1) + (l2+l3).
+func sum16(a, b, c, d f64x4) float64 {
+	var v [4]float64
+	a.Add(b).Add(c.Add(d)).Store(&v)
+	return (v[0] + v[1]) + (v[2] + v[3])
+}
+
+// sumSqVec is Σ float64(x[i]) (square: Σ float64(x[i]·x[i]), the product
+// in float32) over the n (a multiple of 8) values at px, in four float64x4
+// partial sums, sixteen values a step (the four adds of a step are
+// independent, so they overlap), added by sum16.
+func sumSqVec(px unsafe.Pointer, n int, square bool) float64 {
+	var a, b, c, d f64x4
+	i := 0
+	for ; i+16 <= n; i += 16 {
+		v, w := archsimd.LoadFloat32x8(at(px, i)), archsimd.LoadFloat32x8(at(px, i+8))
+		if square {
+			v, w = v.Mul(v), w.Mul(w)
+		}
+		a = a.Add(v.GetLo().ConvertToFloat64())
+		b = b.Add(v.GetHi().ConvertToFloat64())
+		c = c.Add(w.GetLo().ConvertToFloat64())
+		d = d.Add(w.GetHi().ConvertToFloat64())
+	}
+	if i < n {
+		v := archsimd.LoadFloat32x8(at(px, i))
+		if square {
+			v = v.Mul(v)
+		}
+		a = a.Add(v.GetLo().ConvertToFloat64())
+		b = b.Add(v.GetHi().ConvertToFloat64())
+	}
+	return sum16(a, b, c, d)
 }
 
 func sumRow(x []float32) float64 {
@@ -90,13 +127,7 @@ func sumRow(x []float32) float64 {
 		return sumScalar(x)
 	}
 	n := len(x) &^ 7
-	var lo, hi f64x4
-	for i := 0; i < n; i += 8 {
-		v := ld8(x[i:])
-		lo = lo.Add(v.GetLo().ConvertToFloat64())
-		hi = hi.Add(v.GetHi().ConvertToFloat64())
-	}
-	s := sum8(lo, hi)
+	s := sumSqVec(ptr(x), n, false)
 	archsimd.ClearAVXUpperBits()
 	return s + sumScalar(x[n:])
 }
@@ -106,14 +137,7 @@ func sumSqRow(x []float32) float64 {
 		return sumSqScalar(x)
 	}
 	n := len(x) &^ 7
-	var lo, hi f64x4
-	for i := 0; i < n; i += 8 {
-		v := ld8(x[i:])
-		v = v.Mul(v)
-		lo = lo.Add(v.GetLo().ConvertToFloat64())
-		hi = hi.Add(v.GetHi().ConvertToFloat64())
-	}
-	s := sum8(lo, hi)
+	s := sumSqVec(ptr(x), n, true)
 	archsimd.ClearAVXUpperBits()
 	return s + sumSqScalar(x[n:])
 }
@@ -124,16 +148,29 @@ func centerSumSqRow(dst, x []float32, m float32) float64 {
 	}
 	n := len(x) &^ 7
 	dst = dst[:len(x)]
+	px, pd := ptr(x), ptr(dst)
 	mv := archsimd.BroadcastFloat32x8(m)
-	var lo, hi f64x4
-	for i := 0; i < n; i += 8 {
-		d := ld8(x[i:]).Sub(mv)
-		d.Store((*[8]float32)(dst[i:]))
-		d = d.Mul(d)
-		lo = lo.Add(d.GetLo().ConvertToFloat64())
-		hi = hi.Add(d.GetHi().ConvertToFloat64())
+	var a, b, c, d f64x4
+	i := 0
+	for ; i+16 <= n; i += 16 {
+		v := archsimd.LoadFloat32x8(at(px, i)).Sub(mv)
+		w := archsimd.LoadFloat32x8(at(px, i+8)).Sub(mv)
+		v.Store(at(pd, i))
+		w.Store(at(pd, i+8))
+		v, w = v.Mul(v), w.Mul(w)
+		a = a.Add(v.GetLo().ConvertToFloat64())
+		b = b.Add(v.GetHi().ConvertToFloat64())
+		c = c.Add(w.GetLo().ConvertToFloat64())
+		d = d.Add(w.GetHi().ConvertToFloat64())
 	}
-	s := sum8(lo, hi)
+	if i < n {
+		v := archsimd.LoadFloat32x8(at(px, i)).Sub(mv)
+		v.Store(at(pd, i))
+		v = v.Mul(v)
+		a = a.Add(v.GetLo().ConvertToFloat64())
+		b = b.Add(v.GetHi().ConvertToFloat64())
+	}
+	s := sum16(a, b, c, d)
 	archsimd.ClearAVXUpperBits()
 	return s + centerSumSqScalar(dst[n:], x[n:], m)
 }
@@ -210,8 +247,9 @@ func siluRow(dst, x []float32) {
 	dst = dst[:len(x)]
 	k := expK
 	one := archsimd.BroadcastFloat32x8(1)
+	px, pd := ptr(x), ptr(dst)
 	for i := 0; i < n; i += 8 {
-		siluVec8(ld8(x[i:]), k, one).Store((*[8]float32)(dst[i:]))
+		siluVec8(archsimd.LoadFloat32x8(at(px, i)), k, one).Store(at(pd, i))
 	}
 	archsimd.ClearAVXUpperBits()
 	siluRowScalar(dst[n:], x[n:])
@@ -226,8 +264,9 @@ func swigluRow(dst, a, b []float32) {
 	b, dst = b[:len(a)], dst[:len(a)]
 	k := expK
 	one := archsimd.BroadcastFloat32x8(1)
+	pa, pb, pd := ptr(a), ptr(b), ptr(dst)
 	for i := 0; i < n; i += 8 {
-		siluVec8(ld8(a[i:]), k, one).Mul(ld8(b[i:])).Store((*[8]float32)(dst[i:]))
+		siluVec8(archsimd.LoadFloat32x8(at(pa, i)), k, one).Mul(archsimd.LoadFloat32x8(at(pb, i))).Store(at(pd, i))
 	}
 	archsimd.ClearAVXUpperBits()
 	swigluRowScalar(dst[n:], a[n:], b[n:])
@@ -259,8 +298,9 @@ func f32ToF16Row(dst []uint16, src []float32) {
 		half     = archsimd.BroadcastFloat32x8(0.5)
 		halfBits = i32(0x3f000000)
 	)
+	ps, pd := ptr(src), unsafe.Pointer(unsafe.SliceData(dst))
 	for i := 0; i < n; i += 8 {
-		f := ld8(src[i:])
+		f := archsimd.LoadFloat32x8(at(ps, i))
 		b := f.AsInt32x8()
 		a := b.And(absMask)
 		sign := b.ShiftAllRight(16).And(i32(0x8000)) // arithmetic shift, then mask
@@ -269,7 +309,7 @@ func f32ToF16Row(dst []uint16, src []float32) {
 		big := nanH.Merge(infH, a.Greater(infBits))
 		h := sub.Merge(norm, minNorm.Greater(a))
 		h = big.Merge(h, a.Greater(maxFin)).Or(sign)
-		h.GetLo().SaturateToUint16Concat(h.GetHi()).Store((*[8]uint16)(dst[i:]))
+		h.GetLo().SaturateToUint16Concat(h.GetHi()).Store((*[8]uint16)(unsafe.Add(pd, 2*i)))
 	}
 	archsimd.ClearAVXUpperBits()
 	f32ToF16RowScalar(dst[n:], src[n:])
@@ -283,13 +323,12 @@ func ropeNeoxRow(dst, x, c, s []float32) {
 	}
 	n := h &^ 7
 	s, x, dst = s[:h], x[:2*h], dst[:2*h]
+	pc, ps, px, pd := ptr(c), ptr(s), ptr(x), ptr(dst)
 	for i := 0; i < n; i += 8 {
-		x0, x1 := ld8(x[i:]), ld8(x[i+h:])
-		cv, sv := ld8(c[i:]), ld8(s[i:])
-		o0 := x0.Mul(cv).Sub(x1.Mul(sv))
-		o1 := x0.Mul(sv).Add(x1.Mul(cv))
-		o0.Store((*[8]float32)(dst[i:]))
-		o1.Store((*[8]float32)(dst[i+h:]))
+		x0, x1 := archsimd.LoadFloat32x8(at(px, i)), archsimd.LoadFloat32x8(at(px, i+h))
+		cv, sv := archsimd.LoadFloat32x8(at(pc, i)), archsimd.LoadFloat32x8(at(ps, i))
+		x0.Mul(cv).Sub(x1.Mul(sv)).Store(at(pd, i))
+		x0.Mul(sv).Add(x1.Mul(cv)).Store(at(pd, i+h))
 	}
 	archsimd.ClearAVXUpperBits()
 	if n < h {
@@ -325,13 +364,12 @@ func ropeNormalRow(dst, x, c, s []float32) {
 	dupLo := archsimd.LoadUint32x8(&ropeDupLo)
 	dupHi := archsimd.LoadUint32x8(&ropeDupHi)
 	sgn := archsimd.LoadFloat32x8(&ropeSign)
+	pc, ps, px, pd := ptr(c), ptr(s), ptr(x), ptr(dst)
 	for i := 0; i < n; i += 8 {
-		cv, sv := ld8(c[i:]), ld8(s[i:])
-		xa, xb := ld8(x[2*i:]), ld8(x[2*i+8:])
-		oa := xa.Mul(cv.Permute(dupLo)).Add(xa.Permute(swap).Mul(sv.Permute(dupLo).Mul(sgn)))
-		ob := xb.Mul(cv.Permute(dupHi)).Add(xb.Permute(swap).Mul(sv.Permute(dupHi).Mul(sgn)))
-		oa.Store((*[8]float32)(dst[2*i:]))
-		ob.Store((*[8]float32)(dst[2*i+8:]))
+		cv, sv := archsimd.LoadFloat32x8(at(pc, i)), archsimd.LoadFloat32x8(at(ps, i))
+		xa, xb := archsimd.LoadFloat32x8(at(px, 2*i)), archsimd.LoadFloat32x8(at(px, 2*i+8))
+		xa.Mul(cv.Permute(dupLo)).Add(xa.Permute(swap).Mul(sv.Permute(dupLo).Mul(sgn))).Store(at(pd, 2*i))
+		xb.Mul(cv.Permute(dupHi)).Add(xb.Permute(swap).Mul(sv.Permute(dupHi).Mul(sgn))).Store(at(pd, 2*i+8))
 	}
 	archsimd.ClearAVXUpperBits()
 	if n < h {

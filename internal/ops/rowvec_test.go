@@ -225,3 +225,22 @@ func TestDequantQ8_0RowVec(t *testing.T) {
 		}
 	}
 }
+
+// TestSincosIsSinCos checks that math.Sincos, which ropeYarn calls, gives
+// exactly math.Sin and math.Cos on float32 angles of every magnitude.
+func TestSincosIsSinCos(t *testing.T) {
+	r := rand.New(rand.NewSource(11))
+	for i := 0; i < 300000; i++ {
+		x := float64(math.Float32frombits(r.Uint32()))
+		if i%2 == 0 {
+			x = float64(float32(r.Float64() * 8192))
+		}
+		s, c := math.Sincos(x)
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			continue
+		}
+		if s != math.Sin(x) || c != math.Cos(x) {
+			t.Fatalf("Sincos(%g) = %g, %g; Sin, Cos = %g, %g", x, s, c, math.Sin(x), math.Cos(x))
+		}
+	}
+}
