@@ -107,21 +107,19 @@ func refGLU(dst *Tensor, srcs []*Tensor, p Params) error {
 		if p.Str("op") == "swiglu" {
 			kern = swigluRow
 		}
-		refParallel(dst.NRows(), 4*n, func(lo, hi int64) {
-			for r := lo; r < hi; r++ {
-				i1, i2, i3 := rowIndex(dst.Ne, r)
-				x := f32RowView(a, i1, i2, i3)
-				var g []float32
-				if len(srcs) > 1 {
-					g = f32RowView(srcs[1], i1, i2, i3)
-				} else {
-					x, g = x[:n], x[n:2*n]
-					if swapped {
-						x, g = g, x
-					}
+		forRowChunks(dst.NRows(), n, 4, func(r, lo, hi int64) {
+			i1, i2, i3 := rowIndex(dst.Ne, r)
+			x := f32RowView(a, i1, i2, i3)
+			var g []float32
+			if len(srcs) > 1 {
+				g = f32RowView(srcs[1], i1, i2, i3)
+			} else {
+				x, g = x[:n], x[n:2*n]
+				if swapped {
+					x, g = g, x
 				}
-				kern(f32RowView(dst, i1, i2, i3), x, g)
 			}
+			kern(f32RowView(dst, i1, i2, i3)[lo:hi], x[lo:hi], g[lo:hi])
 		})
 		return nil
 	}

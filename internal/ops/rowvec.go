@@ -82,6 +82,25 @@ func denseF16Rows(ts ...*Tensor) bool {
 	return true
 }
 
+// eltChunk is the most elements of one row that the element-wise ops
+// (unary, glu) hand out as one piece of parallel work, so that a single
+// long row (n = 1) still spreads over the workers. A multiple of 8: the
+// pieces of a row keep the vector kernels' alignment.
+const eltChunk = 4096
+
+// forRowChunks calls fn(r, lo, hi) for every row r < nrows of n elements,
+// in pieces [lo, hi) of at most eltChunk elements, through refParallel
+// with cost work units per element.
+func forRowChunks(nrows, n, cost int64, fn func(r, lo, hi int64)) {
+	per := max(1, (n+eltChunk-1)/eltChunk)
+	refParallel(nrows*per, max(1, min(n, eltChunk)*cost), func(a, b int64) {
+		for it := a; it < b; it++ {
+			r, c := it/per, it%per
+			fn(r, c*eltChunk, min(n, (c+1)*eltChunk))
+		}
+	})
+}
+
 func addScalar(dst, a, b []float32) {
 	b = b[:len(a)]
 	dst = dst[:len(a)]

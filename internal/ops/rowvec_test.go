@@ -244,3 +244,57 @@ func TestSincosIsSinCos(t *testing.T) {
 		}
 	}
 }
+
+// TestEltwiseLongRows runs unary and glu (split and single-tensor forms)
+// on f32 rows longer than eltChunk, which are split into pieces across
+// workers, and checks every element against the op's scalar function (one
+// float32 ulp allowed for the vector exp, see TestSiluRowVec).
+func TestEltwiseLongRows(t *testing.T) {
+	const n0, rows = 2*eltChunk + 904, 3
+	a := FromF32(F32, []int64{n0, rows}, randVals(21, n0*rows, -9, 9))
+	b := FromF32(F32, []int64{n0, rows}, randVals(22, n0*rows, -3, 3))
+	x2 := FromF32(F32, []int64{2 * n0, rows}, randVals(23, 2*n0*rows, -9, 9))
+	near := func(what string, i int, got, want float32) {
+		t.Helper()
+		d := int64(math.Float32bits(got)) - int64(math.Float32bits(want))
+		if d < -1 || d > 1 {
+			t.Fatalf("%s element %d: got %g, want %g", what, i, got, want)
+		}
+	}
+	run := func(op string, srcs []*Tensor, params map[string]any) []float32 {
+		info, _ := Lookup(op)
+		p, err := info.Normalize(params)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dst, err := info.Compute(srcs, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return dst.ToF32()
+	}
+	av, bv, xv := a.ToF32(), b.ToF32(), x2.ToF32()
+	for _, op := range []string{"silu", "tanh", "relu"} {
+		f := UnaryFunc(op)
+		for i, g := range run("unary", []*Tensor{a}, map[string]any{"op": op}) {
+			near("unary "+op, i, g, f(av[i]))
+		}
+	}
+	for _, op := range []string{"swiglu", "reglu"} {
+		f := GLUFunc(op, 0, 0)
+		for i, g := range run("glu", []*Tensor{a, b}, map[string]any{"op": op}) {
+			near("glu split "+op, i, g, f(av[i], bv[i]))
+		}
+		for _, swapped := range []bool{false, true} {
+			got := run("glu", []*Tensor{x2}, map[string]any{"op": op, "swapped": swapped})
+			for i, g := range got {
+				r, c := i/n0, i%n0
+				u, v := xv[r*2*n0+c], xv[r*2*n0+n0+c]
+				if swapped {
+					u, v = v, u
+				}
+				near("glu single "+op, i, g, f(u, v))
+			}
+		}
+	}
+}

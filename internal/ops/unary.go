@@ -119,11 +119,15 @@ func refUnary(dst *Tensor, srcs []*Tensor, p Params) error {
 			y[i] = f(v)
 		}
 	}
-	cost := 4 * srcs[0].Ne[0] // exp, tanh, erf: a few ns an element
 	if p.Str("op") == "silu" {
 		kern = siluRow
 	}
-	if normRowsF32(dst, srcs[0], cost, kern) {
+	if x := srcs[0]; denseF32Rows(dst, x) && dst.Ne == x.Ne {
+		// exp, tanh, erf: a few ns an element, 4 work units.
+		forRowChunks(x.NRows(), x.Ne[0], 4, func(r, lo, hi int64) {
+			i1, i2, i3 := rowIndex(x.Ne, r)
+			kern(f32RowView(dst, i1, i2, i3)[lo:hi], f32RowView(x, i1, i2, i3)[lo:hi])
+		})
 		return nil
 	}
 	normRows(dst, srcs[0], func(y []float32) { kern(y, y) })
