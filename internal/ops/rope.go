@@ -256,7 +256,8 @@ func refRope(dst *Tensor, srcs []*Tensor, p Params) error {
 
 // ropeF32 is refRope's normal and neox modes on f32 tensors with dense
 // rows: the cos/sin of each token's position are computed once (as the
-// generic path's cache) and split into cosines and sines, then every
+// generic path's cache) into cosines and sines (expanded to pairs for
+// normal mode, see ropeExpand), then every
 // head's row is rotated from x's memory into dst's (which may be x's) by
 // ropeNeoxRow or ropeNormalRow; the dimensions outside the rotated window
 // are copied.
@@ -265,8 +266,9 @@ func ropeF32(dst, x, pos *Tensor, neox bool, nDims, nOffs int64, factors []float
 	ne := x.Ne
 	h := nDims / 2
 	refParallel(ne[2]*ne[3], ne[0]*ne[1], func(lo, hi int64) {
-		cs := make([]float32, 2*h)
-		c, s := cs[:h], cs[h:]
+		cs := make([]float32, 6*h)
+		c, s := cs[:h], cs[h:2*h]
+		cc, ss := cs[2*h:4*h], cs[4*h:] // normal mode: ropeExpand's layout
 		for g := lo; g < hi; g++ {
 			i2, i3 := g%ne[2], g/ne[2]
 			theta := float32(pos.Int(i2, 0, 0, 0))
@@ -278,6 +280,9 @@ func ropeF32(dst, x, pos *Tensor, neox bool, nDims, nOffs int64, factors []float
 				c[i], s[i] = ropeYarn(theta/f, freqScale, corr, 2*i, extFactor, attnFactor)
 				theta *= thetaScale
 			}
+			if !neox {
+				ropeExpand(cc, ss, c, s)
+			}
 			for i1 := int64(0); i1 < ne[1]; i1++ {
 				xr, or := f32RowView(x, i1, i2, i3), f32RowView(dst, i1, i2, i3)
 				if &xr[0] != &or[0] {
@@ -288,7 +293,7 @@ func ropeF32(dst, x, pos *Tensor, neox bool, nDims, nOffs int64, factors []float
 				if neox {
 					ropeNeoxRow(ow, xw, c, s)
 				} else {
-					ropeNormalRow(ow, xw, c, s)
+					ropeNormalRow(ow, xw, cc, ss)
 				}
 			}
 		}

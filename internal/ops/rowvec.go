@@ -205,16 +205,27 @@ func ropeNeoxScalar(dst, x, c, s []float32) {
 }
 
 // ropeNormalScalar rotates the adjacent pairs (x[2i], x[2i+1]) by the
-// angles with cosines c[i] and sines s[i] into dst (which may alias x).
-func ropeNormalScalar(dst, x, c, s []float32) {
-	h := len(c)
-	s = s[:h]
-	x = x[:2*h]
-	dst = dst[:2*h]
+// angles with cosines cc[2i] (= cc[2i+1]) and sines ss[2i+1] (= -ss[2i])
+// into dst (which may alias x): the expanded layout of ropeExpand, which
+// the vector code reads lane for lane.
+func ropeNormalScalar(dst, x, cc, ss []float32) {
+	n := len(cc) &^ 1
+	ss, x, dst = ss[:n], x[:n], dst[:n]
+	for i := 0; i < n; i += 2 {
+		c, s := cc[i], ss[i+1]
+		x0, x1 := x[i], x[i+1]
+		dst[i] = float32(x0*c) - float32(x1*s)
+		dst[i+1] = float32(x0*s) + float32(x1*c)
+	}
+}
+
+// ropeExpand fills cc and ss (2·len(c) each) for ropeNormalRow:
+// cc = [c0 c0 c1 c1 ...], ss = [-s0 s0 -s1 s1 ...].
+func ropeExpand(cc, ss, c, s []float32) {
+	cc, ss = cc[:2*len(c)], ss[:2*len(c)]
 	for i := range c {
-		x0, x1 := x[2*i], x[2*i+1]
-		dst[2*i] = float32(x0*c[i]) - float32(x1*s[i])
-		dst[2*i+1] = float32(x0*s[i]) + float32(x1*c[i])
+		cc[2*i], cc[2*i+1] = c[i], c[i]
+		ss[2*i], ss[2*i+1] = -s[i], s[i]
 	}
 }
 

@@ -18,5 +18,5 @@ func siluRow(dst, x []float32)                           { siluRowScalar(dst, x)
 func swigluRow(dst, a, b []float32)                      { swigluRowScalar(dst, a, b) }
 func f32ToF16Row(dst []uint16, src []float32)            { f32ToF16RowScalar(dst, src) }
 func ropeNeoxRow(dst, x, c, s []float32)                 { ropeNeoxScalar(dst, x, c, s) }
-func ropeNormalRow(dst, x, c, s []float32)               { ropeNormalScalar(dst, x, c, s) }
+func ropeNormalRow(dst, x, cc, ss []float32)             { ropeNormalScalar(dst, x, cc, ss) }
 func dequantQ8_0Row(src []byte, dst []float32)           { dequantQ8_0Scalar(src, dst) }

@@ -341,39 +341,30 @@ func ropeNeoxRow(dst, x, c, s []float32) {
 	}
 }
 
-// The lane patterns of ropeNormalRow.
-var (
-	ropeSwap  = [8]uint32{1, 0, 3, 2, 5, 4, 7, 6}
-	ropeDupLo = [8]uint32{0, 0, 1, 1, 2, 2, 3, 3}
-	ropeDupHi = [8]uint32{4, 4, 5, 5, 6, 6, 7, 7}
-	ropeSign  = [8]float32{-1, 1, -1, 1, -1, 1, -1, 1}
-)
+// ropeSwap exchanges the lanes of each pair.
+var ropeSwap = [8]uint32{1, 0, 3, 2, 5, 4, 7, 6}
 
-// ropeNormalRow: eight outputs (four pairs) at a time as
-// x·[c0 c0 c1 c1 ...] + swap(x)·[-s0 s0 -s1 s1 ...]; negating is exact and
-// a + (-b) is a - b, so each lane is the scalar formula's float32 result.
-func ropeNormalRow(dst, x, c, s []float32) {
-	h := len(c)
-	if !vecRow || h < 8 {
-		ropeNormalScalar(dst, x, c, s)
+// ropeNormalRow: eight outputs (four pairs) at a time as x·cc + swap(x)·ss
+// with ropeExpand's cc = [c0 c0 c1 c1 ...] and ss = [-s0 s0 -s1 s1 ...];
+// negating is exact and a + (-b) is a - b, so each lane is the scalar
+// formula's float32 result.
+func ropeNormalRow(dst, x, cc, ss []float32) {
+	n2 := len(cc) &^ 1
+	if !vecRow || n2 < 8 {
+		ropeNormalScalar(dst, x, cc, ss)
 		return
 	}
-	n := h &^ 7 // pairs done eight at a time (16 outputs)
-	s, x, dst = s[:h], x[:2*h], dst[:2*h]
+	n := n2 &^ 7
+	ss, x, dst = ss[:n2], x[:n2], dst[:n2]
 	swap := archsimd.LoadUint32x8(&ropeSwap)
-	dupLo := archsimd.LoadUint32x8(&ropeDupLo)
-	dupHi := archsimd.LoadUint32x8(&ropeDupHi)
-	sgn := archsimd.LoadFloat32x8(&ropeSign)
-	pc, ps, px, pd := ptr(c), ptr(s), ptr(x), ptr(dst)
+	pc, ps, px, pd := ptr(cc), ptr(ss), ptr(x), ptr(dst)
 	for i := 0; i < n; i += 8 {
-		cv, sv := archsimd.LoadFloat32x8(at(pc, i)), archsimd.LoadFloat32x8(at(ps, i))
-		xa, xb := archsimd.LoadFloat32x8(at(px, 2*i)), archsimd.LoadFloat32x8(at(px, 2*i+8))
-		xa.Mul(cv.Permute(dupLo)).Add(xa.Permute(swap).Mul(sv.Permute(dupLo).Mul(sgn))).Store(at(pd, 2*i))
-		xb.Mul(cv.Permute(dupHi)).Add(xb.Permute(swap).Mul(sv.Permute(dupHi).Mul(sgn))).Store(at(pd, 2*i+8))
+		v := archsimd.LoadFloat32x8(at(px, i))
+		v.Mul(archsimd.LoadFloat32x8(at(pc, i))).Add(v.Permute(swap).Mul(archsimd.LoadFloat32x8(at(ps, i)))).Store(at(pd, i))
 	}
 	archsimd.ClearAVXUpperBits()
-	if n < h {
-		ropeNormalScalar(dst[2*n:], x[2*n:], c[n:], s[n:])
+	if n < n2 {
+		ropeNormalScalar(dst[n:], x[n:], cc[n:n2], ss[n:])
 	}
 }
 

@@ -65,15 +65,20 @@ func TestRowKernelsMatchScalar(t *testing.T) {
 			if h > 0 {
 				c, s := a[:h], b[:h]
 				x := rowVals(int64(n)+7, 2*h)
-				for _, m := range []struct {
-					name     string
-					vec, ref func(dst, x, c, s []float32)
-				}{{"rope neox", ropeNeoxRow, ropeNeoxScalar}, {"rope normal", ropeNormalRow, ropeNormalScalar}} {
-					got, want := make([]float32, 2*h), make([]float32, 2*h)
-					m.vec(got, x, c, s)
-					m.ref(want, x, c, s)
-					check(m.name, got, want)
+				got, want := make([]float32, 2*h), make([]float32, 2*h)
+				ropeNeoxRow(got, x, c, s)
+				ropeNeoxScalar(want, x, c, s)
+				check("rope neox", got, want)
+				// normal mode against the pair formula written out here
+				cc, ss := make([]float32, 2*h), make([]float32, 2*h)
+				ropeExpand(cc, ss, c, s)
+				ropeNormalRow(got, x, cc, ss)
+				for i := 0; i < h; i++ {
+					x0, x1 := x[2*i], x[2*i+1]
+					want[2*i] = float32(x0*c[i]) - float32(x1*s[i])
+					want[2*i+1] = float32(x0*s[i]) + float32(x1*c[i])
 				}
+				check("rope normal", got, want)
 			}
 		}
 	}
