@@ -146,8 +146,16 @@ func copyRaw(dst, x *Tensor) {
 	ts := uint64(x.Type.TypeSize())
 	nblk := x.Ne[0] / int64(x.Type.BlockSize())
 	refParallel(x.NRows(), x.Ne[0], func(lo, hi int64) {
+		i1, i2, i3 := rowIndex(x.Ne, lo) // then stepped: no divisions per row
 		for r := lo; r < hi; r++ {
-			i1, i2, i3 := rowIndex(x.Ne, r)
+			if r > lo {
+				if i1++; i1 == x.Ne[1] {
+					i1 = 0
+					if i2++; i2 == x.Ne[2] {
+						i2, i3 = 0, i3+1
+					}
+				}
+			}
 			so, do := x.RowOffset(i1, i2, i3), dst.RowOffset(i1, i2, i3)
 			if x.Nb[0] == ts && dst.Nb[0] == ts {
 				n := uint64(nblk) * ts

@@ -303,3 +303,30 @@ func TestEltwiseLongRows(t *testing.T) {
 		}
 	}
 }
+
+// TestContPermuted4D copies permuted 4-D views large enough to be split
+// into parallel chunks (copyRaw steps its row indices within a chunk) and
+// checks every element against the view's own accessor.
+func TestContPermuted4D(t *testing.T) {
+	src := FromF32(F32, []int64{64, 6, 10, 7}, randVals(31, 64*6*10*7, -1, 1))
+	info, _ := Lookup("cont")
+	p, err := info.Normalize(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ax := range [][4]int{{0, 2, 1, 3}, {0, 1, 3, 2}, {0, 3, 2, 1}, {1, 0, 2, 3}} {
+		v, err := Permute(src, ax[0], ax[1], ax[2], ax[3])
+		if err != nil {
+			t.Fatal(err)
+		}
+		dst, err := info.Compute([]*Tensor{v}, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v.forEach(func(i0, i1, i2, i3 int64) {
+			if g, w := dst.F32(i0, i1, i2, i3), v.F32(i0, i1, i2, i3); g != w {
+				t.Fatalf("axes %v element (%d, %d, %d, %d): got %g, want %g", ax, i0, i1, i2, i3, g, w)
+			}
+		})
+	}
+}
