@@ -370,35 +370,29 @@ func ropeNormalRow(dst, x, cc, ss []float32) {
 
 // dequantQ8_0Row dequantizes q8_0 blocks eight values at a time: the int8
 // quants sign-extended to int32, converted (exactly) and multiplied by the
-// block's scale, as the scalar code.
+// block's scale, as the scalar code. Each 16-byte load reads 8 bytes past
+// the quants it uses, so the last block goes through the scalar code.
 func dequantQ8_0Row(src []byte, dst []float32) {
 	nb := len(dst) / QK8_0
-	if !vecRow || nb == 0 {
+	if !vecRow || nb < 2 {
 		dequantQ8_0Scalar(src, dst)
 		return
 	}
-	src = src[:nb*34]
+	src, dst = src[:nb*34], dst[:nb*QK8_0]
 	// The scale goes from the widening table's bits to the lanes through
 	// integer registers: a scalar float instruction here would be legacy
 	// SSE between 256-bit ones (see clearUpper).
 	tab := (*[1 << 16]uint32)(unsafe.Pointer(f16ToF32Table()))
-	var tmp [40]byte
-	for b := 0; b < nb; b++ {
-		o := b * 34
-		d := archsimd.BroadcastUint32x8(tab[binary.LittleEndian.Uint16(src[o:])]).AsFloat32x8()
-		q := src[o+2 : o+34]
-		if o+42 > len(src) {
-			// The last block: its last 16-byte load would pass the end.
-			copy(tmp[:], q)
-			q = tmp[:]
-		} else {
-			q = src[o+2 : o+42]
-		}
-		y := dst[b*QK8_0 : (b+1)*QK8_0]
-		for k := 0; k < 4; k++ {
-			v := archsimd.LoadInt8x16((*[16]int8)(unsafe.Pointer(&q[8*k : 8*k+16][0])))
-			v.ExtendLo8ToInt32().ConvertToFloat32().Mul(d).Store((*[8]float32)(y[8*k:]))
-		}
+	ps, pd := unsafe.Pointer(unsafe.SliceData(src)), ptr(dst)
+	for b := 0; b < nb-1; b++ { // block b's loads end at 34b + 42 <= len(src)
+		q := unsafe.Add(ps, 34*b)
+		d := archsimd.BroadcastUint32x8(tab[binary.LittleEndian.Uint16(src[34*b:])]).AsFloat32x8()
+		y := 32 * b
+		archsimd.LoadInt8x16((*[16]int8)(unsafe.Add(q, 2))).ExtendLo8ToInt32().ConvertToFloat32().Mul(d).Store(at(pd, y))
+		archsimd.LoadInt8x16((*[16]int8)(unsafe.Add(q, 10))).ExtendLo8ToInt32().ConvertToFloat32().Mul(d).Store(at(pd, y+8))
+		archsimd.LoadInt8x16((*[16]int8)(unsafe.Add(q, 18))).ExtendLo8ToInt32().ConvertToFloat32().Mul(d).Store(at(pd, y+16))
+		archsimd.LoadInt8x16((*[16]int8)(unsafe.Add(q, 26))).ExtendLo8ToInt32().ConvertToFloat32().Mul(d).Store(at(pd, y+24))
 	}
 	archsimd.ClearAVXUpperBits()
+	dequantQ8_0Scalar(src[34*(nb-1):], dst[32*(nb-1):])
 }
