@@ -330,3 +330,57 @@ func TestContPermuted4D(t *testing.T) {
 		})
 	}
 }
+
+// TestRopeFastPathMatchesGeneric runs rope on dense f32 rows (ropeF32: row
+// views, vector rotation) and on a
+// strided copy of the same values (the generic per-row path) and wants the
+// same bits, for both modes, with and without freq_factors, YaRN and an
+// offset window.
+func TestRopeFastPathMatchesGeneric(t *testing.T) {
+	const hd, heads, toks = 96, 4, 9
+	x := FromF32(F32, []int64{hd, heads, toks}, randVals(51, hd*heads*toks, -2, 2))
+	xs := permutedCopy(t, x)
+	pos := make([]int64, toks)
+	for i := range pos {
+		pos[i] = int64(i*977 + 3)
+	}
+	posT := FromInts(I32, []int64{toks}, pos)
+	ff := FromF32(F32, []int64{hd / 2}, randVals(52, hd/2, 0.5, 4))
+	info, _ := Lookup("rope")
+	for _, mode := range []string{"neox", "normal"} {
+		for _, c := range []map[string]any{
+			{"n_dims": hd, "freq_base": 500000},
+			{"n_dims": 64, "n_offs": 16, "freq_base": 10000, "freq_scale": 0.25, "attn_factor": 1.3},
+			{"n_dims": hd, "freq_base": 10000, "ext_factor": 1, "freq_scale": 0.5, "n_ctx_orig": 4096},
+			{"n_dims": hd, "freq_base": 10000, "ff": true},
+		} {
+			params := map[string]any{"mode": mode}
+			srcs, srcsS := []*Tensor{x, posT}, []*Tensor{xs, posT}
+			for k, v := range c {
+				if k == "ff" {
+					srcs, srcsS = append(srcs, ff), append(srcsS, ff)
+					continue
+				}
+				params[k] = v
+			}
+			p, err := info.Normalize(params)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fast, err := info.Compute(srcs, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			gen, err := info.Compute(srcsS, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fv, gv := fast.ToF32(), gen.ToF32()
+			for i := range fv {
+				if !sameBits(fv[i], gv[i]) {
+					t.Fatalf("%s %v element %d: fast path %g, generic %g", mode, c, i, fv[i], gv[i])
+				}
+			}
+		}
+	}
+}
