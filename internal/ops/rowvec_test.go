@@ -332,10 +332,9 @@ func TestContPermuted4D(t *testing.T) {
 }
 
 // TestRopeFastPathMatchesGeneric runs rope on dense f32 rows (ropeF32: row
-// views, vector rotation) and on a
-// strided copy of the same values (the generic per-row path) and wants the
-// same bits, for both modes, with and without freq_factors, YaRN and an
-// offset window.
+// views, vector rotation) and on a strided copy of the same values (the
+// generic per-row path) and wants the same bits, for both modes, with and
+// without freq_factors, YaRN and an offset window.
 func TestRopeFastPathMatchesGeneric(t *testing.T) {
 	const hd, heads, toks = 96, 4, 9
 	x := FromF32(F32, []int64{hd, heads, toks}, randVals(51, hd*heads*toks, -2, 2))
