@@ -29,20 +29,46 @@ func inferBinaryOp(op Op, srcs []*Tensor) (Type, [MaxDims]int64, error) {
 }
 
 func refAdd(dst *Tensor, srcs []*Tensor, _ Params) error {
-	return binaryRows(dst, srcs[0], srcs[1], func(x, y float32) float32 { return x + y })
+	return binaryRowsKern(dst, srcs[0], srcs[1], addRow, func(x, y float32) float32 { return x + y })
 }
 
 func refSub(dst *Tensor, srcs []*Tensor, _ Params) error {
-	return binaryRows(dst, srcs[0], srcs[1], func(x, y float32) float32 { return x - y })
+	return binaryRowsKern(dst, srcs[0], srcs[1], subRow, func(x, y float32) float32 { return x - y })
 }
 
 func refMul(dst *Tensor, srcs []*Tensor, _ Params) error {
-	return binaryRows(dst, srcs[0], srcs[1], func(x, y float32) float32 { return x * y })
+	return binaryRowsKern(dst, srcs[0], srcs[1], mulRow, func(x, y float32) float32 { return x * y })
 }
 
+// binaryRows applies f elementwise.
 func binaryRows(dst, a, b *Tensor, f func(x, y float32) float32) error {
+	return binaryRowsKern(dst, a, b, func(out, x, y []float32) {
+		y = y[:len(x)]
+		for i := range out {
+			out[i] = f(x[i], y[i])
+		}
+	}, f)
+}
+
+// binaryRowsKern applies f elementwise; kern is f on whole float32 rows
+// (out, x, y of one length), used when a, b and dst are f32 with dense rows
+// (on views of their memory, no copies).
+func binaryRowsKern(dst, a, b *Tensor, kern func(out, x, y []float32), f func(x, y float32) float32) error {
 	ne := a.Ne
 	n0, m0 := ne[0], b.Ne[0]
+	if denseF32Rows(dst, a, b) && dst.Ne == a.Ne {
+		refParallel(a.NRows(), max(1, n0/4), func(lo, hi int64) {
+			for r := lo; r < hi; r++ {
+				i1, i2, i3 := rowIndex(ne, r)
+				ra, out := f32RowView(a, i1, i2, i3), f32RowView(dst, i1, i2, i3)
+				rb := f32RowView(b, i1%b.Ne[1], i2%b.Ne[2], i3%b.Ne[3])
+				for k := int64(0); k < n0; k += m0 {
+					kern(out[k:k+m0], ra[k:k+m0], rb)
+				}
+			}
+		})
+		return nil
+	}
 	refParallel(a.NRows(), n0, func(lo, hi int64) {
 		ra := make([]float32, n0)
 		rb := make([]float32, m0)

@@ -80,6 +80,15 @@ func refCpy(dst *Tensor, srcs []*Tensor, _ Params) error {
 		copyRaw(dst, x)
 		return nil
 	}
+	if dst.Type == F16 && denseF32Rows(x) && denseF16Rows(dst) {
+		refParallel(x.NRows(), max(1, x.Ne[0]/4), func(lo, hi int64) {
+			for r := lo; r < hi; r++ {
+				i1, i2, i3 := rowIndex(x.Ne, r)
+				f32ToF16Row(f16RowView(dst, i1, i2, i3), f32RowView(x, i1, i2, i3))
+			}
+		})
+		return nil
+	}
 	normRows(dst, x, func([]float32) {})
 	return nil
 }
@@ -137,8 +146,16 @@ func copyRaw(dst, x *Tensor) {
 	ts := uint64(x.Type.TypeSize())
 	nblk := x.Ne[0] / int64(x.Type.BlockSize())
 	refParallel(x.NRows(), x.Ne[0], func(lo, hi int64) {
+		i1, i2, i3 := rowIndex(x.Ne, lo) // then stepped: no divisions per row
 		for r := lo; r < hi; r++ {
-			i1, i2, i3 := rowIndex(x.Ne, r)
+			if r > lo {
+				if i1++; i1 == x.Ne[1] {
+					i1 = 0
+					if i2++; i2 == x.Ne[2] {
+						i2, i3 = 0, i3+1
+					}
+				}
+			}
 			so, do := x.RowOffset(i1, i2, i3), dst.RowOffset(i1, i2, i3)
 			if x.Nb[0] == ts && dst.Nb[0] == ts {
 				n := uint64(nblk) * ts

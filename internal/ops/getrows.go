@@ -53,6 +53,21 @@ func refGetRows(dst *Tensor, srcs []*Tensor, _ Params) error {
 		}
 		return nil
 	}
+	if denseF32Rows(dst) && data.Nb[0] == uint64(data.Type.TypeSize()) {
+		// Dequantize (or copy) each row straight into dst's memory.
+		refParallel(dst.NRows(), max(1, n0/4), func(lo, hi int64) {
+			for r := lo; r < hi; r++ {
+				i, j, k := rowIndex(dst.Ne, r)
+				src := data.RowBytes(rows.Int(i, j, k, 0), j, k)
+				if data.Type == Q8_0 {
+					dequantQ8_0Row(src, f32RowView(dst, i, j, k))
+				} else {
+					DequantizeRow(data.Type, src, f32RowView(dst, i, j, k))
+				}
+			}
+		})
+		return nil
+	}
 	refParallel(dst.NRows(), n0, func(lo, hi int64) {
 		buf := make([]float32, n0)
 		for r := lo; r < hi; r++ {

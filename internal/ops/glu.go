@@ -97,6 +97,32 @@ func refGLU(dst *Tensor, srcs []*Tensor, p Params) error {
 	a := srcs[0]
 	n := dst.Ne[0]
 	swapped := p.Bool("swapped")
+	if denseF32Rows(srcs...) && denseF32Rows(dst) {
+		kern := func(out, x, g []float32) {
+			g = g[:len(x)]
+			for i := range out {
+				out[i] = f(x[i], g[i])
+			}
+		}
+		if p.Str("op") == "swiglu" {
+			kern = swigluRow
+		}
+		forRowChunks(dst.NRows(), n, 4, func(r, lo, hi int64) {
+			i1, i2, i3 := rowIndex(dst.Ne, r)
+			x := f32RowView(a, i1, i2, i3)
+			var g []float32
+			if len(srcs) > 1 {
+				g = f32RowView(srcs[1], i1, i2, i3)
+			} else {
+				x, g = x[:n], x[n:2*n]
+				if swapped {
+					x, g = g, x
+				}
+			}
+			kern(f32RowView(dst, i1, i2, i3)[lo:hi], x[lo:hi], g[lo:hi])
+		})
+		return nil
+	}
 	refParallel(dst.NRows(), n, func(lo, hi int64) {
 		ra := make([]float32, a.Ne[0])
 		var rb []float32

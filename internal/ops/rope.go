@@ -158,7 +158,10 @@ func ropeYarn(thetaExtrap, freqScale float32, corr [2]float32, i0 int64, extFact
 		theta = float32(thetaInterp*(1-rampMix)) + float32(thetaExtrap*rampMix)
 		mscale *= 1 + float32(0.1*logf32(1/freqScale))
 	}
-	return float32(math.Cos(float64(theta))) * mscale, float32(math.Sin(float64(theta))) * mscale
+	// math.Sincos gives math.Sin's and math.Cos's results (the same
+	// reduction and polynomials, TestSincosIsSinCos) in one call.
+	sn, cs := math.Sincos(float64(theta))
+	return float32(cs) * mscale, float32(sn) * mscale
 }
 
 // ropeMulti reports whether a mode takes four positions per token (ggml's
@@ -190,6 +193,10 @@ func refRope(dst *Tensor, srcs []*Tensor, p Params) error {
 	nCache := nDims
 	if mode == "vision" {
 		nCache = ne[0]
+	}
+	if (mode == "normal" || mode == "neox") && denseF32Rows(x, dst) && dst.Ne == x.Ne {
+		ropeF32(dst, x, pos, mode == "neox", nDims, nOffs, factors, thetaScale, freqScale, corr, extFactor, attnFactor)
+		return nil
 	}
 	refParallel(ne[2]*ne[3], ne[0]*ne[1], func(lo, hi int64) {
 		cache := make([]float32, nCache)
@@ -245,6 +252,52 @@ func refRope(dst *Tensor, srcs []*Tensor, p Params) error {
 		}
 	})
 	return nil
+}
+
+// ropeF32 is refRope's normal and neox modes on f32 tensors with dense
+// rows: the cos/sin of each token's position are computed once (as the
+// generic path's cache) into cosines and sines (expanded to pairs for
+// normal mode, see ropeExpand), then every
+// head's row is rotated from x's memory into dst's (which may be x's) by
+// ropeNeoxRow or ropeNormalRow; the dimensions outside the rotated window
+// are copied.
+func ropeF32(dst, x, pos *Tensor, neox bool, nDims, nOffs int64, factors []float32,
+	thetaScale, freqScale float32, corr [2]float32, extFactor, attnFactor float32) {
+	ne := x.Ne
+	h := nDims / 2
+	refParallel(ne[2]*ne[3], ne[0]*ne[1], func(lo, hi int64) {
+		cs := make([]float32, 6*h)
+		c, s := cs[:h], cs[h:2*h]
+		cc, ss := cs[2*h:4*h], cs[4*h:] // normal mode: ropeExpand's layout
+		for g := lo; g < hi; g++ {
+			i2, i3 := g%ne[2], g/ne[2]
+			theta := float32(pos.Int(i2, 0, 0, 0))
+			for i := int64(0); i < h; i++ {
+				f := float32(1)
+				if factors != nil {
+					f = factors[i]
+				}
+				c[i], s[i] = ropeYarn(theta/f, freqScale, corr, 2*i, extFactor, attnFactor)
+				theta *= thetaScale
+			}
+			if !neox {
+				ropeExpand(cc, ss, c, s)
+			}
+			for i1 := int64(0); i1 < ne[1]; i1++ {
+				xr, or := f32RowView(x, i1, i2, i3), f32RowView(dst, i1, i2, i3)
+				if &xr[0] != &or[0] {
+					copy(or[:nOffs], xr[:nOffs])
+					copy(or[nOffs+nDims:], xr[nOffs+nDims:])
+				}
+				xw, ow := xr[nOffs:nOffs+nDims], or[nOffs:nOffs+nDims]
+				if neox {
+					ropeNeoxRow(ow, xw, c, s)
+				} else {
+					ropeNormalRow(ow, xw, cc, ss)
+				}
+			}
+		}
+	})
 }
 
 // ropeMultiCache is ggml_mrope_cache_init: cos/sin per pair of cache, each

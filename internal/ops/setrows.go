@@ -57,6 +57,17 @@ func refSetRows(dst *Tensor, srcs []*Tensor, _ Params) error {
 	if !sameStorage(dst, d) {
 		copyRaw(dst, d)
 	}
+	if dst.Type == F16 && denseF32Rows(s) && denseF16Rows(dst) {
+		for k := int64(0); k < s.Ne[3]; k++ {
+			for j := int64(0); j < s.Ne[2]; j++ {
+				for i := int64(0); i < s.Ne[1]; i++ {
+					r := idx.Int(i, j%idx.Ne[1], k%idx.Ne[2], 0)
+					f32ToF16Row(f16RowView(dst, r, j, k), f32RowView(s, i, j, k))
+				}
+			}
+		}
+		return nil
+	}
 	row := make([]float32, s.Ne[0])
 	for k := int64(0); k < s.Ne[3]; k++ {
 		for j := int64(0); j < s.Ne[2]; j++ {

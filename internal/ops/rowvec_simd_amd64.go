@@ -1,0 +1,398 @@
+//go:build goexperiment.simd && amd64
+
+package ops
+
+import (
+	"encoding/binary"
+	"simd/archsimd"
+	"unsafe"
+)
+
+// vecRow reports whether the row kernels run eight lanes at a time (AVX2;
+// this CPU's check, made once). Every kernel ends with VZEROUPPER (see
+// clearUpper) and runs the scalar code on the last len%8 elements.
+var vecRow = archsimd.X86.AVX2()
+
+type (
+	f32x8 = archsimd.Float32x8
+	f64x4 = archsimd.Float64x4
+)
+
+// at is the eight float32 at p + 4i. The kernels check their slices'
+// lengths once and then index with at, without per-step bounds checks.
+func at(p unsafe.Pointer, i int) *[8]float32 { return (*[8]float32)(unsafe.Add(p, 4*i)) }
+
+func ptr(s []float32) unsafe.Pointer { return unsafe.Pointer(unsafe.SliceData(s)) }
+
+func addRow(dst, a, b []float32) {
+	if !vecRow || len(a) < 8 {
+		addScalar(dst, a, b)
+		return
+	}
+	n := len(a) &^ 7
+	b, dst = b[:len(a)], dst[:len(a)]
+	pa, pb, pd := ptr(a), ptr(b), ptr(dst)
+	for i := 0; i < n; i += 8 {
+		archsimd.LoadFloat32x8(at(pa, i)).Add(archsimd.LoadFloat32x8(at(pb, i))).Store(at(pd, i))
+	}
+	archsimd.ClearAVXUpperBits()
+	addScalar(dst[n:], a[n:], b[n:])
+}
+
+func subRow(dst, a, b []float32) {
+	if !vecRow || len(a) < 8 {
+		subScalar(dst, a, b)
+		return
+	}
+	n := len(a) &^ 7
+	b, dst = b[:len(a)], dst[:len(a)]
+	pa, pb, pd := ptr(a), ptr(b), ptr(dst)
+	for i := 0; i < n; i += 8 {
+		archsimd.LoadFloat32x8(at(pa, i)).Sub(archsimd.LoadFloat32x8(at(pb, i))).Store(at(pd, i))
+	}
+	archsimd.ClearAVXUpperBits()
+	subScalar(dst[n:], a[n:], b[n:])
+}
+
+func mulRow(dst, a, b []float32) {
+	if !vecRow || len(a) < 8 {
+		mulScalar(dst, a, b)
+		return
+	}
+	n := len(a) &^ 7
+	b, dst = b[:len(a)], dst[:len(a)]
+	pa, pb, pd := ptr(a), ptr(b), ptr(dst)
+	for i := 0; i < n; i += 8 {
+		archsimd.LoadFloat32x8(at(pa, i)).Mul(archsimd.LoadFloat32x8(at(pb, i))).Store(at(pd, i))
+	}
+	archsimd.ClearAVXUpperBits()
+	mulScalar(dst[n:], a[n:], b[n:])
+}
+
+func scaleInto(dst, x []float32, s float32) {
+	if !vecRow || len(x) < 8 {
+		scaleScalar(dst, x, s)
+		return
+	}
+	n := len(x) &^ 7
+	dst = dst[:len(x)]
+	px, pd := ptr(x), ptr(dst)
+	sv := archsimd.BroadcastFloat32x8(s)
+	for i := 0; i < n; i += 8 {
+		archsimd.LoadFloat32x8(at(px, i)).Mul(sv).Store(at(pd, i))
+	}
+	archsimd.ClearAVXUpperBits()
+	scaleScalar(dst[n:], x[n:], s)
+}
+
+// sum16 adds four float64x4 partial sums (of elements 16j + 0..3, 4..7,
+// 8..11, 12..15) in a fixed order: lane-wise (a+b) + (c+d), then
+// (l0+l1) + (l2+l3).
+func sum16(a, b, c, d f64x4) float64 {
+	var v [4]float64
+	a.Add(b).Add(c.Add(d)).Store(&v)
+	return (v[0] + v[1]) + (v[2] + v[3])
+}
+
+// sumSqVec is Σ float64(x[i]) (square: Σ float64(x[i]·x[i]), the product
+// in float32) over the n (a multiple of 8) values at px, in four float64x4
+// partial sums, sixteen values a step (the four adds of a step are
+// independent, so they overlap), added by sum16.
+func sumSqVec(px unsafe.Pointer, n int, square bool) float64 {
+	var a, b, c, d f64x4
+	i := 0
+	for ; i+16 <= n; i += 16 {
+		v, w := archsimd.LoadFloat32x8(at(px, i)), archsimd.LoadFloat32x8(at(px, i+8))
+		if square {
+			v, w = v.Mul(v), w.Mul(w)
+		}
+		a = a.Add(v.GetLo().ConvertToFloat64())
+		b = b.Add(v.GetHi().ConvertToFloat64())
+		c = c.Add(w.GetLo().ConvertToFloat64())
+		d = d.Add(w.GetHi().ConvertToFloat64())
+	}
+	if i < n {
+		v := archsimd.LoadFloat32x8(at(px, i))
+		if square {
+			v = v.Mul(v)
+		}
+		a = a.Add(v.GetLo().ConvertToFloat64())
+		b = b.Add(v.GetHi().ConvertToFloat64())
+	}
+	return sum16(a, b, c, d)
+}
+
+func sumRow(x []float32) float64 {
+	if !vecRow || len(x) < 8 {
+		return sumScalar(x)
+	}
+	n := len(x) &^ 7
+	s := sumSqVec(ptr(x), n, false)
+	archsimd.ClearAVXUpperBits()
+	return s + sumScalar(x[n:])
+}
+
+func sumSqRow(x []float32) float64 {
+	if !vecRow || len(x) < 8 {
+		return sumSqScalar(x)
+	}
+	n := len(x) &^ 7
+	s := sumSqVec(ptr(x), n, true)
+	archsimd.ClearAVXUpperBits()
+	return s + sumSqScalar(x[n:])
+}
+
+func centerSumSqRow(dst, x []float32, m float32) float64 {
+	if !vecRow || len(x) < 8 {
+		return centerSumSqScalar(dst, x, m)
+	}
+	n := len(x) &^ 7
+	dst = dst[:len(x)]
+	px, pd := ptr(x), ptr(dst)
+	mv := archsimd.BroadcastFloat32x8(m)
+	var a, b, c, d f64x4
+	i := 0
+	for ; i+16 <= n; i += 16 {
+		v := archsimd.LoadFloat32x8(at(px, i)).Sub(mv)
+		w := archsimd.LoadFloat32x8(at(px, i+8)).Sub(mv)
+		v.Store(at(pd, i))
+		w.Store(at(pd, i+8))
+		v, w = v.Mul(v), w.Mul(w)
+		a = a.Add(v.GetLo().ConvertToFloat64())
+		b = b.Add(v.GetHi().ConvertToFloat64())
+		c = c.Add(w.GetLo().ConvertToFloat64())
+		d = d.Add(w.GetHi().ConvertToFloat64())
+	}
+	if i < n {
+		v := archsimd.LoadFloat32x8(at(px, i)).Sub(mv)
+		v.Store(at(pd, i))
+		v = v.Mul(v)
+		a = a.Add(v.GetLo().ConvertToFloat64())
+		b = b.Add(v.GetHi().ConvertToFloat64())
+	}
+	s := sum16(a, b, c, d)
+	archsimd.ClearAVXUpperBits()
+	return s + centerSumSqScalar(dst[n:], x[n:], m)
+}
+
+// expConsts are the constants of expF64x4.
+type expConsts struct {
+	log2e, ln2Hi, ln2Lo, lo, hi, cut, one, magic f64x4
+	c                                            [14]f64x4 // c[k] = 1/k!
+}
+
+func newExpConsts() *expConsts {
+	b := archsimd.BroadcastFloat64x4
+	e := &expConsts{
+		log2e: b(1.44269504088896338700e+00),
+		ln2Hi: b(6.93147180369123816490e-01), ln2Lo: b(1.90821492927058770002e-10),
+		lo: b(-110), hi: b(100), cut: b(-104), one: b(1),
+		magic: b(1<<52 + 1023),
+	}
+	f := 1.0
+	for k := range e.c {
+		if k > 0 {
+			f /= float64(k)
+		}
+		e.c[k] = b(f)
+	}
+	return e
+}
+
+// expF64x4 is exp in float64 on four lanes, the method of expShiftVec
+// (exp_simd_amd64.go) with AVX2 and FMA instructions: reduction by ln 2 in
+// two parts, degree-13 Taylor polynomial by fused Horner steps, scaling by
+// 2^k built in the exponent bits (k + 1023 + 2^52 leaves k + 1023 in the
+// low mantissa bits). The error is about 2 ulp of float64, so rounded to
+// float32 it is float32(math.Exp(x)) but for about one value in 10^8 (one
+// float32 ulp away, TestSiluRowVec). Arguments below -104 give 0 (their
+// float32 exp rounds to 0), above 100 exp(100) (whose float32 is +Inf);
+// NaN stays NaN.
+func expF64x4(x f64x4, k *expConsts) f64x4 {
+	xc := x.Max(k.lo).Min(k.hi)
+	n := xc.Mul(k.log2e).RoundToEven()
+	r := xc.Sub(n.Mul(k.ln2Hi)).Sub(n.Mul(k.ln2Lo))
+	c := &k.c
+	q := c[13].MulAdd(r, c[12]).MulAdd(r, c[11]).MulAdd(r, c[10]).MulAdd(r, c[9]).MulAdd(r, c[8]).MulAdd(r, c[7])
+	q = q.MulAdd(r, c[6]).MulAdd(r, c[5]).MulAdd(r, c[4]).MulAdd(r, c[3]).MulAdd(r, c[2]).MulAdd(r, k.one).MulAdd(r, k.one)
+	scale := n.Add(k.magic).AsInt64x4().ShiftAllLeft(52).AsFloat64x4()
+	e := q.Mul(scale)
+	var zero f64x4
+	e = e.Merge(zero, x.GreaterEqual(k.cut))
+	return x.Merge(e, x.IsNaN())
+}
+
+var expK = newExpConsts()
+
+// vecExp reports whether silu and swiglu run on eight lanes: they need FMA
+// as well as AVX2.
+var vecExp = vecRow && archsimd.X86.FMA()
+
+// siluVec8 is silu on eight lanes: x / (1 + float32(exp(-x))), the float32
+// division as in siluF32.
+func siluVec8(x f32x8, k *expConsts, one f32x8) f32x8 {
+	var zero f32x8
+	nx := zero.Sub(x)
+	lo := expF64x4(nx.GetLo().ConvertToFloat64(), k).ConvertToFloat32()
+	hi := expF64x4(nx.GetHi().ConvertToFloat64(), k).ConvertToFloat32()
+	return x.Div(one.Add(zero.SetLo(lo).SetHi(hi)))
+}
+
+func siluRow(dst, x []float32) {
+	if !vecExp || len(x) < 8 {
+		siluRowScalar(dst, x)
+		return
+	}
+	n := len(x) &^ 7
+	dst = dst[:len(x)]
+	k := expK
+	one := archsimd.BroadcastFloat32x8(1)
+	px, pd := ptr(x), ptr(dst)
+	for i := 0; i < n; i += 8 {
+		siluVec8(archsimd.LoadFloat32x8(at(px, i)), k, one).Store(at(pd, i))
+	}
+	archsimd.ClearAVXUpperBits()
+	siluRowScalar(dst[n:], x[n:])
+}
+
+func swigluRow(dst, a, b []float32) {
+	if !vecExp || len(a) < 8 {
+		swigluRowScalar(dst, a, b)
+		return
+	}
+	n := len(a) &^ 7
+	b, dst = b[:len(a)], dst[:len(a)]
+	k := expK
+	one := archsimd.BroadcastFloat32x8(1)
+	pa, pb, pd := ptr(a), ptr(b), ptr(dst)
+	for i := 0; i < n; i += 8 {
+		siluVec8(archsimd.LoadFloat32x8(at(pa, i)), k, one).Mul(archsimd.LoadFloat32x8(at(pb, i))).Store(at(pd, i))
+	}
+	archsimd.ClearAVXUpperBits()
+	swigluRowScalar(dst[n:], a[n:], b[n:])
+}
+
+// f32ToF16Row is F32ToF16 on eight lanes in integer arithmetic: normal
+// halves round the mantissa to 10 bits to nearest even (a carry moves into
+// the exponent, up to inf); subnormal halves come from adding 0.5, whose
+// float32 ulp is the half subnormal step, so the FPU rounds to nearest
+// even; |f| >= 65536, inf and NaN are ±inf or sign|0x7e00.
+func f32ToF16Row(dst []uint16, src []float32) {
+	if !vecRow || len(src) < 8 {
+		f32ToF16RowScalar(dst, src)
+		return
+	}
+	n := len(src) &^ 7
+	dst = dst[:len(src)]
+	i32 := archsimd.BroadcastInt32x8
+	var (
+		absMask  = i32(0x7fffffff)
+		bias     = i32(0x38000000)
+		round    = i32(0xfff)
+		oneI     = i32(1)
+		minNorm  = i32(0x38800000)
+		maxFin   = i32(0x477fffff)
+		infBits  = i32(0x7f800000)
+		infH     = i32(0x7c00)
+		nanH     = i32(0x7e00)
+		half     = archsimd.BroadcastFloat32x8(0.5)
+		halfBits = i32(0x3f000000)
+	)
+	ps, pd := ptr(src), unsafe.Pointer(unsafe.SliceData(dst))
+	for i := 0; i < n; i += 8 {
+		f := archsimd.LoadFloat32x8(at(ps, i))
+		b := f.AsInt32x8()
+		a := b.And(absMask)
+		sign := b.ShiftAllRight(16).And(i32(0x8000)) // arithmetic shift, then mask
+		norm := a.Sub(bias).Add(round).Add(a.ShiftAllRight(13).And(oneI)).ShiftAllRight(13)
+		sub := a.AsFloat32x8().Add(half).AsInt32x8().Sub(halfBits)
+		big := nanH.Merge(infH, a.Greater(infBits))
+		h := sub.Merge(norm, minNorm.Greater(a))
+		h = big.Merge(h, a.Greater(maxFin)).Or(sign)
+		h.GetLo().SaturateToUint16Concat(h.GetHi()).Store((*[8]uint16)(unsafe.Add(pd, 2*i)))
+	}
+	archsimd.ClearAVXUpperBits()
+	f32ToF16RowScalar(dst[n:], src[n:])
+}
+
+func ropeNeoxRow(dst, x, c, s []float32) {
+	h := len(c)
+	if !vecRow || h < 8 {
+		ropeNeoxScalar(dst, x, c, s)
+		return
+	}
+	n := h &^ 7
+	s, x, dst = s[:h], x[:2*h], dst[:2*h]
+	pc, ps, px, pd := ptr(c), ptr(s), ptr(x), ptr(dst)
+	for i := 0; i < n; i += 8 {
+		x0, x1 := archsimd.LoadFloat32x8(at(px, i)), archsimd.LoadFloat32x8(at(px, i+h))
+		cv, sv := archsimd.LoadFloat32x8(at(pc, i)), archsimd.LoadFloat32x8(at(ps, i))
+		x0.Mul(cv).Sub(x1.Mul(sv)).Store(at(pd, i))
+		x0.Mul(sv).Add(x1.Mul(cv)).Store(at(pd, i+h))
+	}
+	archsimd.ClearAVXUpperBits()
+	if n < h {
+		// The tail pairs (i, i+h) for i >= n.
+		for i := n; i < h; i++ {
+			x0, x1 := x[i], x[i+h]
+			dst[i] = float32(x0*c[i]) - float32(x1*s[i])
+			dst[i+h] = float32(x0*s[i]) + float32(x1*c[i])
+		}
+	}
+}
+
+// ropeSwap exchanges the lanes of each pair.
+var ropeSwap = [8]uint32{1, 0, 3, 2, 5, 4, 7, 6}
+
+// ropeNormalRow: eight outputs (four pairs) at a time as x·cc + swap(x)·ss
+// with ropeExpand's cc = [c0 c0 c1 c1 ...] and ss = [-s0 s0 -s1 s1 ...];
+// negating is exact and a + (-b) is a - b, so each lane is the scalar
+// formula's float32 result.
+func ropeNormalRow(dst, x, cc, ss []float32) {
+	n2 := len(cc) &^ 1
+	if !vecRow || n2 < 8 {
+		ropeNormalScalar(dst, x, cc, ss)
+		return
+	}
+	n := n2 &^ 7
+	ss, x, dst = ss[:n2], x[:n2], dst[:n2]
+	swap := archsimd.LoadUint32x8(&ropeSwap)
+	pc, ps, px, pd := ptr(cc), ptr(ss), ptr(x), ptr(dst)
+	for i := 0; i < n; i += 8 {
+		v := archsimd.LoadFloat32x8(at(px, i))
+		v.Mul(archsimd.LoadFloat32x8(at(pc, i))).Add(v.Permute(swap).Mul(archsimd.LoadFloat32x8(at(ps, i)))).Store(at(pd, i))
+	}
+	archsimd.ClearAVXUpperBits()
+	if n < n2 {
+		ropeNormalScalar(dst[n:], x[n:], cc[n:n2], ss[n:])
+	}
+}
+
+// dequantQ8_0Row dequantizes q8_0 blocks eight values at a time: the int8
+// quants sign-extended to int32, converted (exactly) and multiplied by the
+// block's scale, as the scalar code. Each 16-byte load reads 8 bytes past
+// the quants it uses, so the last block goes through the scalar code.
+func dequantQ8_0Row(src []byte, dst []float32) {
+	nb := len(dst) / QK8_0
+	if !vecRow || nb < 2 {
+		dequantQ8_0Scalar(src, dst)
+		return
+	}
+	src, dst = src[:nb*34], dst[:nb*QK8_0]
+	// The scale goes from the widening table's bits to the lanes through
+	// integer registers: a scalar float instruction here would be legacy
+	// SSE between 256-bit ones (see clearUpper).
+	tab := (*[1 << 16]uint32)(unsafe.Pointer(f16ToF32Table()))
+	ps, pd := unsafe.Pointer(unsafe.SliceData(src)), ptr(dst)
+	for b := 0; b < nb-1; b++ { // block b's loads end at 34b + 42 <= len(src)
+		q := unsafe.Add(ps, 34*b)
+		d := archsimd.BroadcastUint32x8(tab[binary.LittleEndian.Uint16(src[34*b:])]).AsFloat32x8()
+		y := 32 * b
+		archsimd.LoadInt8x16((*[16]int8)(unsafe.Add(q, 2))).ExtendLo8ToInt32().ConvertToFloat32().Mul(d).Store(at(pd, y))
+		archsimd.LoadInt8x16((*[16]int8)(unsafe.Add(q, 10))).ExtendLo8ToInt32().ConvertToFloat32().Mul(d).Store(at(pd, y+8))
+		archsimd.LoadInt8x16((*[16]int8)(unsafe.Add(q, 18))).ExtendLo8ToInt32().ConvertToFloat32().Mul(d).Store(at(pd, y+16))
+		archsimd.LoadInt8x16((*[16]int8)(unsafe.Add(q, 26))).ExtendLo8ToInt32().ConvertToFloat32().Mul(d).Store(at(pd, y+24))
+	}
+	archsimd.ClearAVXUpperBits()
+	dequantQ8_0Scalar(src[34*(nb-1):], dst[32*(nb-1):])
+}

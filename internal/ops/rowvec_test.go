@@ -1,0 +1,385 @@
+package ops
+
+import (
+	"math"
+	"math/rand"
+	"testing"
+)
+
+// rowVals is n random float32 values in [-4, 4) with, when n allows, the
+// special values every kernel must pass through unchanged in kind.
+func rowVals(seed int64, n int) []float32 {
+	v := randVals(seed, n, -4, 4)
+	special := []float32{0, float32(math.Copysign(0, -1)), float32(math.Inf(1)), float32(math.Inf(-1)),
+		float32(math.NaN()), 1e-40, -3e-39, 65504, 65520, -70000, 1e30, 5.96e-8, -2.98e-8}
+	for i, s := range special {
+		if 3*i < n {
+			v[3*i] = s
+		}
+	}
+	return v
+}
+
+func sameBits(a, b float32) bool {
+	return math.Float32bits(a) == math.Float32bits(b) || (a != a && b != b)
+}
+
+// TestRowKernelsMatchScalar checks the element-wise kernels (vector code
+// in simd builds) bit for bit against their scalar definitions, at lengths
+// that exercise the eight-lane body and the scalar tail.
+func TestRowKernelsMatchScalar(t *testing.T) {
+	t.Logf("vector kernels: %v", vecRow)
+	for _, n := range []int{0, 1, 7, 8, 9, 15, 16, 17, 31, 64, 67, 4096, 4099} {
+		a, b := rowVals(int64(n), n), rowVals(int64(n)+1000, n)
+		check := func(name string, got, want []float32) {
+			t.Helper()
+			for i := range want {
+				if !sameBits(got[i], want[i]) {
+					t.Fatalf("%s n=%d element %d (a %g, b %g): got %g, want %g", name, n, i, a[i], b[i], got[i], want[i])
+				}
+			}
+		}
+		two := func(name string, vec, ref func(dst, a, b []float32)) {
+			got, want := make([]float32, n), make([]float32, n)
+			vec(got, a, b)
+			ref(want, a, b)
+			check(name, got, want)
+			copy(got, a) // in place: dst is a
+			vec(got, got, b)
+			check(name+" in place", got, want)
+		}
+		two("add", addRow, addScalar)
+		two("sub", subRow, subScalar)
+		two("mul", mulRow, mulScalar)
+		got, want := make([]float32, n), make([]float32, n)
+		scaleInto(got, a, 0.37)
+		scaleScalar(want, a, 0.37)
+		check("scale", got, want)
+		sv, ss := centerSumSqRow(got, a, 0.25), centerSumSqScalar(want, a, 0.25)
+		check("center", got, want)
+		if !(sv == ss || math.Abs(sv-ss) <= 1e-12*math.Abs(ss) || (math.IsNaN(sv) && math.IsNaN(ss))) {
+			t.Errorf("centerSumSq n=%d: %g, scalar %g", n, sv, ss)
+		}
+		if n >= 1 {
+			h := n / 2
+			if h > 0 {
+				c, s := a[:h], b[:h]
+				x := rowVals(int64(n)+7, 2*h)
+				got, want := make([]float32, 2*h), make([]float32, 2*h)
+				ropeNeoxRow(got, x, c, s)
+				ropeNeoxScalar(want, x, c, s)
+				check("rope neox", got, want)
+				// normal mode against the pair formula written out here
+				cc, ss := make([]float32, 2*h), make([]float32, 2*h)
+				ropeExpand(cc, ss, c, s)
+				ropeNormalRow(got, x, cc, ss)
+				for i := 0; i < h; i++ {
+					x0, x1 := x[2*i], x[2*i+1]
+					want[2*i] = float32(x0*c[i]) - float32(x1*s[i])
+					want[2*i+1] = float32(x0*s[i]) + float32(x1*c[i])
+				}
+				check("rope normal", got, want)
+			}
+		}
+	}
+}
+
+// TestF32ToF16RowVec checks f32ToF16Row bit for bit against F32ToF16 on
+// every float32 whose low 13 bits are a rounding case (0, 1, tie - 1, tie,
+// tie + 1, 0x1fff) for every sign, exponent and top-10-bit mantissa, which
+// covers every half result, the overflow to inf, subnormals and NaN, plus
+// a strided sweep of all bit patterns.
+func TestF32ToF16RowVec(t *testing.T) {
+	var src []float32
+	for hi := uint32(0); hi < 1<<19; hi++ {
+		for _, lo := range []uint32{0, 1, 0xfff, 0x1000, 0x1001, 0x1fff} {
+			src = append(src, math.Float32frombits(hi<<13|lo))
+		}
+	}
+	for b := uint64(0); b < 1<<32; b += 65521 {
+		src = append(src, math.Float32frombits(uint32(b)))
+	}
+	src = append(src, 1, 2, 3) // a scalar tail
+	got := make([]uint16, len(src))
+	f32ToF16Row(got, src)
+	for i, v := range src {
+		if w := F32ToF16(v); got[i] != w {
+			t.Fatalf("f32ToF16Row(%#08x = %g) = %#04x, want %#04x", math.Float32bits(v), v, got[i], w)
+		}
+	}
+}
+
+// TestSiluRowVec checks silu and swiglu on rows against the scalar
+// float32 formulas over the whole range where silu is not 0 or x: at most
+// one float32 ulp apart, and that for almost no values (the vector exp
+// rounds differently only near float32 ties).
+func TestSiluRowVec(t *testing.T) {
+	var x []float32
+	for _, lim := range []float32{-120, 120} {
+		top := math.Float32bits(lim)
+		for b := uint32(0); b < top; b += 997 {
+			x = append(x, math.Float32frombits(b|math.Float32bits(lim)&0x80000000))
+		}
+	}
+	x = append(x, 0, float32(math.Copysign(0, -1)), float32(math.Inf(-1)), float32(math.Inf(1)), float32(math.NaN()),
+		-104, -103.97208, -88.72284, 88.72283, 100, 1e30, -1e30)
+	for len(x)%8 != 5 {
+		x = append(x, 0.5)
+	}
+	g := rowVals(9, len(x))
+	for i := range g {
+		if math.IsInf(float64(g[i]), 0) || g[i] != g[i] {
+			g[i] = 1.5
+		}
+	}
+	silu, swi := make([]float32, len(x)), make([]float32, len(x))
+	siluRow(silu, x)
+	swigluRow(swi, x, g)
+	diffs := 0
+	for i, v := range x {
+		for _, c := range []struct {
+			name      string
+			got, want float32
+		}{{"silu", silu[i], siluF32(v)}, {"swiglu", swi[i], siluF32(v) * g[i]}} {
+			if sameBits(c.got, c.want) {
+				continue
+			}
+			d := int64(math.Float32bits(c.got)) - int64(math.Float32bits(c.want))
+			if d < -1 || d > 1 || c.got != c.got || c.want != c.want {
+				t.Fatalf("%s(%g) = %g, want %g", c.name, v, c.got, c.want)
+			}
+			diffs++
+		}
+	}
+	if diffs > len(x)/100000+2 {
+		t.Errorf("%d of %d values one ulp off, want almost none", diffs, 2*len(x))
+	}
+	t.Logf("%d values, %d one ulp off", 2*len(x), diffs)
+}
+
+// TestNormSumsFloat64 checks the float64 sums of the norms (lane-wise
+// partial sums in the vector code) against an independent sum in
+// extended precision (float64 with Neumaier compensation over the exact
+// float32 squares): the relative error must be within a few float64 ulps.
+func TestNormSumsFloat64(t *testing.T) {
+	r := rand.New(rand.NewSource(5))
+	for _, n := range []int{1, 8, 13, 64, 4096, 14336, 4101} {
+		x := make([]float32, n)
+		for i := range x {
+			x[i] = float32(r.NormFloat64() * math.Exp(3*r.NormFloat64()))
+		}
+		neumaier := func(term func(v float32) float64) (float64, float64) {
+			var s, c, abs float64
+			for _, v := range x {
+				y := term(v)
+				t := s + y
+				if math.Abs(s) >= math.Abs(y) {
+					c += (s - t) + y
+				} else {
+					c += (y - t) + s
+				}
+				s = t
+				abs += math.Abs(y)
+			}
+			return s + c, abs
+		}
+		wantSq, absSq := neumaier(func(v float32) float64 { return float64(v * v) })
+		wantS, absS := neumaier(func(v float32) float64 { return float64(v) })
+		tol := func(abs float64) float64 { return 4 * float64(n) * 0x1p-53 * abs }
+		if got := sumSqRow(x); math.Abs(got-wantSq) > tol(absSq) {
+			t.Errorf("sumSqRow n=%d = %.17g, want %.17g", n, got, wantSq)
+		}
+		if got := sumRow(x); math.Abs(got-wantS) > tol(absS) {
+			t.Errorf("sumRow n=%d = %.17g, want %.17g", n, got, wantS)
+		}
+		// The float32 results of rms_norm's mean agree with the in-order sum.
+		if a, b := float32(sumSqRow(x)/float64(n)), float32(sumSqScalar(x)/float64(n)); a != b {
+			d := int64(math.Float32bits(a)) - int64(math.Float32bits(b))
+			if d < -1 || d > 1 {
+				t.Errorf("rms mean n=%d: %g, in order %g", n, a, b)
+			}
+		}
+	}
+}
+
+// TestDequantQ8_0RowVec checks the q8_0 row dequantizer against the scalar
+// one, bit for bit, on a row whose last block ends the buffer.
+func TestDequantQ8_0RowVec(t *testing.T) {
+	for _, nb := range []int{1, 2, 3, 128} {
+		v := rowVals(int64(nb), nb*QK8_0)
+		for i := range v {
+			if math.IsInf(float64(v[i]), 0) || v[i] != v[i] || math.Abs(float64(v[i])) > 1e4 {
+				v[i] = 0.25
+			}
+		}
+		q := make([]byte, nb*34)
+		QuantizeRow(Q8_0, v, q)
+		got, want := make([]float32, len(v)), make([]float32, len(v))
+		dequantQ8_0Row(q, got)
+		dequantQ8_0Scalar(q, want)
+		for i := range want {
+			if !sameBits(got[i], want[i]) {
+				t.Fatalf("blocks %d element %d: got %g, want %g", nb, i, got[i], want[i])
+			}
+		}
+		DequantizeRow(Q8_0, q, want)
+		for i := range want {
+			if !sameBits(got[i], want[i]) {
+				t.Fatalf("blocks %d element %d: got %g, DequantizeRow %g", nb, i, got[i], want[i])
+			}
+		}
+	}
+}
+
+// TestSincosIsSinCos checks that math.Sincos, which ropeYarn calls, gives
+// exactly math.Sin and math.Cos on float32 angles of every magnitude.
+func TestSincosIsSinCos(t *testing.T) {
+	r := rand.New(rand.NewSource(11))
+	for i := 0; i < 300000; i++ {
+		x := float64(math.Float32frombits(r.Uint32()))
+		if i%2 == 0 {
+			x = float64(float32(r.Float64() * 8192))
+		}
+		s, c := math.Sincos(x)
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			continue
+		}
+		if s != math.Sin(x) || c != math.Cos(x) {
+			t.Fatalf("Sincos(%g) = %g, %g; Sin, Cos = %g, %g", x, s, c, math.Sin(x), math.Cos(x))
+		}
+	}
+}
+
+// TestEltwiseLongRows runs unary and glu (split and single-tensor forms)
+// on f32 rows longer than eltChunk, which are split into pieces across
+// workers, and checks every element against the op's scalar function (one
+// float32 ulp allowed for the vector exp, see TestSiluRowVec).
+func TestEltwiseLongRows(t *testing.T) {
+	const n0, rows = 2*eltChunk + 904, 3
+	a := FromF32(F32, []int64{n0, rows}, randVals(21, n0*rows, -9, 9))
+	b := FromF32(F32, []int64{n0, rows}, randVals(22, n0*rows, -3, 3))
+	x2 := FromF32(F32, []int64{2 * n0, rows}, randVals(23, 2*n0*rows, -9, 9))
+	near := func(what string, i int, got, want float32) {
+		t.Helper()
+		d := int64(math.Float32bits(got)) - int64(math.Float32bits(want))
+		if d < -1 || d > 1 {
+			t.Fatalf("%s element %d: got %g, want %g", what, i, got, want)
+		}
+	}
+	run := func(op string, srcs []*Tensor, params map[string]any) []float32 {
+		info, _ := Lookup(op)
+		p, err := info.Normalize(params)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dst, err := info.Compute(srcs, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return dst.ToF32()
+	}
+	av, bv, xv := a.ToF32(), b.ToF32(), x2.ToF32()
+	for _, op := range []string{"silu", "tanh", "relu"} {
+		f := UnaryFunc(op)
+		for i, g := range run("unary", []*Tensor{a}, map[string]any{"op": op}) {
+			near("unary "+op, i, g, f(av[i]))
+		}
+	}
+	for _, op := range []string{"swiglu", "reglu"} {
+		f := GLUFunc(op, 0, 0)
+		for i, g := range run("glu", []*Tensor{a, b}, map[string]any{"op": op}) {
+			near("glu split "+op, i, g, f(av[i], bv[i]))
+		}
+		for _, swapped := range []bool{false, true} {
+			got := run("glu", []*Tensor{x2}, map[string]any{"op": op, "swapped": swapped})
+			for i, g := range got {
+				r, c := i/n0, i%n0
+				u, v := xv[r*2*n0+c], xv[r*2*n0+n0+c]
+				if swapped {
+					u, v = v, u
+				}
+				near("glu single "+op, i, g, f(u, v))
+			}
+		}
+	}
+}
+
+// TestContPermuted4D copies permuted 4-D views large enough to be split
+// into parallel chunks (copyRaw steps its row indices within a chunk) and
+// checks every element against the view's own accessor.
+func TestContPermuted4D(t *testing.T) {
+	src := FromF32(F32, []int64{64, 6, 10, 14}, randVals(31, 64*6*10*14, -1, 1)) // 840 rows: over refParallel's grain of 512
+	info, _ := Lookup("cont")
+	p, err := info.Normalize(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ax := range [][4]int{{0, 2, 1, 3}, {0, 1, 3, 2}, {0, 3, 2, 1}, {1, 0, 2, 3}} {
+		v, err := Permute(src, ax[0], ax[1], ax[2], ax[3])
+		if err != nil {
+			t.Fatal(err)
+		}
+		dst, err := info.Compute([]*Tensor{v}, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v.forEach(func(i0, i1, i2, i3 int64) {
+			if g, w := dst.F32(i0, i1, i2, i3), v.F32(i0, i1, i2, i3); g != w {
+				t.Fatalf("axes %v element (%d, %d, %d, %d): got %g, want %g", ax, i0, i1, i2, i3, g, w)
+			}
+		})
+	}
+}
+
+// TestRopeFastPathMatchesGeneric runs rope on dense f32 rows (ropeF32: row
+// views, vector rotation) and on a strided copy of the same values (the
+// generic per-row path) and wants the same bits, for both modes, with and
+// without freq_factors, YaRN and an offset window.
+func TestRopeFastPathMatchesGeneric(t *testing.T) {
+	const hd, heads, toks = 96, 4, 9
+	x := FromF32(F32, []int64{hd, heads, toks}, randVals(51, hd*heads*toks, -2, 2))
+	xs := permutedCopy(t, x)
+	pos := make([]int64, toks)
+	for i := range pos {
+		pos[i] = int64(i*977 + 3)
+	}
+	posT := FromInts(I32, []int64{toks}, pos)
+	ff := FromF32(F32, []int64{hd / 2}, randVals(52, hd/2, 0.5, 4))
+	info, _ := Lookup("rope")
+	for _, mode := range []string{"neox", "normal"} {
+		for _, c := range []map[string]any{
+			{"n_dims": hd, "freq_base": 500000},
+			{"n_dims": 64, "n_offs": 16, "freq_base": 10000, "freq_scale": 0.25, "attn_factor": 1.3},
+			{"n_dims": hd, "freq_base": 10000, "ext_factor": 1, "freq_scale": 0.5, "n_ctx_orig": 4096},
+			{"n_dims": hd, "freq_base": 10000, "ff": true},
+		} {
+			params := map[string]any{"mode": mode}
+			srcs, srcsS := []*Tensor{x, posT}, []*Tensor{xs, posT}
+			for k, v := range c {
+				if k == "ff" {
+					srcs, srcsS = append(srcs, ff), append(srcsS, ff)
+					continue
+				}
+				params[k] = v
+			}
+			p, err := info.Normalize(params)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fast, err := info.Compute(srcs, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			gen, err := info.Compute(srcsS, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fv, gv := fast.ToF32(), gen.ToF32()
+			for i := range fv {
+				if !sameBits(fv[i], gv[i]) {
+					t.Fatalf("%s %v element %d: fast path %g, generic %g", mode, c, i, fv[i], gv[i])
+				}
+			}
+		}
+	}
+}
