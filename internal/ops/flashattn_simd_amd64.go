@@ -22,9 +22,11 @@ import (
 //     product of two f16 values is exact in float32, so FMA and a
 //     separate multiply and add give the same sums.
 //  2. Scalar code (after VZEROUPPER) runs the online softmax over the
-//     scores exactly as the scalar loop does: the running maximum M, the
-//     expf32 factors ms (a new maximum) and vs, and the sum S. None of it
-//     depends on the accumulator, so it can run before the V pass.
+//     scores as the scalar loop does: the running maximum M, the factors
+//     ms = exp(M_old - M) (a new maximum) and vs = exp(s - M), and the sum
+//     S. None of it depends on the accumulator, so it can run before the
+//     V pass; the exps of a row run in vector lanes (expShiftRow, which
+//     gives expf32's values but for rare one-ulp differences).
 //  3. The V pass updates each row's accumulator, key by key, with the
 //     float32 operations of the scalar loop (acc·ms rounded to f16 on a new
 //     maximum, then acc + v·vs rounded to f16), in vector lanes. The f16
@@ -105,6 +107,7 @@ func flashAttnVec(dst, q, k, v, mask, sinks *Tensor, scale, softcap float32, slo
 		msb := make([]uint32, faTile*nkvPad) // bits of ms, vs: see faAccum
 		vsb := make([]uint32, faTile*nkvPad)
 		mode := make([]uint8, faTile*nkvPad)
+		ea := make([]float32, nkv) // exp arguments of a row
 		accBuf := make([]float32, 2*faTile*dv)
 		var mrow []float32
 		if mask != nil {
@@ -159,16 +162,30 @@ func flashAttnVec(dst, q, k, v, mask, sinks *Tensor, scale, softcap float32, slo
 						s = softcap * tanhf32(s)
 					}
 					s += mv
+					// The exp arguments first; their exps in vector lanes below.
 					if s > M {
-						mOld := M
+						ea[ic] = M - s
 						M = s
-						f := expf32(mOld - M)
-						mode[o+ic], msb[o+ic], vsb[o+ic] = 2, math.Float32bits(f), math.Float32bits(1)
-						S = float32(S*f) + 1
+						mode[o+ic] = 2
 					} else {
-						e := expf32(s - M)
-						mode[o+ic], vsb[o+ic] = 1, math.Float32bits(e)
-						S += e
+						ea[ic] = s - M
+						mode[o+ic] = 1
+					}
+				}
+				e := ea[:nkv]
+				if !expShiftRow(e, 0) { // x - 0 is x: the exps of the arguments
+					for i, x := range e {
+						e[i] = expf32(x)
+					}
+				}
+				for ic, f := range e {
+					switch mode[o+ic] {
+					case 2: // a new maximum: ms = f, vs = 1
+						msb[o+ic], vsb[o+ic] = math.Float32bits(f), math.Float32bits(1)
+						S = float32(S*f) + 1
+					case 1:
+						vsb[o+ic] = math.Float32bits(f)
+						S += f
 					}
 				}
 				sums[t], maxes[t] = S, M
