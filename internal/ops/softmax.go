@@ -10,7 +10,10 @@ import "math"
 //	y[i] = exp(w[i]-m) / (Σ exp(w[j]-m) + exp(sinks[i2]-m))
 //
 // The sum is accumulated in float64 (ggml_float) and its inverse applied in
-// float32. slope is 1 without ALiBi (max_bias = 0); with ALiBi, head h gets
+// float32. In GOEXPERIMENT=simd builds on CPUs with AVX2 the scaling, the
+// mask, the maximum, exp (see expShiftRow) and the final scaling run in
+// vector lanes, and the sum in four float64 lanes (sumF64; ggml's AVX2
+// code sums eight float32 lanes per step). slope is 1 without ALiBi (max_bias = 0); with ALiBi, head h gets
 // m0^(h+1) for h < n_head_log2 and m1^(2(h-n_head_log2)+1) otherwise, with
 // n_head_log2 = 2^floor(log2(n_head)), m0 = 2^(-max_bias/n_head_log2) and
 // m1 = 2^(-max_bias/2/n_head_log2).
@@ -79,19 +82,25 @@ func refSoftMax(dst *Tensor, srcs []*Tensor, p Params) error {
 		for r := lo; r < hi; r++ {
 			i1, i2, i3 := rowIndex(x.Ne, r)
 			x.Row(i1, i2, i3, w)
-			for i := range w {
-				w[i] *= scale
-			}
+			var s float32
 			if mask != nil {
 				mask.Row(i1, i2%mask.Ne[2], i3%mask.Ne[3], mrow)
-				s := slope(i2)
-				for i := range w {
-					w[i] += s * mrow[i]
-				}
+				s = slope(i2)
 			}
-			m := float32(math.Inf(-1))
-			for _, v := range w {
-				m = max(m, v)
+			m, done := softMaxPrepVec(w, scale, mrow, s)
+			if !done {
+				for i := range w {
+					w[i] *= scale
+				}
+				if mask != nil {
+					for i := range w {
+						w[i] += s * mrow[i]
+					}
+				}
+				m = float32(math.Inf(-1))
+				for _, v := range w {
+					m = max(m, v)
+				}
 			}
 			var sink float32
 			if sinks != nil {
@@ -100,9 +109,7 @@ func refSoftMax(dst *Tensor, srcs []*Tensor, p Params) error {
 			}
 			var sum float64
 			if expShiftRow(w, m) {
-				for _, e := range w {
-					sum += float64(e)
-				}
+				sum = sumF64(w)
 			} else {
 				for i, v := range w {
 					if i&511 == 511 {
@@ -117,8 +124,10 @@ func refSoftMax(dst *Tensor, srcs []*Tensor, p Params) error {
 				sum += float64(expf32(sink - m))
 			}
 			inv := float32(1 / sum)
-			for i := range w {
-				w[i] *= inv
+			if !scaleRowVec(w, inv) {
+				for i := range w {
+					w[i] *= inv
+				}
 			}
 			dst.SetRow(i1, i2, i3, w)
 		}

@@ -1,0 +1,9 @@
+//go:build !(goexperiment.simd && amd64)
+
+package ops
+
+// flashAttnVec has no vector kernels in this build: refFlashAttn runs its
+// scalar loop.
+func flashAttnVec(dst, q, k, v, mask, sinks *Tensor, scale, softcap float32, slope func(int64) float32) bool {
+	return false
+}

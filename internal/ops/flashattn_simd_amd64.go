@@ -1,0 +1,483 @@
+//go:build goexperiment.simd && amd64
+
+package ops
+
+import (
+	"math"
+	"simd/archsimd"
+	"unsafe"
+)
+
+// The AVX2 form of flash_attn_ext for f16 K and V (GOEXPERIMENT=simd on
+// CPUs with AVX2 and FMA, checked once). It computes what refFlashAttn's
+// scalar loop computes, in three passes per tile of up to faTile query
+// rows that read the same K/V head (the query heads of one KV head, for
+// each query position in turn), so that each K and V row is widened from
+// f16 once per tile instead of once per query row:
+//
+//  1. The dot products k_j·q of every key with every row of the tile, in
+//     eight float32 lanes (lane l sums the elements i ≡ l mod 8, then the
+//     lanes are added pairwise), as ggml_vec_dot_f16 accumulates in
+//     float32 lanes; the scalar loop sums in float64 instead. Each
+//     product of two f16 values is exact in float32, so FMA and a
+//     separate multiply and add give the same sums.
+//  2. Scalar code (after VZEROUPPER) runs the online softmax over the
+//     scores as the scalar loop does: the running maximum M, the factors
+//     ms = exp(M_old - M) (a new maximum) and vs = exp(s - M), and the sum
+//     S. None of it depends on the accumulator, so it can run before the
+//     V pass; the exps of a row run in vector lanes (expShiftRow, which
+//     gives expf32's values but for rare one-ulp differences).
+//  3. The V pass updates each row's accumulator, key by key, with the
+//     float32 operations of the scalar loop (acc·ms rounded to f16 on a new
+//     maximum, then acc + v·vs rounded to f16), in vector lanes. The f16
+//     rounding is RoundF16's for normal halves (integer arithmetic on the
+//     float32 bits, bit-identical); a key whose update produced, in any
+//     lane, a value that is not a normal half (a nonzero value below
+//     2^-14, an overflow, an infinity or a NaN) is redone by the scalar
+//     code from the previous accumulator, kept in a second buffer.
+//
+// So the result equals the scalar loop's up to the order of the dot
+// products' sums (TestFlashAttnVec).
+
+var vecFA = archsimd.X86.AVX2() && archsimd.X86.FMA()
+
+// faTile is the number of query rows that share the K and V rows of a
+// pass (the four query heads of a llama-3 KV head).
+const faTile = 4
+
+// faRow is one query row: q[:, i1, i2, i3].
+type faRow struct{ i1, i2, i3 int64 }
+
+// rowsInBuf reports whether every row of x (Ne[0] dense elements of its
+// type, Nb[0] == TypeSize) lies inside x.Buf.
+func rowsInBuf(x *Tensor) bool {
+	for d := 0; d < MaxDims; d++ {
+		if x.Ne[d] < 1 {
+			return false
+		}
+	}
+	if x.Nb[0] != uint64(x.Type.TypeSize()) || x.Type.BlockSize() != 1 {
+		return false
+	}
+	end := x.RowOffset(x.Ne[1]-1, x.Ne[2]-1, x.Ne[3]-1) + x.Type.RowSize(x.Ne[0])
+	return end <= uint64(len(x.Buf))
+}
+
+// flashAttnVec runs flash_attn_ext with the vector kernels and reports
+// whether it did; false (nothing written) when the CPU, the types or the
+// layout do not fit them, and the caller runs the scalar loop.
+func flashAttnVec(dst, q, k, v, mask, sinks *Tensor, scale, softcap float32, slope func(int64) float32) bool {
+	if !vecFA || k.Type != F16 || v.Type != F16 || q.Type != F32 {
+		return false
+	}
+	dk, dv, nkv := q.Ne[0], v.Ne[0], k.Ne[1]
+	if dk%8 != 0 || dv%8 != 0 || !rowsInBuf(k) || !rowsInBuf(v) {
+		return false
+	}
+	if mask != nil && mask.Type != F16 && mask.Type != F32 {
+		return false
+	}
+	rk2, rk3 := q.Ne[2]/k.Ne[2], q.Ne[3]/k.Ne[3]
+	rv2, rv3 := q.Ne[2]/v.Ne[2], q.Ne[3]/v.Ne[3]
+	group := int64(1) // query heads per tile that share K and V
+	if rk2 == rv2 && rk3 == rv3 {
+		group = rk2
+	}
+	var tiles [][]faRow
+	for i3 := int64(0); i3 < q.Ne[3]; i3++ {
+		for g := int64(0); g < q.Ne[2]; g += group {
+			var t []faRow
+			for i1 := int64(0); i1 < q.Ne[1]; i1++ {
+				for h := g; h < g+group; h++ {
+					if len(t) == faTile {
+						tiles = append(tiles, t)
+						t = nil
+					}
+					t = append(t, faRow{i1, h, i3})
+				}
+			}
+			tiles = append(tiles, t)
+		}
+	}
+	nkvPad := (nkv + 7) &^ 7
+	negInf := float32(math.Inf(-1))
+	refParallel(int64(len(tiles)), faTile*nkv*(dk+dv), func(lo, hi int64) {
+		qh := make([]float32, faTile*dk)
+		sc := make([]float32, faTile*nkvPad)
+		msb := make([]uint32, faTile*nkvPad) // bits of ms, vs: see faAccum
+		vsb := make([]uint32, faTile*nkvPad)
+		mode := make([]uint8, faTile*nkvPad)
+		ea := make([]float32, nkv) // exp arguments of a row
+		accBuf := make([]float32, 2*faTile*dv)
+		var mrow []float32
+		if mask != nil {
+			mrow = make([]float32, nkv)
+		}
+		tab := f16ToF32Table()
+		for ti := lo; ti < hi; ti++ {
+			rows := tiles[ti]
+			nt := len(rows)
+			r0 := rows[0]
+			ik2, ik3 := r0.i2/rk2, r0.i3/rk3
+			iv2, iv3 := r0.i2/rv2, r0.i3/rv3
+			// Pass 1: scores. Rows past nt repeat row 0 (results unused).
+			for t := 0; t < faTile; t++ {
+				r := rows[min(t, nt-1)]
+				qr := qh[t*int(dk) : (t+1)*int(dk)]
+				q.Row(r.i1, r.i2, r.i3, qr)
+				for i, x := range qr {
+					qr[i] = RoundF16(x)
+				}
+			}
+			kp := unsafe.Pointer(&k.Buf[k.RowOffset(0, ik2, ik3)])
+			if nt == 1 {
+				faDots1(kp, uintptr(k.Nb[1]), int(nkv), int(dk), qh, sc)
+			} else {
+				faDots4(kp, uintptr(k.Nb[1]), int(nkv), int(dk), int(nkvPad), qh, sc)
+			}
+			clearUpper()
+			// Pass 2: online softmax, scalar.
+			var sums, maxes [faTile]float32
+			for t, r := range rows {
+				if mask != nil {
+					mask.Row(r.i1, r.i2%mask.Ne[2], r.i3%mask.Ne[3], mrow)
+				}
+				sl := slope(r.i2)
+				o := t * int(nkvPad)
+				S, M := float32(0), negInf
+				for ic := 0; ic < int(nkv); ic++ {
+					if ic&63 == 63 {
+						clearUpper()
+					}
+					mv := float32(0)
+					if mask != nil {
+						mv = sl * mrow[ic]
+						if mv == negInf {
+							mode[o+ic] = 0
+							continue
+						}
+					}
+					s := sc[o+ic] * scale
+					if softcap != 0 {
+						s = softcap * tanhf32(s)
+					}
+					s += mv
+					// The exp arguments first; their exps in vector lanes below.
+					if s > M {
+						ea[ic] = M - s
+						M = s
+						mode[o+ic] = 2
+					} else {
+						ea[ic] = s - M
+						mode[o+ic] = 1
+					}
+				}
+				e := ea[:nkv]
+				if !expShiftRow(e, 0) { // x - 0 is x: the exps of the arguments
+					for i, x := range e {
+						e[i] = expf32(x)
+					}
+				}
+				for ic, f := range e {
+					switch mode[o+ic] {
+					case 2: // a new maximum: ms = f, vs = 1
+						msb[o+ic], vsb[o+ic] = math.Float32bits(f), math.Float32bits(1)
+						S = float32(S*f) + 1
+					case 1:
+						vsb[o+ic] = math.Float32bits(f)
+						S += f
+					}
+				}
+				sums[t], maxes[t] = S, M
+			}
+			for t := nt; t < faTile; t++ { // padding rows repeat row 0
+				o := t * int(nkvPad)
+				copy(mode[o:o+int(nkv)], mode[:nkv])
+				copy(msb[o:o+int(nkv)], msb[:nkv])
+				copy(vsb[o:o+int(nkv)], vsb[:nkv])
+			}
+			// Pass 3: the f16 accumulators.
+			clear(accBuf)
+			var cur [faTile]int // which of the two buffers holds row t's accumulator
+			vp := unsafe.Pointer(&v.Buf[v.RowOffset(0, iv2, iv3)])
+			faAccum(vp, uintptr(v.Nb[1]), int(nkv), int(dv), int(nkvPad), mode, msb, vsb, accBuf, &cur, tab)
+			clearUpper()
+			for t, r := range rows {
+				acc := accBuf[(cur[t]*faTile+t)*int(dv) : (cur[t]*faTile+t+1)*int(dv)]
+				S, M := sums[t], maxes[t]
+				if sinks != nil {
+					s := sinks.F32(r.i2, 0, 0, 0)
+					f, e := float32(1), float32(1)
+					if s > M {
+						f = expf32(M - s)
+						for i := range acc {
+							acc[i] *= f
+						}
+					} else {
+						e = expf32(s - M)
+					}
+					S = float32(S*f) + e
+				}
+				inv := float32(0)
+				if S != 0 {
+					inv = 1 / S
+				}
+				for i := range acc {
+					acc[i] *= inv
+				}
+				dst.SetRow(r.i2, r.i1, r.i3, acc)
+			}
+		}
+	})
+	return true
+}
+
+// hsumF32x8x8 returns the lane sums of p0..p7, in order, as one vector:
+// lane l of the result is ((p_l[0]+p_l[1])+(p_l[2]+p_l[3])) +
+// ((p_l[4]+p_l[5])+(p_l[6]+p_l[7])).
+func hsumF32x8x8(p0, p1, p2, p3, p4, p5, p6, p7 archsimd.Float32x8) archsimd.Float32x8 {
+	a := p0.AddPairsGrouped(p1).AddPairsGrouped(p2.AddPairsGrouped(p3))
+	b := p4.AddPairsGrouped(p5).AddPairsGrouped(p6.AddPairsGrouped(p7))
+	return a.Select128FromPair(0, 2, b).Add(a.Select128FromPair(1, 3, b))
+}
+
+// faDots1 stores the float32 dot products of the nkv f16 rows at kp
+// (nbk1 bytes apart, dk values each) with q[:dk] in sc[:nkv rounded up to
+// 8] (the entries past nkv repeat the last key).
+func faDots1(kp unsafe.Pointer, nbk1 uintptr, nkv, dk int, q, sc []float32) {
+	q = q[:dk]
+	sc = sc[:(nkv+7)&^7]
+	keep, expo, inf, sc16 := f16Consts()
+	pq := unsafe.Pointer(&q[0])
+	var blk [8]archsimd.Float32x8
+	for j0 := 0; j0 < nkv; j0 += 8 {
+		for jj := range blk {
+			kr := unsafe.Add(kp, uintptr(min(j0+jj, nkv-1))*nbk1)
+			var a archsimd.Float32x8
+			for i := 0; i < dk; i += 8 {
+				a = widenF16x8(kr, 2*i, keep, expo, inf, sc16).MulAdd(loadF32x8(pq, 4*i), a)
+			}
+			blk[jj] = a
+		}
+		hsumF32x8x8(blk[0], blk[1], blk[2], blk[3], blk[4], blk[5], blk[6], blk[7]).Store((*[8]float32)(sc[j0 : j0+8]))
+	}
+}
+
+// faDots4 is faDots1 for the four query rows q[t*dk:(t+1)*dk], whose
+// scores go to sc[t*stride:], reading each key row once.
+func faDots4(kp unsafe.Pointer, nbk1 uintptr, nkv, dk, stride int, q, sc []float32) {
+	q = q[:4*dk]
+	sc = sc[:4*stride]
+	if stride < (nkv+7)&^7 {
+		panic("ops: faDots4 stride")
+	}
+	keep, expo, inf, sc16 := f16Consts()
+	p0 := unsafe.Pointer(&q[0])
+	p1, p2, p3 := unsafe.Add(p0, 4*dk), unsafe.Add(p0, 8*dk), unsafe.Add(p0, 12*dk)
+	var blk [4][8]archsimd.Float32x8
+	for j0 := 0; j0 < nkv; j0 += 8 {
+		for jj := 0; jj < 8; jj++ {
+			kr := unsafe.Add(kp, uintptr(min(j0+jj, nkv-1))*nbk1)
+			var a0, a1, a2, a3 archsimd.Float32x8
+			for i := 0; i < dk; i += 8 {
+				x := widenF16x8(kr, 2*i, keep, expo, inf, sc16)
+				a0 = x.MulAdd(loadF32x8(p0, 4*i), a0)
+				a1 = x.MulAdd(loadF32x8(p1, 4*i), a1)
+				a2 = x.MulAdd(loadF32x8(p2, 4*i), a2)
+				a3 = x.MulAdd(loadF32x8(p3, 4*i), a3)
+			}
+			blk[0][jj], blk[1][jj], blk[2][jj], blk[3][jj] = a0, a1, a2, a3
+		}
+		for t := range blk {
+			b := &blk[t]
+			o := t*stride + j0
+			hsumF32x8x8(b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]).Store((*[8]float32)(sc[o : o+8]))
+		}
+	}
+}
+
+// roundF16x8 is RoundF16 of the lanes whose result is a normal half;
+// bad flags the other lanes, whose values are wrong: zeros (which happen
+// to be right), nonzero |x| < 2^-14, |x| that rounds to 65536 or more,
+// infinities and NaNs.
+func roundF16x8(x archsimd.Float32x8, lsb, half, hiMask, absMask, lo, lim archsimd.Int32x8) (archsimd.Float32x8, archsimd.Mask32x8) {
+	b := x.AsInt32x8()
+	r := b.Add(half).Add(b.ShiftAllRight(13).And(lsb)).And(hiMask)
+	// |x| + 0x47800000 maps [2^-14, 65520) (bits 0x38800000 to
+	// 0x477fefff) to the lowest int32 values, up to lim, and nothing
+	// else there.
+	bad := b.And(absMask).Add(lo).Greater(lim)
+	return r.AsFloat32x8(), bad
+}
+
+func roundF16Consts() (lsb, half, hiMask, absMask, lo, lim archsimd.Int32x8) {
+	b := archsimd.BroadcastInt32x8
+	return b(1), b(0xfff), b(-0x2000), b(0x7fffffff), b(0x47800000), b(-0x80000000 + 0x0effefff)
+}
+
+// faAccum runs pass 3 over the nkv f16 V rows at vp (nbv1 bytes apart, dv
+// values each) for the faTile rows of a tile: for key j and row t,
+// mode[t*stride+j] is 0 (masked out: no update), 1 (acc += v·vs, rounded)
+// or 2 (a new maximum: acc = round(acc·ms), then acc += v·vs, rounded),
+// with the bits of ms and vs in msb and vsb. Row t's accumulator is
+// acc[(cur[t]*faTile+t)*dv:][:dv]; each update writes the other buffer and
+// flips cur[t]. Runs of keys that are plain updates (mode 1) for every row
+// go through faAccumRun, with the accumulators in registers; the other
+// keys one at a time through faAccumKey.
+func faAccum(vp unsafe.Pointer, nbv1 uintptr, nkv, dv, stride int, mode []uint8, msb, vsb []uint32, acc []float32, cur *[faTile]int, tab *[1 << 16]float32) {
+	const maxRun = 32
+	mode, msb, vsb = mode[:faTile*stride], msb[:faTile*stride], vsb[:faTile*stride]
+	acc = acc[:2*faTile*dv]
+	if nkv > stride {
+		panic("ops: faAccum sizes")
+	}
+	vw := make([]float32, maxRun*dv)
+	for j := 0; j < nkv; {
+		n := 0
+		for j+n < nkv && n < maxRun && mode[j+n] == 1 && mode[stride+j+n] == 1 && mode[2*stride+j+n] == 1 && mode[3*stride+j+n] == 1 {
+			n++
+		}
+		if n > 0 {
+			faAccumRun(vp, nbv1, j, n, dv, stride, vsb, acc, cur, vw, tab)
+			j += n
+			continue
+		}
+		faAccumKey(vp, nbv1, j, dv, stride, mode, msb, vsb, acc, cur, tab)
+		j++
+	}
+}
+
+// faAccumRun is faAccum for keys j0..j0+n-1, each a plain update of every
+// row: per eight lanes of the accumulators, all n keys are added in
+// registers; the run is redone by scalar code if any rounding was not of
+// a normal half.
+func faAccumRun(vp unsafe.Pointer, nbv1 uintptr, j0, n, dv, stride int, vsb []uint32, acc []float32, cur *[faTile]int, vw []float32, tab *[1 << 16]float32) {
+	vw = vw[:n*dv]
+	// The V rows of the run, widened once (fewer live constants below).
+	keep, expo, inf, sc16 := f16Consts()
+	pw := unsafe.Pointer(&vw[0])
+	for j := 0; j < n; j++ {
+		vr := unsafe.Add(vp, uintptr(j0+j)*nbv1)
+		for c := 0; c < dv; c += 8 {
+			widenF16x8(vr, 2*c, keep, expo, inf, sc16).Store((*[8]float32)(unsafe.Add(pw, 4*(j*dv+c))))
+		}
+	}
+	lsb, half, hiMask, absMask, lo, lim := roundF16Consts()
+	base := unsafe.Pointer(&acc[0])
+	s0 := unsafe.Add(base, 4*(cur[0]*faTile+0)*dv)
+	s1 := unsafe.Add(base, 4*(cur[1]*faTile+1)*dv)
+	s2 := unsafe.Add(base, 4*(cur[2]*faTile+2)*dv)
+	s3 := unsafe.Add(base, 4*(cur[3]*faTile+3)*dv)
+	d0 := unsafe.Add(base, 4*((1-cur[0])*faTile+0)*dv)
+	d1 := unsafe.Add(base, 4*((1-cur[1])*faTile+1)*dv)
+	d2 := unsafe.Add(base, 4*((1-cur[2])*faTile+2)*dv)
+	d3 := unsafe.Add(base, 4*((1-cur[3])*faTile+3)*dv)
+	vsb = vsb[:3*stride+j0+n]
+	pv := unsafe.Pointer(&vsb[j0])
+	st := 4 * uintptr(stride)
+	for c := 0; c < dv; c += 8 {
+		a0, a1, a2, a3 := loadF32x8(s0, 4*c), loadF32x8(s1, 4*c), loadF32x8(s2, 4*c), loadF32x8(s3, 4*c)
+		pj := pv
+		pw := unsafe.Add(pw, 4*c)
+		var bad archsimd.Mask32x8
+		for j := 0; j < n; j++ {
+			w := loadF32x8(pw, 0)
+			var b0, b1, b2, b3 archsimd.Mask32x8
+			a0, b0 = roundF16x8(a0.Add(w.Mul(bcast32(pj))), lsb, half, hiMask, absMask, lo, lim)
+			a1, b1 = roundF16x8(a1.Add(w.Mul(bcast32(unsafe.Add(pj, st)))), lsb, half, hiMask, absMask, lo, lim)
+			a2, b2 = roundF16x8(a2.Add(w.Mul(bcast32(unsafe.Add(pj, 2*st)))), lsb, half, hiMask, absMask, lo, lim)
+			a3, b3 = roundF16x8(a3.Add(w.Mul(bcast32(unsafe.Add(pj, 3*st)))), lsb, half, hiMask, absMask, lo, lim)
+			bad = bad.Or(b0.Or(b1).Or(b2.Or(b3)))
+			pw = unsafe.Add(pw, 4*dv)
+			pj = unsafe.Add(pj, 4)
+		}
+		a0.Store((*[8]float32)(unsafe.Add(d0, 4*c)))
+		a1.Store((*[8]float32)(unsafe.Add(d1, 4*c)))
+		a2.Store((*[8]float32)(unsafe.Add(d2, 4*c)))
+		a3.Store((*[8]float32)(unsafe.Add(d3, 4*c)))
+		if bad.ToBits() != 0 {
+			// Redo these eight lanes of the four rows in scalar code.
+			archsimd.ClearAVXUpperBits()
+			src := [faTile]unsafe.Pointer{s0, s1, s2, s3}
+			dst := [faTile]unsafe.Pointer{d0, d1, d2, d3}
+			for t := range faTile {
+				out := (*[8]float32)(unsafe.Add(dst[t], 4*c))
+				*out = *(*[8]float32)(unsafe.Add(src[t], 4*c))
+				for j := j0; j < j0+n; j++ {
+					vh := (*[8]uint16)(unsafe.Add(vp, uintptr(j)*nbv1+2*uintptr(c)))
+					vs := math.Float32frombits(vsb[t*stride+j])
+					for i := range out {
+						out[i] = RoundF16(out[i] + float32(tab[vh[i]]*vs))
+					}
+				}
+			}
+		}
+	}
+	for t := range cur {
+		cur[t] ^= 1
+	}
+}
+
+// bcast32 broadcasts the float32 at p to eight lanes (no legacy-SSE load).
+func bcast32(p unsafe.Pointer) archsimd.Float32x8 {
+	return archsimd.BroadcastInt32x8(*(*int32)(p)).AsFloat32x8()
+}
+
+// faAccumKey is faAccum for the one key j, any modes.
+func faAccumKey(vp unsafe.Pointer, nbv1 uintptr, j, dv, stride int, mode []uint8, msb, vsb []uint32, acc []float32, cur *[faTile]int, tab *[1 << 16]float32) {
+	keep, expo, inf, sc16 := f16Consts()
+	lsb, half, hiMask, absMask, lo, lim := roundF16Consts()
+	base := unsafe.Pointer(&acc[0])
+	vr := unsafe.Add(vp, uintptr(j)*nbv1)
+	var bad archsimd.Mask32x8
+	for t := range faTile {
+		o := t*stride + j
+		m := mode[o]
+		if m == 0 {
+			continue
+		}
+		ms := archsimd.BroadcastInt32x8(int32(msb[o])).AsFloat32x8()
+		vs := archsimd.BroadcastInt32x8(int32(vsb[o])).AsFloat32x8()
+		src := unsafe.Add(base, 4*(cur[t]*faTile+t)*dv)
+		dst := unsafe.Add(base, 4*((1-cur[t])*faTile+t)*dv)
+		for c := 0; c < dv; c += 8 {
+			w := widenF16x8(vr, 2*c, keep, expo, inf, sc16)
+			x := loadF32x8(src, 4*c)
+			if m == 2 {
+				var b archsimd.Mask32x8
+				x, b = roundF16x8(x.Mul(ms), lsb, half, hiMask, absMask, lo, lim)
+				bad = bad.Or(b)
+			}
+			x, b := roundF16x8(x.Add(w.Mul(vs)), lsb, half, hiMask, absMask, lo, lim)
+			bad = bad.Or(b)
+			x.Store((*[8]float32)(unsafe.Add(dst, 4*c)))
+		}
+	}
+	if bad.ToBits() != 0 {
+		archsimd.ClearAVXUpperBits()
+		vh := unsafe.Slice((*uint16)(vr), dv)
+		for t := range faTile {
+			o := t*stride + j
+			m := mode[o]
+			if m == 0 {
+				continue
+			}
+			in := unsafe.Slice((*float32)(unsafe.Add(base, 4*(cur[t]*faTile+t)*dv)), dv)
+			out := unsafe.Slice((*float32)(unsafe.Add(base, 4*((1-cur[t])*faTile+t)*dv)), dv)
+			ms := math.Float32frombits(msb[o])
+			vs := math.Float32frombits(vsb[o])
+			for i := range out {
+				a := in[i]
+				if m == 2 {
+					a = RoundF16(a * ms)
+				}
+				out[i] = RoundF16(a + float32(tab[vh[i]]*vs))
+			}
+		}
+	}
+	for t := range faTile {
+		if mode[t*stride+j] != 0 {
+			cur[t] ^= 1
+		}
+	}
+}

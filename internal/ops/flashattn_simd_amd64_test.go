@@ -1,0 +1,193 @@
+//go:build goexperiment.simd && amd64
+
+package ops
+
+import (
+	"math"
+	"testing"
+)
+
+// withScalarFA runs fn with the vector flash_attn_ext kernels off.
+func withScalarFA(fn func()) {
+	old := vecFA
+	vecFA = false
+	defer func() { vecFA = old }()
+	fn()
+}
+
+// faCase builds flash_attn_ext sources in the layout of a llama KV cache:
+// K and V are views of one [d*nhkv, nkv] f16 cache each (row stride
+// d*nhkv*2 bytes, head stride d*2), q is permuted.
+func faCase(qv, kv, vv []float32, d, nq, nh, nkv, nhkv int) (q, k, v *Tensor) {
+	view := func(vals []float32) *Tensor {
+		c := FromF32(F16, []int64{int64(d * nhkv), int64(nkv)}, vals)
+		t, err := View(c, []int64{int64(d), int64(nkv), int64(nhkv)}, []uint64{uint64(2 * d * nhkv), uint64(2 * d)}, 0)
+		if err != nil {
+			panic(err)
+		}
+		return t
+	}
+	qc := FromF32(F32, []int64{int64(d), int64(nh), int64(nq)}, qv)
+	q, err := Permute(qc, 0, 2, 1, 3)
+	if err != nil {
+		panic(err)
+	}
+	return q, view(kv), view(vv)
+}
+
+// headMajor reorders cache values [nkv][nhkv][d] to [nhkv][nkv][d] and q
+// [nq][nh][d] to [nh][nq][d], the layouts attn64 reads.
+func headMajor(x []float32, d, n1, n2 int) []float32 {
+	out := make([]float32, len(x))
+	for i := 0; i < n1; i++ {
+		for h := 0; h < n2; h++ {
+			copy(out[(h*n1+i)*d:(h*n1+i+1)*d], x[(i*n2+h)*d:(i*n2+h+1)*d])
+		}
+	}
+	return out
+}
+
+// TestFlashAttnVec: the AVX2 kernels (where the CPU has them) against an
+// independent float64 attention, and against the scalar loop: within
+// rounding where the dot products' order differs, and bit for bit where
+// the dot products are exact in any order (small dyadic q and k), with V
+// values that drive the f16 accumulators through zeros, subnormals and
+// overflow (the lanes the vector code hands to scalar code).
+func TestFlashAttnVec(t *testing.T) {
+	if !vecFA {
+		t.Skip("no AVX2/FMA on this CPU")
+	}
+	const d, nq, nh, nhkv, nkv = 64, 3, 8, 2, 77
+	inf := float32(math.Inf(-1))
+	maskVals := make([]float32, nkv*nq)
+	for i := 0; i < nq; i++ {
+		for j := 0; j < nkv; j++ {
+			switch {
+			case j > nkv-nq+i:
+				maskVals[i*nkv+j] = inf // causal
+			case j%11 == 3:
+				maskVals[i*nkv+j] = inf
+			case j%5 == 1:
+				maskVals[i*nkv+j] = -1.5
+			}
+		}
+	}
+	ones := make([]float64, nh)
+	for i := range ones {
+		ones[i] = 1
+	}
+	type cfg struct {
+		name    string
+		hasMask bool
+		mask    Type
+		sinks   bool
+		raw     map[string]any
+		softcap float64
+	}
+	cfgs := []cfg{
+		{"no mask", false, F16, false, map[string]any{"scale": 0.125}, 0},
+		{"f16 mask", true, F16, false, map[string]any{"scale": 0.125}, 0},
+		{"f32 mask sinks", true, F32, true, map[string]any{"scale": 0.125}, 0},
+		{"softcap", true, F16, false, map[string]any{"scale": 0.125, "logit_softcap": 3}, 3},
+	}
+	run := func(t *testing.T, c cfg, q, k, v *Tensor) (vec, scalar *Tensor) {
+		srcs := []*Tensor{q, k, v}
+		if c.hasMask {
+			srcs = append(srcs, FromF32(c.mask, []int64{nkv, nq}, maskVals))
+		}
+		if c.sinks {
+			srcs = append(srcs, FromF32(F32, []int64{nh}, []float32{-3, 4, 0.5, -0.25, 9, -9, 0, 1}))
+		}
+		vec = mustOp(t, OpFlashAttnExt, srcs, c.raw)
+		withScalarFA(func() { scalar = mustOp(t, OpFlashAttnExt, srcs, c.raw) })
+		return vec, scalar
+	}
+	t.Run("random", func(t *testing.T) {
+		qv := randVals(71, d*nh*nq, -1, 1)
+		kv := randVals(72, d*nhkv*nkv, -1, 1)
+		vv := randVals(73, d*nhkv*nkv, -1, 1)
+		q, k, v := faCase(qv, kv, vv, d, nq, nh, nkv, nhkv)
+		for _, c := range cfgs {
+			t.Run(c.name, func(t *testing.T) {
+				vec, scalar := run(t, c, q, k, v)
+				var m []float32
+				if c.hasMask {
+					m = maskVals
+				}
+				var sk []float32
+				if c.sinks {
+					sk = []float32{-3, 4, 0.5, -0.25, 9, -9, 0, 1}
+				}
+				// k.ToF32() of the view is [nhkv][nkv][d], as attn64 reads it.
+				want := attn64(headMajor(qv, d, nq, nh), k.ToF32(), v.ToF32(), m, d, d, nq, nh, nkv, nhkv, 0.125, c.softcap, ones, sk...)
+				if e := NMSE(vec.ToF32(), want); !(e <= 1e-5) {
+					t.Errorf("vector vs float64: NMSE %g > 1e-5", e)
+				}
+				if e := NMSE(vec.ToF32(), scalar.ToF32()); !(e <= 1e-6) {
+					t.Errorf("vector vs scalar: NMSE %g > 1e-6", e)
+				}
+			})
+		}
+	})
+	t.Run("one query, one head per KV head", func(t *testing.T) {
+		// Tiles of one row (faDots1), padded to four in the V pass.
+		const nh1 = 2
+		qv := randVals(77, d*nh1, -1, 1)
+		kv := randVals(78, d*nh1*nkv, -1, 1)
+		vv := randVals(79, d*nh1*nkv, -1, 1)
+		q, k, v := faCase(qv, kv, vv, d, 1, nh1, nkv, nh1)
+		raw := map[string]any{"scale": 0.125}
+		vec := mustOp(t, OpFlashAttnExt, []*Tensor{q, k, v}, raw)
+		var scalar *Tensor
+		withScalarFA(func() { scalar = mustOp(t, OpFlashAttnExt, []*Tensor{q, k, v}, raw) })
+		want := attn64(headMajor(qv, d, 1, nh1), k.ToF32(), v.ToF32(), nil, d, d, 1, nh1, nkv, nh1, 0.125, 0, ones[:nh1])
+		if e := NMSE(vec.ToF32(), want); !(e <= 1e-5) {
+			t.Errorf("vector vs float64: NMSE %g > 1e-5", e)
+		}
+		if e := NMSE(vec.ToF32(), scalar.ToF32()); !(e <= 1e-6) {
+			t.Errorf("vector vs scalar: NMSE %g > 1e-6", e)
+		}
+	})
+	t.Run("exact dots, hard accumulators", func(t *testing.T) {
+		// q and k are multiples of 1/8 in [-1, 1]: every partial sum of
+		// their products is exact in float32, so both paths get the same
+		// scores. V mixes cancelling values, f16 subnormals and values
+		// whose sums overflow f16.
+		qv := randVals(74, d*nh*nq, -8, 8)
+		kv := randVals(75, d*nhkv*nkv, -8, 8)
+		for i := range qv {
+			qv[i] = float32(math.Round(float64(qv[i]))) / 8
+		}
+		for i := range kv {
+			kv[i] = float32(math.Round(float64(kv[i]))) / 8
+		}
+		vv := randVals(76, d*nhkv*nkv, -1, 1)
+		for i := range vv {
+			switch i % 7 {
+			case 0:
+				vv[i] = 0.25
+			case 1:
+				vv[i] = -0.25
+			case 2:
+				vv[i] = 3e-6 * vv[i] // subnormal halves
+			case 3:
+				vv[i] = 60000
+			}
+			if i%d == 5 {
+				vv[i] = float32(math.Inf(1))
+			}
+		}
+		q, k, v := faCase(qv, kv, vv, d, nq, nh, nkv, nhkv)
+		for _, c := range cfgs {
+			t.Run(c.name, func(t *testing.T) {
+				vec, scalar := run(t, c, q, k, v)
+				g, w := vec.ToF32(), scalar.ToF32()
+				for i := range g {
+					if math.Float32bits(g[i]) != math.Float32bits(w[i]) && !(g[i] != g[i] && w[i] != w[i]) {
+						t.Fatalf("element %d: vector %g, scalar %g", i, g[i], w[i])
+					}
+				}
+			})
+		}
+	})
+}
