@@ -2,6 +2,7 @@ package ops
 
 import (
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"testing"
 )
@@ -31,5 +32,39 @@ func TestParallelFor(t *testing.T) {
 			}
 		}
 		runtime.GOMAXPROCS(old)
+	}
+}
+
+// ParallelFor inside fn, and on several goroutines at once: the pool runs
+// one job, the others start goroutines of their own; every index is
+// visited once, and many small jobs in a row (the pool's fast path) too.
+func TestParallelForNestedAndConcurrent(t *testing.T) {
+	old := runtime.GOMAXPROCS(2)
+	defer runtime.GOMAXPROCS(old)
+	const outer, inner = 16, 64
+	var hits [outer * inner]int32
+	var wg sync.WaitGroup
+	for g := 0; g < 3; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for rep := 0; rep < 50; rep++ {
+				ParallelFor(outer, 1, func(lo, hi int) {
+					for o := lo; o < hi; o++ {
+						ParallelFor(inner, 1, func(a, b int) {
+							for i := a; i < b; i++ {
+								atomic.AddInt32(&hits[o*inner+i], 1)
+							}
+						})
+					}
+				})
+			}
+		}()
+	}
+	wg.Wait()
+	for i, h := range hits {
+		if h != 3*50 {
+			t.Fatalf("index %d visited %d times, want %d", i, h, 3*50)
+		}
 	}
 }
