@@ -95,7 +95,7 @@ func TestDecodeCache(t *testing.T) {
 	for i := 0; i < 3*maxCachedParams; i++ {
 		eps := float32(i) / 1024
 		for range 2 {
-			v, err := c.decode(m, l, "rms_norm_f32", blob(eps))
+			v, _, err := c.decode(m, l, "rms_norm_f32", blob(eps))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -106,5 +106,30 @@ func TestDecodeCache(t *testing.T) {
 		if c.n > maxCachedParams || len(c.m["rms_norm_f32"]) > maxCachedParams {
 			t.Fatalf("the cache holds %d entries, more than %d", c.n, maxCachedParams)
 		}
+	}
+}
+
+// A cache entry remembers each compute call's normalized params in call
+// order: a kernel that computes twice (a fused one) gets each call's own.
+func TestNormalizeMemo(t *testing.T) {
+	rms, _ := ops.Lookup(string(ops.OpRMSNorm))
+	scale, _ := ops.Lookup(string(ops.OpScale))
+	e := &cachedParams{}
+	for launch := 0; launch < 2; launch++ {
+		r := &run{entry: e}
+		p1, err := r.normalize(rms, map[string]any{"eps": 1e-3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p2, err := r.normalize(scale, map[string]any{"scale": 2.5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p1.F32("eps") != 1e-3 || p2.F32("scale") != 2.5 {
+			t.Fatalf("launch %d: eps %g, scale %g", launch, p1.F32("eps"), p2.F32("scale"))
+		}
+	}
+	if len(e.norm) != 2 {
+		t.Errorf("the entry holds %d normalized params, want 2", len(e.norm))
 	}
 }

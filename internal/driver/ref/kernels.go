@@ -56,6 +56,19 @@ type run struct {
 	decoded []abi.Decoded
 	// params is the device's cache of decoded params (nil: none).
 	params *decodeCache
+	// entry is the cache entry of the kernel running (nil: none), and
+	// calls counts its compute calls, whose normalized params the
+	// entry keeps in call order.
+	entry *cachedParams
+	calls int
+}
+
+// cachedParams is one params blob's decoded values and, in call order,
+// the normalized op params its kernel computed with: both follow from
+// the bytes alone.
+type cachedParams struct {
+	v    abi.Values
+	norm []ops.Params
 }
 
 // decodeCache maps a kernel name and its params bytes to the decoded
@@ -63,32 +76,36 @@ type run struct {
 // only read them, so a cached Values is shared. It holds at most
 // maxCachedParams entries and starts afresh when full.
 type decodeCache struct {
-	m map[string]map[string]abi.Values // kernel → params bytes → values
+	m map[string]map[string]*cachedParams // kernel → params bytes → entry
 	n int
 }
 
 const maxCachedParams = 256
 
-func (c *decodeCache) decode(m *abi.Manifest, l *abi.Layout, name string, args []byte) (abi.Values, error) {
+// decode returns the decoded params of args and their cache entry (nil
+// without a cache).
+func (c *decodeCache) decode(m *abi.Manifest, l *abi.Layout, name string, args []byte) (abi.Values, *cachedParams, error) {
 	if c == nil {
-		return m.Decode(l, args)
+		v, err := m.Decode(l, args)
+		return v, nil, err
 	}
-	if v, ok := c.m[name][string(args)]; ok { // no allocation for the key
-		return v, nil
+	if e, ok := c.m[name][string(args)]; ok { // no allocation for the key
+		return e.v, e, nil
 	}
 	v, err := m.Decode(l, args)
 	if err != nil {
-		return v, err
+		return v, nil, err
 	}
 	if c.m == nil || c.n >= maxCachedParams {
-		c.m, c.n = map[string]map[string]abi.Values{}, 0
+		c.m, c.n = map[string]map[string]*cachedParams{}, 0
 	}
 	if c.m[name] == nil {
-		c.m[name] = map[string]abi.Values{}
+		c.m[name] = map[string]*cachedParams{}
 	}
-	c.m[name][string(args)] = v
+	e := &cachedParams{v: v}
+	c.m[name][string(args)] = e
 	c.n++
-	return v, nil
+	return v, e, nil
 }
 
 // launch runs kernel name on args, turning a panic of the reference math
@@ -120,10 +137,11 @@ func (r *run) exec(name string, args []byte) error {
 	if f == nil {
 		return userError(fmt.Sprintf("kernel %s has no reference implementation yet", name))
 	}
-	v, err := r.params.decode(r.m, l, name, args)
+	v, entry, err := r.params.decode(r.m, l, name, args)
 	if err != nil {
 		return userError(err.Error())
 	}
+	r.entry, r.calls = entry, 0
 	if name != "uberkernel" {
 		r.decoded = append(r.decoded, abi.Decoded{Kernel: name, Values: v})
 	}
@@ -204,7 +222,7 @@ func (r *run) compute(op ops.Op, dst *ops.Tensor, srcs []*ops.Tensor, raw map[st
 	if !ok {
 		return &fault{code: CodeUnexpected, msg: fmt.Sprintf("op %s is not in the op catalog", op)}
 	}
-	p, err := info.Normalize(raw)
+	p, err := r.normalize(info, raw)
 	if err != nil {
 		return userError(err.Error())
 	}
@@ -215,6 +233,23 @@ func (r *run) compute(op ops.Op, dst *ops.Tensor, srcs []*ops.Tensor, raw map[st
 		r.cost.Flops += info.Flops(dst, srcs, p)
 	}
 	return nil
+}
+
+// normalize is info.Normalize(raw), remembered by the params cache entry
+// for the kernel's n-th compute call: the same params bytes give the same
+// raw params, and normalizing them (maps, defaults, checks) costs more
+// than a small op.
+func (r *run) normalize(info *ops.OpInfo, raw map[string]any) (ops.Params, error) {
+	e, i := r.entry, r.calls
+	r.calls++
+	if e != nil && i < len(e.norm) {
+		return e.norm[i], nil
+	}
+	p, err := info.Normalize(raw)
+	if err == nil && e != nil && i == len(e.norm) {
+		e.norm = append(e.norm, p)
+	}
+	return p, err
 }
 
 // runAliased runs info into dst. When dst lies in the same allocation as
