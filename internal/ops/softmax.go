@@ -79,12 +79,24 @@ func refSoftMax(dst *Tensor, srcs []*Tensor, p Params) error {
 		if mask != nil {
 			mrow = make([]float32, n0)
 		}
+		buf, mbuf := w, mrow
 		for r := lo; r < hi; r++ {
 			i1, i2, i3 := rowIndex(x.Ne, r)
+			// A dense f32 dst row is worked on in place, and a dense
+			// f32 mask row read in place: no copies through buffers.
+			w = buf
+			inPlace := false
+			if v := f32RowView(dst, i1, i2, i3); v != nil {
+				w, inPlace = v, true
+			}
 			x.Row(i1, i2, i3, w)
 			var s float32
 			if mask != nil {
-				mask.Row(i1, i2%mask.Ne[2], i3%mask.Ne[3], mrow)
+				mrow = f32RowView(mask, i1, i2%mask.Ne[2], i3%mask.Ne[3])
+				if mrow == nil {
+					mrow = mbuf
+					mask.Row(i1, i2%mask.Ne[2], i3%mask.Ne[3], mrow)
+				}
 				s = slope(i2)
 			}
 			m, done := softMaxPrepVec(w, scale, mrow, s)
@@ -129,7 +141,9 @@ func refSoftMax(dst *Tensor, srcs []*Tensor, p Params) error {
 					w[i] *= inv
 				}
 			}
-			dst.SetRow(i1, i2, i3, w)
+			if !inPlace {
+				dst.SetRow(i1, i2, i3, w)
+			}
 		}
 	})
 	return nil
