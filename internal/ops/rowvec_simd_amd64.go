@@ -175,19 +175,22 @@ func centerSumSqRow(dst, x []float32, m float32) float64 {
 	return s + centerSumSqScalar(dst[n:], x[n:], m)
 }
 
-// expConsts are the constants of expF64x4.
+// expConsts are the constants of expF64x4 and siluVec8.
 type expConsts struct {
-	log2e, ln2Hi, ln2Lo, lo, hi, cut, one, magic f64x4
-	c                                            [14]f64x4 // c[k] = 1/k!
+	log2e, negLn2Hi, negLn2Lo, one, magic f64x4
+	lo, hi, one32                         f32x8
+	c                                     [12]f64x4 // c[k] = 1/k!
 }
 
 func newExpConsts() *expConsts {
 	b := archsimd.BroadcastFloat64x4
 	e := &expConsts{
-		log2e: b(1.44269504088896338700e+00),
-		ln2Hi: b(6.93147180369123816490e-01), ln2Lo: b(1.90821492927058770002e-10),
-		lo: b(-110), hi: b(100), cut: b(-104), one: b(1),
+		log2e:    b(1.44269504088896338700e+00),
+		negLn2Hi: b(-6.93147180369123816490e-01), negLn2Lo: b(-1.90821492927058770002e-10),
+		one:   b(1),
 		magic: b(1<<52 + 1023),
+		lo:    archsimd.BroadcastFloat32x8(-110), hi: archsimd.BroadcastFloat32x8(100),
+		one32: archsimd.BroadcastFloat32x8(1),
 	}
 	f := 1.0
 	for k := range e.c {
@@ -199,27 +202,28 @@ func newExpConsts() *expConsts {
 	return e
 }
 
-// expF64x4 is exp in float64 on four lanes, the method of expShiftVec
-// (exp_simd_amd64.go) with AVX2 and FMA instructions: reduction by ln 2 in
-// two parts, degree-13 Taylor polynomial by fused Horner steps, scaling by
-// 2^k built in the exponent bits (k + 1023 + 2^52 leaves k + 1023 in the
-// low mantissa bits). The error is about 2 ulp of float64, so rounded to
-// float32 it is float32(math.Exp(x)) but for about one value in 10^8 (one
-// float32 ulp away, TestSiluRowVec). Arguments below -104 give 0 (their
-// float32 exp rounds to 0), above 100 exp(100) (whose float32 is +Inf);
-// NaN stays NaN.
+// expF64x4 is exp in float64 on four lanes for silu, the method of
+// expShiftVec (exp_simd_amd64.go) with AVX2 and FMA instructions:
+// reduction by ln 2 in two fused parts (ln2Hi has trailing zero bits, so
+// n·ln2Hi is exact), degree-11 Taylor polynomial by fused Horner steps
+// (|r| <= 0.35: the truncation is below 2^-47 relative, under float64's
+// own rounding), scaling by 2^n built in the exponent bits (n + 1023 +
+// 2^52 leaves n + 1023 in the low mantissa bits). The error is a few ulp
+// of float64, so rounded to float32 it is float32(math.Exp(x)) but for
+// about one value in 10^8 (one float32 ulp away, TestSiluRowVec). The
+// caller clamps x to [-110, 100] (siluVec8): below, exp(-110) is about
+// 2e-48, which silu adds to 1 as it would 0; above, exp(100)'s float32 is
+// +Inf as the rounded exp of any larger x. A NaN gives NaN or a number;
+// silu's x / (1 + e) is NaN either way.
 func expF64x4(x f64x4, k *expConsts) f64x4 {
-	xc := x.Max(k.lo).Min(k.hi)
-	n := xc.Mul(k.log2e).RoundToEven()
-	r := xc.Sub(n.Mul(k.ln2Hi)).Sub(n.Mul(k.ln2Lo))
+	n := x.Mul(k.log2e).RoundToEven()
+	r := n.MulAdd(k.negLn2Hi, x)
+	r = n.MulAdd(k.negLn2Lo, r)
 	c := &k.c
-	q := c[13].MulAdd(r, c[12]).MulAdd(r, c[11]).MulAdd(r, c[10]).MulAdd(r, c[9]).MulAdd(r, c[8]).MulAdd(r, c[7])
-	q = q.MulAdd(r, c[6]).MulAdd(r, c[5]).MulAdd(r, c[4]).MulAdd(r, c[3]).MulAdd(r, c[2]).MulAdd(r, k.one).MulAdd(r, k.one)
+	q := c[11].MulAdd(r, c[10]).MulAdd(r, c[9]).MulAdd(r, c[8]).MulAdd(r, c[7]).MulAdd(r, c[6])
+	q = q.MulAdd(r, c[5]).MulAdd(r, c[4]).MulAdd(r, c[3]).MulAdd(r, c[2]).MulAdd(r, k.one).MulAdd(r, k.one)
 	scale := n.Add(k.magic).AsInt64x4().ShiftAllLeft(52).AsFloat64x4()
-	e := q.Mul(scale)
-	var zero f64x4
-	e = e.Merge(zero, x.GreaterEqual(k.cut))
-	return x.Merge(e, x.IsNaN())
+	return q.Mul(scale)
 }
 
 var expK = newExpConsts()
@@ -229,13 +233,14 @@ var expK = newExpConsts()
 var vecExp = vecRow && archsimd.X86.FMA()
 
 // siluVec8 is silu on eight lanes: x / (1 + float32(exp(-x))), the float32
-// division as in siluF32.
-func siluVec8(x f32x8, k *expConsts, one f32x8) f32x8 {
+// add and division as in siluF32; -x is clamped to [-110, 100] (see
+// expF64x4) in float32, which changes no float32 exp.
+func siluVec8(x f32x8, k *expConsts) f32x8 {
 	var zero f32x8
-	nx := zero.Sub(x)
+	nx := zero.Sub(x).Max(k.lo).Min(k.hi)
 	lo := expF64x4(nx.GetLo().ConvertToFloat64(), k).ConvertToFloat32()
 	hi := expF64x4(nx.GetHi().ConvertToFloat64(), k).ConvertToFloat32()
-	return x.Div(one.Add(zero.SetLo(lo).SetHi(hi)))
+	return x.Div(k.one32.Add(zero.SetLo(lo).SetHi(hi)))
 }
 
 func siluRow(dst, x []float32) {
@@ -246,10 +251,9 @@ func siluRow(dst, x []float32) {
 	n := len(x) &^ 7
 	dst = dst[:len(x)]
 	k := expK
-	one := archsimd.BroadcastFloat32x8(1)
 	px, pd := ptr(x), ptr(dst)
 	for i := 0; i < n; i += 8 {
-		siluVec8(archsimd.LoadFloat32x8(at(px, i)), k, one).Store(at(pd, i))
+		siluVec8(archsimd.LoadFloat32x8(at(px, i)), k).Store(at(pd, i))
 	}
 	archsimd.ClearAVXUpperBits()
 	siluRowScalar(dst[n:], x[n:])
@@ -263,10 +267,9 @@ func swigluRow(dst, a, b []float32) {
 	n := len(a) &^ 7
 	b, dst = b[:len(a)], dst[:len(a)]
 	k := expK
-	one := archsimd.BroadcastFloat32x8(1)
 	pa, pb, pd := ptr(a), ptr(b), ptr(dst)
 	for i := 0; i < n; i += 8 {
-		siluVec8(archsimd.LoadFloat32x8(at(pa, i)), k, one).Mul(archsimd.LoadFloat32x8(at(pb, i))).Store(at(pd, i))
+		siluVec8(archsimd.LoadFloat32x8(at(pa, i)), k).Mul(archsimd.LoadFloat32x8(at(pb, i))).Store(at(pd, i))
 	}
 	archsimd.ClearAVXUpperBits()
 	swigluRowScalar(dst[n:], a[n:], b[n:])
