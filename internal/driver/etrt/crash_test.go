@@ -129,7 +129,7 @@ func FuzzCrashReason(f *testing.F) {
 // branch of crashReason, and the fuzzer's minimiser, whose cost grows with
 // the square of an input's length, would spend a minute on each new long
 // one instead of fuzzing.
-const maxFuzzDump = 256
+const maxFuzzDump = 128
 
 func TestCrashReasonBigInputs(t *testing.T) {
 	checkCrashReason(t, goAbortDump)
