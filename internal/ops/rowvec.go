@@ -54,12 +54,13 @@ func f16RowView(x *Tensor, i1, i2, i3 int64) []uint16 {
 	return unsafe.Slice((*uint16)(p), n)
 }
 
-// denseF32Rows reports whether every row of each tensor has an f32RowView
+// denseF32Rows reports whether each tensor has elements and every row of it
+// has an f32RowView
 // (checked on the first and last row, which bound the alignment of all:
 // strides are multiples of 4 when the first row is aligned).
 func denseF32Rows(ts ...*Tensor) bool {
 	for _, t := range ts {
-		if t.Type != F32 || t.Nb[0] != 4 || !hostLE || t.Ne[0] == 0 {
+		if t.Type != F32 || t.Nb[0] != 4 || !hostLE || t.NElements() == 0 {
 			return false
 		}
 		if t.Nb[1]%4 != 0 || t.Nb[2]%4 != 0 || t.Nb[3]%4 != 0 || f32RowView(t, 0, 0, 0) == nil {
@@ -72,7 +73,7 @@ func denseF32Rows(ts ...*Tensor) bool {
 // denseF16Rows is denseF32Rows for f16 tensors (f16RowView).
 func denseF16Rows(ts ...*Tensor) bool {
 	for _, t := range ts {
-		if t.Type != F16 || t.Nb[0] != 2 || !hostLE || t.Ne[0] == 0 {
+		if t.Type != F16 || t.Nb[0] != 2 || !hostLE || t.NElements() == 0 {
 			return false
 		}
 		if t.Nb[1]%2 != 0 || t.Nb[2]%2 != 0 || t.Nb[3]%2 != 0 || f16RowView(t, 0, 0, 0) == nil {
