@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"github.com/ainekko/et/internal/outfile"
 	"github.com/ainekko/et/internal/runner"
-	"math"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -16,8 +15,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ainekko/et/internal/driver"
+	"github.com/ainekko/et/internal/kernelargs"
 	"github.com/ainekko/et/internal/kernelmap"
-	"github.com/ainekko/et/internal/ops"
 	"github.com/ainekko/et/internal/ops/graph"
 	"github.com/ainekko/et/internal/sysemu"
 )
@@ -27,44 +26,14 @@ type runKernelOptions struct {
 	ELF string
 	// Name is the kernel name: the ELF's base name without .elf.
 	Name      string
-	Bufs      []kernelBuf
-	Args      []kernelArg
-	Dumps     []kernelDump
+	Bufs      []kernelargs.Buf
+	Args      []kernelargs.Arg
+	Dumps     []kernelargs.Dump
 	ShireMask uint64
 	NoBarrier bool
 	FlushL3   bool
 	Target    backendOptions
 }
-
-// kernelBuf is one --buf NAME=SIZE[:INIT].
-type kernelBuf struct {
-	Name string
-	Size uint64
-	// Init is zeros, pattern, or a file (.npy: its data; else raw bytes).
-	Init string
-}
-
-// kernelArg is one --arg TYPE:VALUE: Size bytes aligned to Align, either
-// fixed Data or the device address of buffer Ref plus Off.
-type kernelArg struct {
-	Spec  string
-	Type  string
-	Data  []byte
-	Ref   string
-	Off   uint64
-	File  string
-	Size  int
-	Align int
-}
-
-// kernelDump is one --dump NAME=FILE.
-type kernelDump struct {
-	Name string
-	File string
-}
-
-// maxKernelBuf bounds one --buf (host memory holds a copy).
-const maxKernelBuf = 16 << 30
 
 func newRunKernelCmd(f *factory, runF func(context.Context, *runKernelOptions) error) *cobra.Command {
 	opts := &runKernelOptions{}
@@ -116,18 +85,18 @@ Exit status: 0 ran, 1 kernel fault or worker died, 2 bad flags or files,
 				return err
 			}
 			var err error
-			if opts.Bufs, err = parseKernelBufs(bufs); err != nil {
-				return err
+			if opts.Bufs, err = kernelargs.ParseBufs(bufs); err != nil {
+				return &usageError{err}
 			}
 			known := map[string]bool{}
 			for _, b := range opts.Bufs {
 				known[b.Name] = true
 			}
-			if opts.Args, err = parseKernelArgs(args, known); err != nil {
-				return err
+			if opts.Args, err = kernelargs.ParseArgs(args, known); err != nil {
+				return &usageError{err}
 			}
-			if opts.Dumps, err = parseKernelDumps(dumps, known); err != nil {
-				return err
+			if opts.Dumps, err = kernelargs.ParseDumps(dumps, known); err != nil {
+				return &usageError{err}
 			}
 			if mask != "" {
 				if opts.ShireMask, err = strconv.ParseUint(mask, 0, 64); err != nil || opts.ShireMask == 0 {
@@ -151,188 +120,6 @@ Exit status: 0 ran, 1 kernel fault or worker died, 2 bad flags or files,
 	return cmd
 }
 
-// parseSize reads a byte count: decimal or 0x hex, with an optional K, M
-// or G (KiB, MiB, GiB) suffix.
-func parseSize(s string) (uint64, error) {
-	mult := uint64(1)
-	t := s
-	for _, u := range []struct {
-		suf  []string
-		mult uint64
-	}{{[]string{"KiB", "K", "k"}, 1 << 10}, {[]string{"MiB", "M"}, 1 << 20}, {[]string{"GiB", "G"}, 1 << 30}} {
-		for _, suf := range u.suf {
-			if strings.HasSuffix(t, suf) && !strings.HasPrefix(t, "0x") {
-				t, mult = strings.TrimSuffix(t, suf), u.mult
-				break
-			}
-		}
-	}
-	n, err := strconv.ParseUint(t, 0, 64)
-	if err != nil || n == 0 {
-		return 0, fmt.Errorf("invalid size %q (want bytes > 0, e.g. 4096, 0x1000, 64K, 1M)", s)
-	}
-	if n > maxKernelBuf/mult {
-		return 0, fmt.Errorf("size %q is over the %d GiB limit", s, maxKernelBuf>>30)
-	}
-	return n * mult, nil
-}
-
-func parseKernelBufs(specs []string) ([]kernelBuf, error) {
-	var out []kernelBuf
-	seen := map[string]bool{}
-	for _, spec := range specs {
-		name, rest, ok := strings.Cut(spec, "=")
-		if !ok || name == "" || rest == "" {
-			return nil, usageErrorf("--buf %q: want NAME=SIZE[:INIT]", spec)
-		}
-		if !validBufName(name) {
-			return nil, usageErrorf("--buf %q: name %q: use letters, digits and _", spec, name)
-		}
-		if seen[name] {
-			return nil, usageErrorf("--buf %q: buffer %s given twice", spec, name)
-		}
-		seen[name] = true
-		size, init, _ := strings.Cut(rest, ":")
-		n, err := parseSize(size)
-		if err != nil {
-			return nil, usageErrorf("--buf %q: %v", spec, err)
-		}
-		if init == "" {
-			init = "zeros"
-		}
-		out = append(out, kernelBuf{Name: name, Size: n, Init: init})
-	}
-	return out, nil
-}
-
-func validBufName(s string) bool {
-	for i, r := range s {
-		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9') {
-			return false
-		}
-	}
-	return s != ""
-}
-
-// scalarSizes are the --arg scalar types and their sizes in bytes.
-var scalarSizes = map[string]int{"u8": 1, "i8": 1, "u16": 2, "i16": 2, "f16": 2, "u32": 4, "i32": 4, "f32": 4, "u64": 8, "i64": 8, "f64": 8}
-
-func parseKernelArgs(specs []string, bufs map[string]bool) ([]kernelArg, error) {
-	var out []kernelArg
-	for _, spec := range specs {
-		a, err := parseKernelArg(spec, bufs)
-		if err != nil {
-			return nil, usageErrorf("--arg %q: %v", spec, err)
-		}
-		out = append(out, a)
-	}
-	return out, nil
-}
-
-func parseKernelArg(spec string, bufs map[string]bool) (kernelArg, error) {
-	typ, val, ok := strings.Cut(spec, ":")
-	if !ok || val == "" {
-		return kernelArg{}, errors.New("want TYPE:VALUE (u32:7, u64:@NAME, f32:0.5, file:PATH, pad:N, align:N)")
-	}
-	a := kernelArg{Spec: spec, Type: typ}
-	switch typ {
-	case "file":
-		a.File, a.Align = val, 1
-		return a, nil
-	case "pad", "align":
-		n, err := strconv.ParseUint(val, 0, 32)
-		if err != nil || n == 0 || n > 1<<20 || (typ == "align" && n&(n-1) != 0) {
-			return kernelArg{}, fmt.Errorf("invalid %s %q (want a count > 0%s)", typ, val, map[bool]string{true: ", a power of two"}[typ == "align"])
-		}
-		if typ == "pad" {
-			a.Data, a.Size, a.Align = make([]byte, n), int(n), 1
-		} else {
-			a.Align = int(n)
-		}
-		return a, nil
-	}
-	size, ok := scalarSizes[typ]
-	if !ok {
-		return kernelArg{}, fmt.Errorf("unknown type %q (want u8, u16, u32, u64, i8, i16, i32, i64, f16, f32, f64, file, pad or align)", typ)
-	}
-	a.Size, a.Align = size, size
-	if strings.HasPrefix(val, "@") {
-		if typ != "u64" {
-			return kernelArg{}, fmt.Errorf("a buffer address is 64 bits: write u64:%s", val)
-		}
-		name, off, hasOff := strings.Cut(val[1:], "+")
-		if !bufs[name] {
-			return kernelArg{}, fmt.Errorf("no --buf named %q", name)
-		}
-		a.Ref = name
-		if hasOff {
-			n, err := strconv.ParseUint(off, 0, 64)
-			if err != nil {
-				return kernelArg{}, fmt.Errorf("invalid offset %q", off)
-			}
-			a.Off = n
-		}
-		return a, nil
-	}
-	a.Data = make([]byte, size)
-	bad := func(err error) (kernelArg, error) {
-		if ne, ok := err.(*strconv.NumError); ok {
-			err = ne.Err
-		}
-		return kernelArg{}, fmt.Errorf("invalid %s value %q: %v", typ, val, err)
-	}
-	switch typ[0] {
-	case 'u':
-		n, err := strconv.ParseUint(val, 0, size*8)
-		if err != nil {
-			return bad(err)
-		}
-		putUint(a.Data, n)
-	case 'i':
-		n, err := strconv.ParseInt(val, 0, size*8)
-		if err != nil {
-			return bad(err)
-		}
-		putUint(a.Data, uint64(n))
-	case 'f':
-		x, err := strconv.ParseFloat(val, 64)
-		if err != nil {
-			return bad(err)
-		}
-		switch size {
-		case 2:
-			putUint(a.Data, uint64(ops.F32ToF16(float32(x))))
-		case 4:
-			putUint(a.Data, uint64(math.Float32bits(float32(x))))
-		default:
-			putUint(a.Data, math.Float64bits(x))
-		}
-	}
-	return a, nil
-}
-
-// putUint writes the low len(b) bytes of v little-endian.
-func putUint(b []byte, v uint64) {
-	for i := range b {
-		b[i] = byte(v >> (8 * i))
-	}
-}
-
-func parseKernelDumps(specs []string, bufs map[string]bool) ([]kernelDump, error) {
-	var out []kernelDump
-	for _, spec := range specs {
-		name, file, ok := strings.Cut(spec, "=")
-		if !ok || name == "" || file == "" {
-			return nil, usageErrorf("--dump %q: want NAME=FILE", spec)
-		}
-		if !bufs[name] {
-			return nil, usageErrorf("--dump %q: no --buf named %q", spec, name)
-		}
-		out = append(out, kernelDump{Name: name, File: file})
-	}
-	return out, nil
-}
-
 // runKernelDoc is the JSON/YAML document (schema et.run-kernel/v1).
 type runKernelDoc struct {
 	Schema   string `json:"schema"`
@@ -346,7 +133,7 @@ type runKernelDoc struct {
 	Barrier   bool                 `json:"barrier"`
 	FlushL3   bool                 `json:"flush_l3"`
 	Buffers   []runKernelBuf       `json:"buffers"`
-	Args      []runKernelArg       `json:"args"`
+	Args      []kernelargs.Field   `json:"args"`
 	ArgsBytes int                  `json:"args_bytes"`
 	Status    string               `json:"status"`
 	TimeNS    int64                `json:"time_ns"`
@@ -362,14 +149,6 @@ type runKernelBuf struct {
 	Init      string `json:"init"`
 }
 
-type runKernelArg struct {
-	Offset    int    `json:"offset"`
-	SizeBytes int    `json:"size_bytes"`
-	Spec      string `json:"spec"`
-	// Value is the encoded field, little-endian hex (resolved addresses included).
-	Value string `json:"value"`
-}
-
 type runKernelDumpDoc struct {
 	Name      string `json:"name"`
 	File      string `json:"file"`
@@ -380,7 +159,7 @@ func runKernelRun(ctx context.Context, f *factory, opts *runKernelOptions) (runE
 	b := opts.Target
 	doc := runKernelDoc{Schema: "et.run-kernel/v1", Backend: b.Backend, Kernel: opts.Name, ELF: opts.ELF,
 		ShireMask: opts.ShireMask, Barrier: !opts.NoBarrier, FlushL3: opts.FlushL3,
-		Buffers: []runKernelBuf{}, Args: []runKernelArg{}}
+		Buffers: []runKernelBuf{}, Args: []kernelargs.Field{}}
 	if err := b.available(); err != nil {
 		return err
 	}
@@ -438,19 +217,19 @@ func runKernelRun(ctx context.Context, f *factory, opts *runKernelOptions) (runE
 		return err
 	}
 
-	addrs := map[string]driver.DevPtr{}
+	addrs := map[string]uint64{}
 	for i, kb := range opts.Bufs {
 		p, err := dev.Malloc(kb.Size, 64)
 		if err != nil {
 			return fail(fmt.Errorf("--buf %s: malloc %d bytes: %w", kb.Name, kb.Size, err))
 		}
-		addrs[kb.Name] = p
+		addrs[kb.Name] = uint64(p)
 		if err := dev.Write(ctx, p, inits[i]); err != nil {
 			return fail(fmt.Errorf("--buf %s: upload: %w", kb.Name, err))
 		}
 		doc.Buffers = append(doc.Buffers, runKernelBuf{Name: kb.Name, SizeBytes: kb.Size, Addr: uint64(p), Init: kb.Init})
 	}
-	blob, fields := encodeKernelArgs(opts.Args, addrs, files)
+	blob, fields := kernelargs.Encode(opts.Args, addrs, files)
 	doc.Args, doc.ArgsBytes = fields, len(blob)
 
 	k, err := dev.LoadKernel(ctx, opts.Name, elf)
@@ -487,7 +266,7 @@ func runKernelRun(ctx context.Context, f *factory, opts *runKernelOptions) (runE
 	}
 	for _, d := range opts.Dumps {
 		buf := make([]byte, sizes[d.Name])
-		if err := dev.Read(ctx, addrs[d.Name], buf); err != nil {
+		if err := dev.Read(ctx, driver.DevPtr(addrs[d.Name]), buf); err != nil {
 			return fail(fmt.Errorf("--dump %s: read back: %w", d.Name, err))
 		}
 		if err := writeKernelDump(d.File, buf); err != nil {
@@ -505,7 +284,7 @@ func runKernelRun(ctx context.Context, f *factory, opts *runKernelOptions) (runE
 }
 
 // kernelBufInit builds a buffer's initial bytes.
-func kernelBufInit(ctx context.Context, kb kernelBuf) ([]byte, error) {
+func kernelBufInit(ctx context.Context, kb kernelargs.Buf) ([]byte, error) {
 	buf := make([]byte, kb.Size)
 	var data []byte
 	switch {
@@ -537,41 +316,6 @@ func kernelBufInit(ctx context.Context, kb kernelBuf) ([]byte, error) {
 	}
 	copy(buf, data)
 	return buf, nil
-}
-
-// encodeKernelArgs lays the params blob out: each field aligned to its
-// alignment (zero padding), little-endian.
-func encodeKernelArgs(args []kernelArg, addrs map[string]driver.DevPtr, files map[string][]byte) ([]byte, []runKernelArg) {
-	var blob []byte
-	fields := []runKernelArg{}
-	for _, a := range args {
-		for a.Align > 1 && len(blob)%a.Align != 0 {
-			blob = append(blob, 0)
-		}
-		data := a.Data
-		switch {
-		case a.Ref != "":
-			data = make([]byte, 8)
-			putUint(data, uint64(addrs[a.Ref])+a.Off)
-		case a.File != "":
-			data = files[a.File]
-		case a.Type == "align":
-			continue
-		}
-		fields = append(fields, runKernelArg{Offset: len(blob), SizeBytes: len(data), Spec: a.Spec, Value: hexLE(data)})
-		blob = append(blob, data...)
-	}
-	return blob, fields
-}
-
-// hexLE shows up to 16 bytes as a hex dump.
-func hexLE(b []byte) string {
-	const max = 16
-	s := fmt.Sprintf("%x", b[:min(len(b), max)])
-	if len(b) > max {
-		s += "..."
-	}
-	return s
 }
 
 // writeKernelDump writes a buffer read back: raw bytes, or a uint8 .npy.

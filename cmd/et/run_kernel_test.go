@@ -13,8 +13,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ainekko/et/internal/driver"
 	"github.com/ainekko/et/internal/driver/etrt"
+	"github.com/ainekko/et/internal/kernelargs"
 	"github.com/ainekko/et/internal/sysemu/sysemutest"
 )
 
@@ -38,7 +38,7 @@ func TestNewRunKernelCmd(t *testing.T) {
 			"--arg", "u64:@x+0x10", "--arg", "f32:0.5", "--arg", "i16:-2", "--dump", "y=out.bin", "--shire-mask", "0x1",
 			"--backend", "sysemu", "--run-dir", "r", "--sysemu-opt=-l", "--timeout", "2m", "--flush-l3", "--no-barrier"},
 			check: func(t *testing.T, o *runKernelOptions) {
-				wantBufs := []kernelBuf{{Name: "x", Size: 4096, Init: "pattern"}, {Name: "y", Size: 256, Init: "zeros"}}
+				wantBufs := []kernelargs.Buf{{Name: "x", Size: 4096, Init: "pattern"}, {Name: "y", Size: 256, Init: "zeros"}}
 				if o.ELF != "k/add_one.elf" || o.Name != "add_one" || !reflect.DeepEqual(o.Bufs, wantBufs) {
 					t.Errorf("options %+v", o)
 				}
@@ -48,7 +48,7 @@ func TestNewRunKernelCmd(t *testing.T) {
 				}
 				if o.ShireMask != 1 || !o.FlushL3 || !o.NoBarrier || o.Target.Backend != "sysemu" || o.Target.RunDir != "r" ||
 					o.Target.Timeout != 2*time.Minute || !reflect.DeepEqual(o.Target.SysemuOpts, []string{"-l"}) ||
-					!reflect.DeepEqual(o.Dumps, []kernelDump{{"y", "out.bin"}}) {
+					!reflect.DeepEqual(o.Dumps, []kernelargs.Dump{{Name: "y", File: "out.bin"}}) {
 					t.Errorf("options %+v", o)
 				}
 			}},
@@ -115,54 +115,22 @@ func TestRunKernelExamples(t *testing.T) {
 	}
 }
 
-func TestEncodeKernelArgs(t *testing.T) {
-	bufs := map[string]bool{"x": true}
-	var args []kernelArg
-	for _, s := range []string{"u32:7", "u64:@x+8", "u8:0xff", "f32:0.5", "pad:2", "align:8", "file:p.bin", "f16:1"} {
-		a, err := parseKernelArg(s, bufs)
-		if err != nil {
-			t.Fatal(err)
-		}
-		args = append(args, a)
-	}
-	blob, fields := encodeKernelArgs(args, map[string]driver.DevPtr{"x": 0x8000}, map[string][]byte{"p.bin": {0xAA, 0xBB, 0xCC}})
-	want := []byte{
-		7, 0, 0, 0, 0, 0, 0, 0, // u32 then padding to 8
-		0x08, 0x80, 0, 0, 0, 0, 0, 0, // x + 8
-		0xff, 0, 0, 0, // u8, padding to 4
-		0, 0, 0, 0x3f, // 0.5f
-		0, 0, 0, 0, 0, 0, 0, 0, // pad:2 (offset 24), align:8 -> 32
-		0xAA, 0xBB, 0xCC, // file, unaligned
-		0, 0, 0x3c, // f16 1.0 aligned to 2 (offset 36)
-	}
-	if !bytes.Equal(blob, want) {
-		t.Errorf("blob\n got % x\nwant % x", blob, want)
-	}
-	var offs []int
-	for _, f := range fields {
-		offs = append(offs, f.Offset)
-	}
-	if !reflect.DeepEqual(offs, []int{0, 8, 16, 20, 24, 32, 36}) {
-		t.Errorf("offsets %v (fields %+v)", offs, fields)
-	}
-}
-
 func TestKernelBufInit(t *testing.T) {
 	dir := t.TempDir()
 	raw := filepath.Join(dir, "a.bin")
 	os.WriteFile(raw, []byte{1, 2, 3}, 0o644)
-	got, err := kernelBufInit(context.Background(), kernelBuf{Name: "a", Size: 8, Init: raw})
+	got, err := kernelBufInit(context.Background(), kernelargs.Buf{Name: "a", Size: 8, Init: raw})
 	if err != nil || !bytes.Equal(got, []byte{1, 2, 3, 0, 0, 0, 0, 0}) {
 		t.Errorf("file init = %v, %v", got, err)
 	}
-	got, _ = kernelBufInit(context.Background(), kernelBuf{Name: "a", Size: 10, Init: "pattern"})
+	got, _ = kernelBufInit(context.Background(), kernelargs.Buf{Name: "a", Size: 10, Init: "pattern"})
 	if !bytes.Equal(got, []byte{0, 0, 0, 0, 1, 0, 0, 0, 0, 0}) {
 		t.Errorf("pattern = %v", got)
 	}
-	if _, err := kernelBufInit(context.Background(), kernelBuf{Name: "a", Size: 2, Init: raw}); exitCode(err) != exitUsage || !strings.Contains(err.Error(), "holds 3 bytes") {
+	if _, err := kernelBufInit(context.Background(), kernelargs.Buf{Name: "a", Size: 2, Init: raw}); exitCode(err) != exitUsage || !strings.Contains(err.Error(), "holds 3 bytes") {
 		t.Errorf("too long: %v", err)
 	}
-	if _, err := kernelBufInit(context.Background(), kernelBuf{Name: "a", Size: 2, Init: filepath.Join(dir, "nope")}); exitCode(err) != exitUsage {
+	if _, err := kernelBufInit(context.Background(), kernelargs.Buf{Name: "a", Size: 2, Init: filepath.Join(dir, "nope")}); exitCode(err) != exitUsage {
 		t.Errorf("missing file: %v", err)
 	}
 }
@@ -283,23 +251,4 @@ func replaceCmd(root, c *cobra.Command) {
 		}
 	}
 	root.AddCommand(c)
-}
-
-// FuzzParseKernelFlags checks that --arg and --buf specs never panic.
-func FuzzParseKernelFlags(f *testing.F) {
-	for _, s := range []string{"u32:7", "u64:@x+0x10", "f16:1e9", "align:8", "pad:3", "file:p.bin", "x=4K:pattern", "x=0x10:a.npy", "i8:-129"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		// A spec is a few bytes; long inputs only feed the minimiser,
-		// whose cost grows with the square of their length.
-		if len(s) > 24 {
-			return
-		}
-		if a, err := parseKernelArg(s, map[string]bool{"x": true}); err == nil {
-			encodeKernelArgs([]kernelArg{a}, map[string]driver.DevPtr{"x": 64}, map[string][]byte{a.File: {1}})
-		}
-		parseKernelBufs([]string{s})
-		parseSize(s)
-	})
 }
