@@ -222,31 +222,40 @@ func TestBF16Specials(t *testing.T) {
 	}
 }
 
-// FuzzCodecs feeds arbitrary bytes to every dequantizer (as blocks) and,
-// read as float32 bits (NaN, inf, subnormals), to every quantizer: no
-// panic. (FuzzQuantizeRow checks that finite rows come back finite;
+// FuzzCodecs feeds arbitrary bytes to a dequantizer (as blocks) and, read
+// as float32 bits (NaN, inf, subnormals), to its quantizer: no panic. The
+// first byte picks the type (one per exec; coverage leads the fuzzer to
+// every type). (FuzzQuantizeRow checks that finite rows come back finite;
 // TestCodecsMatchGGML dequantizes whole random blocks.)
 func FuzzCodecs(f *testing.F) {
-	// Small seeds: the fuzzer's minimiser is quadratic in input size.
-	f.Add([]byte{0x00, 0x3c, 0xff, 0x7b, 1, 2, 3, 4})
-	f.Add([]byte{0xff, 0xff, 0x80, 0x7f, 0x01, 0x00, 0x80, 0xff, 0x00, 0x7c, 0x00, 0xfc, 0x01, 0x7c, 0x33, 0x55, 0xaa})
-	f.Fuzz(func(t *testing.T, data []byte) {
-		for _, typ := range Types {
-			if !typ.HasCodec() {
-				continue
-			}
-			ts, bs := typ.TypeSize(), typ.BlockSize()
-			nb := len(data) / ts
-			out := make([]float32, nb*bs)
-			DequantizeRow(typ, data[:nb*ts], out)
-
-			nv := len(data) / 4 / bs * bs
-			in := make([]float32, nv)
-			for i := range in {
-				in[i] = math.Float32frombits(binary.LittleEndian.Uint32(data[4*i:]))
-			}
-			q := make([]byte, typ.RowSize(int64(nv)))
-			QuantizeRow(typ, in, q)
+	var types []Type
+	for _, typ := range Types {
+		if typ.HasCodec() {
+			types = append(types, typ)
 		}
+	}
+	// Small seeds: the fuzzer's minimiser is quadratic in input size.
+	for i := range types {
+		f.Add([]byte{byte(i), 0x00, 0x3c, 0xff, 0x7b, 1, 2, 3, 4})
+		f.Add([]byte{byte(i), 0xff, 0xff, 0x80, 0x7f, 0x01, 0x00, 0x80, 0xff, 0x00, 0x7c, 0x00, 0xfc, 0x01, 0x7c, 0x33, 0x55, 0xaa})
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) == 0 || len(data) > 2048 {
+			return
+		}
+		typ := types[int(data[0])%len(types)]
+		data = data[1:]
+		ts, bs := typ.TypeSize(), typ.BlockSize()
+		nb := len(data) / ts
+		out := make([]float32, nb*bs)
+		DequantizeRow(typ, data[:nb*ts], out)
+
+		nv := len(data) / 4 / bs * bs
+		in := make([]float32, nv)
+		for i := range in {
+			in[i] = math.Float32frombits(binary.LittleEndian.Uint32(data[4*i:]))
+		}
+		q := make([]byte, typ.RowSize(int64(nv)))
+		QuantizeRow(typ, in, q)
 	})
 }
