@@ -258,7 +258,7 @@ func mulMat(dst, a, b *Tensor, vec bool) {
 			deq = newDequantTile(a)
 		}
 		var w8 [mulMatRowTile / 8]rows8
-		var wide wideTile
+		var ft floatTile
 		for w := lo; w < hi; w++ {
 			tile := w % tiles
 			i12 := (w / tiles) % ne12
@@ -318,14 +318,14 @@ func mulMat(dst, a, b *Tensor, vec bool) {
 				}
 				continue
 			}
-			kc := kt // the kernels' weight type for this tile
-			if kt == F16 && act.vec && n >= 4 {
-				// Widen the tile's rows to f32 once, for the f32 kernels:
-				// the f16 ones widen each row once per column group. The
-				// sums are the same operations on the same values.
-				rowAt = wide.load(rowAt, r0, r1, int(a.Ne[0]))
-				kc = F32
+			if act.vec && (kt == F16 && n >= 2 || kt == F32 && n >= 4) {
+				// Register tiles (mulmat_ftile.go). f32 weights with two or
+				// three columns are as fast by the kernels below, which read
+				// four rows at once.
+				ft.mulTile(act, kt, rowAt, r0, r1, base, n, put)
+				continue
 			}
+			kc := kt // the kernels' weight type for this tile
 			// Columns in groups of four share each decoded weight.
 			for i11 := 0; i11 < n; i11 += 4 {
 				nc := min(4, n-i11)
