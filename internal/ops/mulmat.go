@@ -296,7 +296,17 @@ func mulMat(dst, a, b *Tensor, vec bool) {
 				for c0 := 0; c0 < n; c0 += mulMatColBlock {
 					c1 := min(n, c0+mulMatColBlock)
 					for g := range ng {
-						for i11 := c0; i11 < c1; i11++ {
+						i11 := c0
+						if act.has8R2(kt, &w8[g]) {
+							for ; i11+2 <= c1; i11 += 2 {
+								out, out2 := act.dot8R2(&w8[g], base+i11, base+i11+1)
+								for j := range out {
+									put(r0+8*g+j, i11, out[j])
+									put(r0+8*g+j, i11+1, out2[j])
+								}
+							}
+						}
+						for ; i11 < c1; i11++ {
 							out := act.dot8R(kt, &w8[g], base+i11)
 							for j, v := range out {
 								put(r0+8*g+j, i11, v)
