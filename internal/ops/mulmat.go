@@ -299,7 +299,7 @@ func mulMat(dst, a, b *Tensor, vec bool) {
 						i11 := c0
 						if act.has8R2(kt, &w8[g]) {
 							for ; i11+2 <= c1; i11 += 2 {
-								out, out2 := act.dot8R2(&w8[g], base+i11, base+i11+1)
+								out, out2 := act.dot8R2(kt, &w8[g], base+i11, base+i11+1)
 								for j := range out {
 									put(r0+8*g+j, i11, out[j])
 									put(r0+8*g+j, i11+1, out2[j])

@@ -50,3 +50,7 @@ func widenF16s4Vec(_, _ *[4]unsafe.Pointer, _ int)         { panic("unreachable"
 func q4_0Rows8Fused2Vec(*[8]unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, int) (_, _ [8]float32) {
 	panic("unreachable")
 }
+
+func q8_0Rows8Fused2Vec(*[8]unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, int) (_, _ [8]float32) {
+	panic("unreachable")
+}

@@ -91,12 +91,12 @@ func (act *actRows) dot8R(t Type, w *rows8, r int) [8]float32 {
 	return q4_0Rows8Vec(&w.p, unsafe.Pointer(&y[0]), unsafe.Pointer(&d[0]), unsafe.Pointer(&s[0]), unsafe.Pointer(&w.da[0]), nb)
 }
 
-// has8R2 reports whether dot8R2 has a kernel for t and w.
-func (act *actRows) has8R2(t Type, w *rows8) bool { return t == Q4_0 && w.fused }
+// has8R2 reports whether dot8R2 has a kernel for w (of type t).
+func (act *actRows) has8R2(t Type, w *rows8) bool { return (t == Q8_0 || t == Q4_0) && w.fused }
 
-// dot8R2 is dot8R of w with activation rows r and r2 at once (only when
-// has8R2).
-func (act *actRows) dot8R2(w *rows8, r, r2 int) (out, out2 [8]float32) {
+// dot8R2 is dot8R of w (of type t) with activation rows r and r2 at once
+// (only when has8R2).
+func (act *actRows) dot8R2(t Type, w *rows8, r, r2 int) (out, out2 [8]float32) {
 	k := act.k
 	nb := k / QK8_0
 	if !w.fused || nb == 0 {
@@ -104,6 +104,9 @@ func (act *actRows) dot8R2(w *rows8, r, r2 int) (out, out2 [8]float32) {
 	}
 	y, y2 := act.q[r*k:(r+1)*k], act.q[r2*k:(r2+1)*k]
 	d, d2 := act.d[r*nb:(r+1)*nb+actPad-1], act.d[r2*nb:(r2+1)*nb+actPad-1]
+	if t == Q8_0 {
+		return q8_0Rows8Fused2Vec(&w.p, unsafe.Pointer(&y[0]), unsafe.Pointer(&d[0]), unsafe.Pointer(&y2[0]), unsafe.Pointer(&d2[0]), nb)
+	}
 	s, s2 := act.s[r*nb:(r+1)*nb+actPad-1], act.s[r2*nb:(r2+1)*nb+actPad-1]
 	return q4_0Rows8Fused2Vec(&w.p, unsafe.Pointer(&y[0]), unsafe.Pointer(&d[0]), unsafe.Pointer(&s[0]),
 		unsafe.Pointer(&y2[0]), unsafe.Pointer(&d2[0]), unsafe.Pointer(&s2[0]), nb)

@@ -170,7 +170,7 @@ func mulMatID8(dst, as *Tensor, act *actRows, kt Type, expert []int64, nUsed, nb
 				cs := cols[id]
 				if act.has8R2(kt, &w8) {
 					for ; len(cs) >= 2; cs = cs[2:] {
-						out, out2 := act.dot8R2(&w8, actRow(cs[0]), actRow(cs[1]))
+						out, out2 := act.dot8R2(kt, &w8, actRow(cs[0]), actRow(cs[1]))
 						for j := range out {
 							put(i01+j, cs[0], out[j])
 							put(i01+j, cs[1], out2[j])
