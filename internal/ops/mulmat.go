@@ -258,7 +258,7 @@ func mulMat(dst, a, b *Tensor, vec bool) {
 			deq = newDequantTile(a)
 		}
 		var w8 [mulMatRowTile / 8]rows8
-		var ft floatTile
+		var ft *floatTile // from floatTiles, on first use
 		for w := lo; w < hi; w++ {
 			tile := w % tiles
 			i12 := (w / tiles) % ne12
@@ -332,6 +332,10 @@ func mulMat(dst, a, b *Tensor, vec bool) {
 				// Register tiles (mulmat_ftile.go). f32 weights with two or
 				// three columns are as fast by the kernels below, which read
 				// four rows at once.
+				if ft == nil {
+					ft = floatTiles.Get().(*floatTile)
+					defer floatTiles.Put(ft)
+				}
 				ft.mulTile(act, kt, rowAt, r0, r1, base, n, put)
 				continue
 			}

@@ -3,6 +3,7 @@ package ops
 import (
 	"encoding/binary"
 	"math"
+	"sync"
 	"unsafe"
 )
 
@@ -34,6 +35,10 @@ type floatTile struct {
 	wide []float32 // f16: the tile's rows in the current chunk, widened, fTileK per row
 	acc  []float32 // the running lane sums, eight per (row, column)
 }
+
+// floatTiles keeps the tiles' scratch space (256 KB for f16 weights)
+// between work items and calls.
+var floatTiles = sync.Pool{New: func() any { return new(floatTile) }}
 
 // mulTile computes the dot products of the rows r0..r1-1 (rowAt; f32, or
 // f16 when t == F16; r1-r0 ≤ mulMatRowTile) with the n activation rows
