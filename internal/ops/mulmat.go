@@ -258,7 +258,7 @@ func mulMat(dst, a, b *Tensor, vec bool) {
 			deq = newDequantTile(a)
 		}
 		var w8 [mulMatRowTile / 8]rows8
-		var wide wideTile
+		var ft *floatTile // from floatTiles, on first use
 		for w := lo; w < hi; w++ {
 			tile := w % tiles
 			i12 := (w / tiles) % ne12
@@ -296,7 +296,17 @@ func mulMat(dst, a, b *Tensor, vec bool) {
 				for c0 := 0; c0 < n; c0 += mulMatColBlock {
 					c1 := min(n, c0+mulMatColBlock)
 					for g := range ng {
-						for i11 := c0; i11 < c1; i11++ {
+						i11 := c0
+						if act.has8R2(kt, &w8[g]) {
+							for ; i11+2 <= c1; i11 += 2 {
+								out, out2 := act.dot8R2(kt, &w8[g], base+i11, base+i11+1)
+								for j := range out {
+									put(r0+8*g+j, i11, out[j])
+									put(r0+8*g+j, i11+1, out2[j])
+								}
+							}
+						}
+						for ; i11 < c1; i11++ {
 							out := act.dot8R(kt, &w8[g], base+i11)
 							for j, v := range out {
 								put(r0+8*g+j, i11, v)
@@ -318,14 +328,18 @@ func mulMat(dst, a, b *Tensor, vec bool) {
 				}
 				continue
 			}
-			kc := kt // the kernels' weight type for this tile
-			if kt == F16 && act.vec && n >= 4 {
-				// Widen the tile's rows to f32 once, for the f32 kernels:
-				// the f16 ones widen each row once per column group. The
-				// sums are the same operations on the same values.
-				rowAt = wide.load(rowAt, r0, r1, int(a.Ne[0]))
-				kc = F32
+			if act.vec && (kt == F16 && n >= 2 || kt == F32 && n >= 4) {
+				// Register tiles (mulmat_ftile.go). f32 weights with two or
+				// three columns are as fast by the kernels below, which read
+				// four rows at once.
+				if ft == nil {
+					ft = floatTiles.Get().(*floatTile)
+					defer floatTiles.Put(ft)
+				}
+				ft.mulTile(act, kt, rowAt, r0, r1, base, n, put)
+				continue
 			}
+			kc := kt // the kernels' weight type for this tile
 			// Columns in groups of four share each decoded weight.
 			for i11 := 0; i11 < n; i11 += 4 {
 				nc := min(4, n-i11)

@@ -4,7 +4,6 @@ package ops
 
 import (
 	"encoding/binary"
-	"math"
 	"simd/archsimd"
 	"unsafe"
 )
@@ -314,11 +313,6 @@ func dotQ4_0Vec4R(a0, a1, a2, a3 []byte, q []int8, d []float32, s []int32) [4]fl
 // one activation row (4R), or one weight row against four activation
 // rows (4C).
 
-// finish8 reduces eight running sums as dotF32 does.
-func finish8(s *[8]float32) float32 {
-	return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]))
-}
-
 // dotF32Vec is dotF32Bytes.
 func dotF32Vec(a []byte, b []float32) float32 {
 	n := len(b)
@@ -408,8 +402,6 @@ func dotF32Vec4C(a []byte, b []float32) [4]float32 {
 	}
 	return [4]float32{finish8(&s[0]), finish8(&s[1]), finish8(&s[2]), finish8(&s[3])}
 }
-
-func f32At(a []byte, i int) float32 { return math.Float32frombits(binary.LittleEndian.Uint32(a[4*i:])) }
 
 // widenF16x8 converts the eight little-endian halves at p+off to float32
 // exactly: sign-extending each half to 32 bits and shifting it left by 13

@@ -1,9 +1,6 @@
 package ops
 
-import (
-	"encoding/binary"
-	"unsafe"
-)
+import "unsafe"
 
 // Eight-row tiles of the quantized MulMat (q8_0 and q4_0 weights with the
 // vector kernels, mulmat_tile_simd_amd64.go): eight weight rows against
@@ -94,31 +91,23 @@ func (act *actRows) dot8R(t Type, w *rows8, r int) [8]float32 {
 	return q4_0Rows8Vec(&w.p, unsafe.Pointer(&y[0]), unsafe.Pointer(&d[0]), unsafe.Pointer(&s[0]), unsafe.Pointer(&w.da[0]), nb)
 }
 
-// wideTile holds a tile of f16 weight rows widened to f32.
-type wideTile struct {
-	r0   int
-	vals []float32
-}
+// has8R2 reports whether dot8R2 has a kernel for w (of type t).
+func (act *actRows) has8R2(t Type, w *rows8) bool { return (t == Q8_0 || t == Q4_0) && w.fused }
 
-// load widens rows r0..r1-1 (rowAt, k halves each) and returns the
-// function giving the widened rows as f32 bytes (only with the vector
-// kernels, on little-endian amd64).
-func (w *wideTile) load(rowAt func(int) []byte, r0, r1, k int) func(int) []byte {
-	if cap(w.vals) < (r1-r0)*k {
-		w.vals = make([]float32, (r1-r0)*k)
+// dot8R2 is dot8R of w (of type t) with activation rows r and r2 at once
+// (only when has8R2).
+func (act *actRows) dot8R2(t Type, w *rows8, r, r2 int) (out, out2 [8]float32) {
+	k := act.k
+	nb := k / QK8_0
+	if !w.fused || nb == 0 {
+		panic("ops: dot8R2: rows not set for the fused kernels")
 	}
-	w.r0, w.vals = r0, w.vals[:(r1-r0)*k]
-	k8 := k &^ 7
-	tab := f16ToF32Table()
-	for i := r0; i < r1; i++ {
-		row := rowAt(i)[:2*k]
-		out := w.vals[(i-r0)*k : (i-r0+1)*k]
-		if k8 > 0 {
-			widenF16sVec(unsafe.Slice((*uint16)(unsafe.Pointer(&row[0])), k8), out)
-		}
-		for j := k8; j < k; j++ {
-			out[j] = tab[binary.LittleEndian.Uint16(row[2*j:])]
-		}
+	y, y2 := act.q[r*k:(r+1)*k], act.q[r2*k:(r2+1)*k]
+	d, d2 := act.d[r*nb:(r+1)*nb+actPad-1], act.d[r2*nb:(r2+1)*nb+actPad-1]
+	if t == Q8_0 {
+		return q8_0Rows8Fused2Vec(&w.p, unsafe.Pointer(&y[0]), unsafe.Pointer(&d[0]), unsafe.Pointer(&y2[0]), unsafe.Pointer(&d2[0]), nb)
 	}
-	return func(i int) []byte { return f32Mem(w.vals[(i-w.r0)*k : (i-w.r0+1)*k]) }
+	s, s2 := act.s[r*nb:(r+1)*nb+actPad-1], act.s[r2*nb:(r2+1)*nb+actPad-1]
+	return q4_0Rows8Fused2Vec(&w.p, unsafe.Pointer(&y[0]), unsafe.Pointer(&d[0]), unsafe.Pointer(&s[0]),
+		unsafe.Pointer(&y2[0]), unsafe.Pointer(&d2[0]), unsafe.Pointer(&s2[0]), nb)
 }

@@ -179,3 +179,104 @@ func q4_0Rows8FusedVec(p *[8]unsafe.Pointer, y, d, s unsafe.Pointer, nb int) (ou
 	archsimd.ClearAVXUpperBits()
 	return out
 }
+
+// q4_0Rows8Fused2Vec is q4_0Rows8FusedVec against two activation rows at
+// once (quants y0, y1, scales d0, d1, sums s0, s1): each weight block is
+// unpacked once and its scales widened once for both. Each column's lanes
+// do the operations of q4_0Rows8FusedVec in the same order.
+func q4_0Rows8Fused2Vec(p *[8]unsafe.Pointer, y0, d0, s0, y1, d1, s1 unsafe.Pointer, nb int) (out0, out1 [8]float32) {
+	ones := archsimd.BroadcastInt16x16(1)
+	m4, four := q4Consts()
+	three := archsimd.BroadcastInt32x8(3)
+	keep, expo, inf, scale := f16Consts()
+	p0, p1, p2, p3, p4, p5, p6, p7 := p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7]
+	var acc0, acc1 archsimd.Float32x8
+	for j := 0; j < nb; j++ {
+		o := 18*j + 2
+		yv0, yv1 := loadI8x32(y0, 32*j), loadI8x32(y1, 32*j)
+		w := q4Unpack(p0, o, m4, four)
+		x := q4Unpack(p1, o, m4, four)
+		h01a := q4DotW(w, yv0, ones).AddPairsGrouped(q4DotW(x, yv0, ones))
+		h01b := q4DotW(w, yv1, ones).AddPairsGrouped(q4DotW(x, yv1, ones))
+		w = q4Unpack(p2, o, m4, four)
+		x = q4Unpack(p3, o, m4, four)
+		aa := h01a.AddPairsGrouped(q4DotW(w, yv0, ones).AddPairsGrouped(q4DotW(x, yv0, ones)))
+		ab := h01b.AddPairsGrouped(q4DotW(w, yv1, ones).AddPairsGrouped(q4DotW(x, yv1, ones)))
+		w = q4Unpack(p4, o, m4, four)
+		x = q4Unpack(p5, o, m4, four)
+		h45a := q4DotW(w, yv0, ones).AddPairsGrouped(q4DotW(x, yv0, ones))
+		h45b := q4DotW(w, yv1, ones).AddPairsGrouped(q4DotW(x, yv1, ones))
+		w = q4Unpack(p6, o, m4, four)
+		x = q4Unpack(p7, o, m4, four)
+		ba := h45a.AddPairsGrouped(q4DotW(w, yv0, ones).AddPairsGrouped(q4DotW(x, yv0, ones)))
+		bb := h45b.AddPairsGrouped(q4DotW(w, yv1, ones).AddPairsGrouped(q4DotW(x, yv1, ones)))
+		da := scales8(p0, p1, p2, p3, p4, p5, p6, p7, o-2, keep, expo, inf, scale)
+		sy := archsimd.LoadInt32x4((*[4]int32)(unsafe.Add(s0, 4*j))).Broadcast1To8().ShiftLeft(three)
+		is := aa.Select128FromPair(0, 2, ba).Add(aa.Select128FromPair(1, 3, ba)).Sub(sy)
+		db := archsimd.LoadFloat32x4((*[4]float32)(unsafe.Add(d0, 4*j))).Broadcast1To8()
+		acc0 = acc0.Add(is.ConvertToFloat32().Mul(da.Mul(db)))
+		sy = archsimd.LoadInt32x4((*[4]int32)(unsafe.Add(s1, 4*j))).Broadcast1To8().ShiftLeft(three)
+		is = ab.Select128FromPair(0, 2, bb).Add(ab.Select128FromPair(1, 3, bb)).Sub(sy)
+		db = archsimd.LoadFloat32x4((*[4]float32)(unsafe.Add(d1, 4*j))).Broadcast1To8()
+		acc1 = acc1.Add(is.ConvertToFloat32().Mul(da.Mul(db)))
+	}
+	acc0.Store(&out0)
+	acc1.Store(&out1)
+	archsimd.ClearAVXUpperBits()
+	return out0, out1
+}
+
+// q4Unpack is q4Dot's unpacking of the 16 nibble bytes at x+o: their low
+// nibbles in the low half, their high nibbles in the high half.
+func q4Unpack(x unsafe.Pointer, o int, m4 archsimd.Uint8x32, sh archsimd.Uint32x8) archsimd.Uint8x32 {
+	b := loadU8x16(x, o)
+	return archsimd.Uint8x32{}.SetLo(b).SetHi(b).AsUint32x8().ShiftRight(sh).AsUint8x32().And(m4)
+}
+
+// q4DotW is q4Dot of the unpacked weights w with yv.
+func q4DotW(w archsimd.Uint8x32, yv archsimd.Int8x32, ones archsimd.Int16x16) archsimd.Int32x8 {
+	return w.DotProductPairsSaturated(yv).DotProductPairs(ones)
+}
+
+// q8_0Rows8Fused2Vec is q8_0Rows8FusedVec against two activation rows at
+// once (quants y0, y1, scales d0, d1): each weight block is loaded once
+// and its scales widened once for both. Each column's lanes do the
+// operations of q8_0Rows8FusedVec in the same order.
+func q8_0Rows8Fused2Vec(p *[8]unsafe.Pointer, y0, d0, y1, d1 unsafe.Pointer, nb int) (out0, out1 [8]float32) {
+	ones := archsimd.BroadcastInt16x16(1)
+	keep, expo, inf, scale := f16Consts()
+	p0, p1, p2, p3, p4, p5, p6, p7 := p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7]
+	var acc0, acc1 archsimd.Float32x8
+	for j := 0; j < nb; j++ {
+		o := 34*j + 2
+		yv0, yv1 := loadI8x32(y0, 32*j), loadI8x32(y1, 32*j)
+		w, x := loadI8x32(p0, o), loadI8x32(p1, o)
+		h01a := q8DotW(w, yv0, ones).AddPairsGrouped(q8DotW(x, yv0, ones))
+		h01b := q8DotW(w, yv1, ones).AddPairsGrouped(q8DotW(x, yv1, ones))
+		w, x = loadI8x32(p2, o), loadI8x32(p3, o)
+		aa := h01a.AddPairsGrouped(q8DotW(w, yv0, ones).AddPairsGrouped(q8DotW(x, yv0, ones)))
+		ab := h01b.AddPairsGrouped(q8DotW(w, yv1, ones).AddPairsGrouped(q8DotW(x, yv1, ones)))
+		w, x = loadI8x32(p4, o), loadI8x32(p5, o)
+		h45a := q8DotW(w, yv0, ones).AddPairsGrouped(q8DotW(x, yv0, ones))
+		h45b := q8DotW(w, yv1, ones).AddPairsGrouped(q8DotW(x, yv1, ones))
+		w, x = loadI8x32(p6, o), loadI8x32(p7, o)
+		ba := h45a.AddPairsGrouped(q8DotW(w, yv0, ones).AddPairsGrouped(q8DotW(x, yv0, ones)))
+		bb := h45b.AddPairsGrouped(q8DotW(w, yv1, ones).AddPairsGrouped(q8DotW(x, yv1, ones)))
+		da := scales8(p0, p1, p2, p3, p4, p5, p6, p7, o-2, keep, expo, inf, scale)
+		is := aa.Select128FromPair(0, 2, ba).Add(aa.Select128FromPair(1, 3, ba))
+		db := archsimd.LoadFloat32x4((*[4]float32)(unsafe.Add(d0, 4*j))).Broadcast1To8()
+		acc0 = acc0.Add(is.ConvertToFloat32().Mul(da.Mul(db)))
+		is = ab.Select128FromPair(0, 2, bb).Add(ab.Select128FromPair(1, 3, bb))
+		db = archsimd.LoadFloat32x4((*[4]float32)(unsafe.Add(d1, 4*j))).Broadcast1To8()
+		acc1 = acc1.Add(is.ConvertToFloat32().Mul(da.Mul(db)))
+	}
+	acc0.Store(&out0)
+	acc1.Store(&out1)
+	archsimd.ClearAVXUpperBits()
+	return out0, out1
+}
+
+// q8DotW is q8Dot of the 32 quants w with yv.
+func q8DotW(w, yv archsimd.Int8x32, ones archsimd.Int16x16) archsimd.Int32x8 {
+	return w.Abs().AsUint8x32().DotProductPairsSaturated(yv.CopySign(w)).DotProductPairs(ones)
+}

@@ -167,7 +167,17 @@ func mulMatID8(dst, as *Tensor, act *actRows, kt Type, expert []int64, nUsed, nb
 				} else {
 					w8.load(kt, &rws, nb)
 				}
-				for _, c := range cols[id] {
+				cs := cols[id]
+				if act.has8R2(kt, &w8) {
+					for ; len(cs) >= 2; cs = cs[2:] {
+						out, out2 := act.dot8R2(kt, &w8, actRow(cs[0]), actRow(cs[1]))
+						for j := range out {
+							put(i01+j, cs[0], out[j])
+							put(i01+j, cs[1], out2[j])
+						}
+					}
+				}
+				for _, c := range cs {
 					out := act.dot8R(kt, &w8, actRow(c))
 					for j, v := range out {
 						put(i01+j, c, v)

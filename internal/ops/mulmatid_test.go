@@ -1,8 +1,10 @@
 package ops
 
 import (
+	"encoding/binary"
 	"errors"
 	"math"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -101,5 +103,57 @@ func TestMulMatIDTypes(t *testing.T) {
 				t.Errorf("%s has no codec: error %v, want a NoHostMathError", typ, err)
 			}
 		}
+	}
+}
+
+// TestMulMatIDExpertColumns runs MUL_MAT_ID with experts used by one, two
+// and three columns (the eight-row kernels' fused single-column, fused
+// two-column and gathered-scales paths) and by none, with q8_0 and q4_0
+// weights and scales of every kind: each (e, t) column is bit-identical to
+// the scalar mul_mat of that expert with that activation row.
+func TestMulMatIDExpertColumns(t *testing.T) {
+	const k, m, nAs, nUsed, nTok = 96, 19, 5, 2, 3
+	// Expert 0: one column, 1: two, 2: three, 3: none, 4: none.
+	idv := []int64{0, 1, 2, 1, 2, 2}
+	r := rand.New(rand.NewPCG(41, 42))
+	for _, wt := range []Type{Q8_0, Q4_0} {
+		t.Run(wt.String(), func(t *testing.T) {
+			as := rawWeights(r, wt, k, m*nAs)
+			for off := 0; off < len(as.Buf); off += wt.TypeSize() {
+				if r.IntN(16) == 0 {
+					specials := []uint16{0x0001, 0x83ff, 0x7c00, 0xfc00, 0x7e01, 0x0000}
+					binary.LittleEndian.PutUint16(as.Buf[off:], specials[r.IntN(len(specials))])
+				}
+			}
+			as.Ne[1], as.Ne[2] = m, nAs
+			as.Nb[2] = as.Nb[1] * m
+			as.Nb[3] = as.Nb[2] * nAs
+			b := FromF32(F32, []int64{k, nUsed, nTok}, randF32(r, k*nUsed*nTok))
+			got := mustOp(t, OpMulMatID, []*Tensor{as, b, FromInts(I32, []int64{nUsed, nTok}, idv)}, nil)
+			for tok := int64(0); tok < nTok; tok++ {
+				for e := int64(0); e < nUsed; e++ {
+					id := idv[tok*nUsed+e]
+					w, err := View(as, []int64{k, m}, []uint64{as.Nb[1]}, uint64(id)*as.Nb[2])
+					if err != nil {
+						t.Fatal(err)
+					}
+					brow, err := View(b, []int64{k, 1}, nil, uint64(e*int64(b.Nb[1])+tok*int64(b.Nb[2])))
+					if err != nil {
+						t.Fatal(err)
+					}
+					ref := New(F32, m, 1)
+					mulMat(ref, w, brow, false)
+					for i := int64(0); i < m; i++ {
+						g, want := got.F32(i, e, tok, 0), ref.F32(i, 0, 0, 0)
+						if math.IsNaN(float64(g)) && math.IsNaN(float64(want)) {
+							continue
+						}
+						if math.Float32bits(g) != math.Float32bits(want) {
+							t.Fatalf("dst[%d, %d, %d] = %v, scalar mul_mat gives %v", i, e, tok, g, want)
+						}
+					}
+				}
+			}
+		})
 	}
 }
