@@ -266,19 +266,38 @@ func ropeF32(dst, x, pos *Tensor, neox bool, nDims, nOffs int64, factors []float
 	ne := x.Ne
 	h := nDims / 2
 	refParallel(ne[2]*ne[3], ne[0]*ne[1], func(lo, hi int64) {
-		cs := make([]float32, 6*h)
-		c, s := cs[:h], cs[h:2*h]
-		cc, ss := cs[2*h:4*h], cs[4*h:] // normal mode: ropeExpand's layout
+		cs := make([]float32, 7*h)
+		c, s, th := cs[:h], cs[h:2*h], cs[2*h:3*h]
+		cc, ss := cs[3*h:5*h], cs[5*h:] // normal mode: ropeExpand's layout
 		for g := lo; g < hi; g++ {
 			i2, i3 := g%ne[2], g/ne[2]
-			theta := float32(pos.Int(i2, 0, 0, 0))
-			for i := int64(0); i < h; i++ {
-				f := float32(1)
-				if factors != nil {
-					f = factors[i]
+			p := float32(pos.Int(i2, 0, 0, 0))
+			done := false
+			if extFactor == 0 {
+				// ropeYarn without the YaRN ramp: the angle is
+				// freq_scale·theta, cos and sin times attn_factor, which
+				// sincosRow computes for all pairs at once.
+				theta := p
+				for i := int64(0); i < h; i++ {
+					f := float32(1)
+					if factors != nil {
+						f = factors[i]
+					}
+					th[i] = freqScale * (theta / f)
+					theta *= thetaScale
 				}
-				c[i], s[i] = ropeYarn(theta/f, freqScale, corr, 2*i, extFactor, attnFactor)
-				theta *= thetaScale
+				done = sincosRow(c, s, th, attnFactor)
+			}
+			if !done {
+				theta := p
+				for i := int64(0); i < h; i++ {
+					f := float32(1)
+					if factors != nil {
+						f = factors[i]
+					}
+					c[i], s[i] = ropeYarn(theta/f, freqScale, corr, 2*i, extFactor, attnFactor)
+					theta *= thetaScale
+				}
 			}
 			if !neox {
 				ropeExpand(cc, ss, c, s)

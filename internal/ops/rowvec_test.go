@@ -331,10 +331,53 @@ func TestContPermuted4D(t *testing.T) {
 	}
 }
 
+// TestSincosRowVec checks sincosRow bit for bit against math.Sincos (hence
+// math.Sin and math.Cos) on float32 angles from 0 to 2^29, negative
+// ones, zeros and multiples of π/4, and that it declines angles it cannot
+// take.
+func TestSincosRowVec(t *testing.T) {
+	r := rand.New(rand.NewSource(41))
+	var th []float32
+	for i := 0; i < 400000; i++ {
+		var v float32
+		switch i % 4 {
+		case 0:
+			v = float32(r.Float64() * 8192)
+		case 1:
+			v = float32((r.Float64() - 0.5) * 20)
+		case 2:
+			v = float32(math.Ldexp(r.Float64(), r.Intn(58)-29)) // tiny to 2^29
+		default:
+			v = float32(float64(r.Intn(1<<20)) * math.Pi / 4)
+		}
+		th = append(th, v)
+	}
+	th = append(th, 0, float32(math.Copysign(0, -1)), 1<<29-64, -(1<<29 - 64), 1e-30, 3)
+	for _, m := range []float32{1, 0.7071} {
+		c, s := make([]float32, len(th)), make([]float32, len(th))
+		if !sincosRow(c, s, th, m) {
+			t.Skip("no vector sincos in this build or on this CPU")
+		}
+		for i, v := range th {
+			sn, cs := math.Sincos(float64(v))
+			if wc, ws := float32(cs)*m, float32(sn)*m; !sameBits(c[i], wc) || !sameBits(s[i], ws) {
+				t.Fatalf("angle %g (·%g): cos %g sin %g, want %g %g", v, m, c[i], s[i], wc, ws)
+			}
+		}
+	}
+	for _, bad := range []float32{1 << 29, float32(math.Inf(1)), float32(math.NaN())} {
+		x := []float32{1, 2, 3, bad, 5}
+		if sincosRow(make([]float32, 5), make([]float32, 5), x, 1) {
+			t.Errorf("sincosRow took angle %g", bad)
+		}
+	}
+}
+
 // TestRopeFastPathMatchesGeneric runs rope on dense f32 rows (ropeF32: row
-// views, vector rotation) and on a strided copy of the same values (the
-// generic per-row path) and wants the same bits, for both modes, with and
-// without freq_factors, YaRN and an offset window.
+// views, vector rotation and, without YaRN, vector sin/cos) and on a
+// strided copy of the same values (the generic per-row path) and wants the
+// same bits, for both modes, with and without freq_factors, YaRN and an
+// offset window.
 func TestRopeFastPathMatchesGeneric(t *testing.T) {
 	const hd, heads, toks = 96, 4, 9
 	x := FromF32(F32, []int64{hd, heads, toks}, randVals(51, hd*heads*toks, -2, 2))
