@@ -377,17 +377,26 @@ func TestSincosRowVec(t *testing.T) {
 // views, vector rotation and, without YaRN, vector sin/cos) and on a
 // strided copy of the same values (the generic per-row path) and wants the
 // same bits, for both modes, with and without freq_factors, YaRN and an
-// offset window.
+// offset window, in place too, for a launch on the calling goroutine (9
+// tokens) and one split over workers (300 tokens), with positions 0,
+// negative and beyond 2^29 (where the vector sin/cos declines).
 func TestRopeFastPathMatchesGeneric(t *testing.T) {
-	const hd, heads, toks = 96, 4, 9
-	x := FromF32(F32, []int64{hd, heads, toks}, randVals(51, hd*heads*toks, -2, 2))
+	const hd, heads = 96, 4
+	for _, toks := range []int64{9, 300} {
+		ropeFastVsGeneric(t, hd, heads, toks)
+	}
+}
+
+func ropeFastVsGeneric(t *testing.T, hd, heads, toks int64) {
+	x := FromF32(F32, []int64{hd, heads, toks}, randVals(51, int(hd*heads*toks), -2, 2))
 	xs := permutedCopy(t, x)
 	pos := make([]int64, toks)
 	for i := range pos {
 		pos[i] = int64(i*977 + 3)
 	}
+	pos[1], pos[2], pos[3] = 0, -5000, 1<<30+7
 	posT := FromInts(I32, []int64{toks}, pos)
-	ff := FromF32(F32, []int64{hd / 2}, randVals(52, hd/2, 0.5, 4))
+	ff := FromF32(F32, []int64{hd / 2}, randVals(52, int(hd/2), 0.5, 4))
 	info, _ := Lookup("rope")
 	for _, mode := range []string{"neox", "normal"} {
 		for _, c := range []map[string]any{
@@ -417,10 +426,14 @@ func TestRopeFastPathMatchesGeneric(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			fv, gv := fast.ToF32(), gen.ToF32()
+			inPlace := FromF32(F32, x.Ne[:3], x.ToF32())
+			if err := info.Run(inPlace, append([]*Tensor{inPlace}, srcs[1:]...), p); err != nil {
+				t.Fatal(err)
+			}
+			fv, gv, iv := fast.ToF32(), gen.ToF32(), inPlace.ToF32()
 			for i := range fv {
-				if !sameBits(fv[i], gv[i]) {
-					t.Fatalf("%s %v element %d: fast path %g, generic %g", mode, c, i, fv[i], gv[i])
+				if !sameBits(fv[i], gv[i]) || !sameBits(iv[i], gv[i]) {
+					t.Fatalf("%d tokens, %s %v element %d: fast path %g (in place %g), generic %g", toks, mode, c, i, fv[i], iv[i], gv[i])
 				}
 			}
 		}
