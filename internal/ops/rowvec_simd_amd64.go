@@ -460,8 +460,62 @@ func sincosF64x4(t f64x4, k *trigConsts) (sn, cs f64x4) {
 	return sn, cs
 }
 
+// sincosF64x4x2 is sincosF64x4 on two vectors at once: one body with the
+// constants loaded once and two independent chains, which the CPU
+// overlaps (each call of sincosF64x4 is one long dependency chain). The
+// lanes do exactly sincosF64x4's operations.
+func sincosF64x4x2(t0, t1 f64x4, k *trigConsts) (sn0, cs0, sn1, cs1 f64x4) {
+	tb0 := t0.AsInt64x4()
+	tb1 := t1.AsInt64x4()
+	sgn0 := tb0.And(k.signBit)
+	sgn1 := tb1.And(k.signBit)
+	x0 := tb0.And(k.absMask).AsFloat64x4()
+	x1 := tb1.And(k.absMask).AsFloat64x4()
+	y0 := x0.Mul(k.fourOverPi).Trunc()
+	y1 := x1.Mul(k.fourOverPi).Trunc()
+	j0 := y0.Add(k.two52).AsInt64x4().Sub(k.two52Bits)
+	j1 := y1.Add(k.two52).AsInt64x4().Sub(k.two52Bits)
+	odd0 := j0.And(k.one).Equal(k.one)
+	odd1 := j1.And(k.one).Equal(k.one)
+	j0 = j0.Add(j0.And(k.one))
+	j1 = j1.Add(j1.And(k.one))
+	y0 = y0.Add(k.oneF).Merge(y0, odd0)
+	y1 = y1.Add(k.oneF).Merge(y1, odd1)
+	j0 = j0.And(k.seven)
+	j1 = j1.And(k.seven)
+	z0 := x0.Sub(y0.Mul(k.pi4a)).Sub(y0.Mul(k.pi4b)).Sub(y0.Mul(k.pi4c))
+	z1 := x1.Sub(y1.Mul(k.pi4a)).Sub(y1.Mul(k.pi4b)).Sub(y1.Mul(k.pi4c))
+	hi0 := j0.And(k.four).Equal(k.four)
+	hi1 := j1.And(k.four).Equal(k.four)
+	j0 = j0.And(k.three)
+	j1 = j1.And(k.three)
+	swap0 := j0.Add(k.one).And(k.two).Equal(k.two)
+	swap1 := j1.Add(k.one).And(k.two).Equal(k.two)
+	cneg0 := j0.And(k.two).Equal(k.two)
+	cneg1 := j1.And(k.two).Equal(k.two)
+	zz0 := z0.Mul(z0)
+	zz1 := z1.Mul(z1)
+	s, c := &k.s, &k.c
+	ps0 := s[0].Mul(zz0).Add(s[1]).Mul(zz0).Add(s[2]).Mul(zz0).Add(s[3]).Mul(zz0).Add(s[4]).Mul(zz0).Add(s[5])
+	ps1 := s[0].Mul(zz1).Add(s[1]).Mul(zz1).Add(s[2]).Mul(zz1).Add(s[3]).Mul(zz1).Add(s[4]).Mul(zz1).Add(s[5])
+	pc0 := c[0].Mul(zz0).Add(c[1]).Mul(zz0).Add(c[2]).Mul(zz0).Add(c[3]).Mul(zz0).Add(c[4]).Mul(zz0).Add(c[5])
+	pc1 := c[0].Mul(zz1).Add(c[1]).Mul(zz1).Add(c[2]).Mul(zz1).Add(c[3]).Mul(zz1).Add(c[4]).Mul(zz1).Add(c[5])
+	sp0 := z0.Add(z0.Mul(zz0).Mul(ps0))
+	sp1 := z1.Add(z1.Mul(zz1).Mul(ps1))
+	cp0 := k.oneF.Sub(k.half.Mul(zz0)).Add(zz0.Mul(zz0).Mul(pc0))
+	cp1 := k.oneF.Sub(k.half.Mul(zz1)).Add(zz1.Mul(zz1).Mul(pc1))
+	var zero archsimd.Int64x4
+	hiBit0 := k.signBit.Merge(zero, hi0)
+	hiBit1 := k.signBit.Merge(zero, hi1)
+	sn0 = cp0.Merge(sp0, swap0).AsInt64x4().Xor(sgn0).Xor(hiBit0).AsFloat64x4()
+	sn1 = cp1.Merge(sp1, swap1).AsInt64x4().Xor(sgn1).Xor(hiBit1).AsFloat64x4()
+	cs0 = sp0.Merge(cp0, swap0).AsInt64x4().Xor(hiBit0).Xor(k.signBit.Merge(zero, cneg0)).AsFloat64x4()
+	cs1 = sp1.Merge(cp1, swap1).AsInt64x4().Xor(hiBit1).Xor(k.signBit.Merge(zero, cneg1)).AsFloat64x4()
+	return sn0, cs0, sn1, cs1
+}
+
 // sincosRow sets c[i] = float32(math.Cos(float64(th[i])))·m and s[i] the
-// same with math.Sin, four lanes at a time, and reports whether it did:
+// same with math.Sin, eight (then four) lanes at a time, and reports whether it did:
 // it needs AVX2 and every |th[i]| < 2^29 (not NaN), else the caller runs
 // the scalar code.
 func sincosRow(c, s, th []float32, m float32) bool {
@@ -478,8 +532,20 @@ func sincosRow(c, s, th []float32, m float32) bool {
 	k := trigK
 	mv := archsimd.BroadcastFloat32x8(m).GetLo()
 	pt, pc, ps := ptr(th), ptr(c), ptr(s)
-	n4 := n &^ 3
-	for i := 0; i < n4; i += 4 {
+	n8, n4 := n&^7, n&^3
+	ld := func(i int) f64x4 {
+		return archsimd.LoadFloat32x4((*[4]float32)(unsafe.Add(pt, 4*i))).ConvertToFloat64()
+	}
+	st := func(i int, sn, cs f64x4) {
+		cs.ConvertToFloat32().Mul(mv).Store((*[4]float32)(unsafe.Add(pc, 4*i)))
+		sn.ConvertToFloat32().Mul(mv).Store((*[4]float32)(unsafe.Add(ps, 4*i)))
+	}
+	for i := 0; i < n8; i += 8 {
+		sn0, cs0, sn1, cs1 := sincosF64x4x2(ld(i), ld(i+4), k)
+		st(i, sn0, cs0)
+		st(i+4, sn1, cs1)
+	}
+	for i := n8; i < n4; i += 4 {
 		t := archsimd.LoadFloat32x4((*[4]float32)(unsafe.Add(pt, 4*i))).ConvertToFloat64()
 		sn, cs := sincosF64x4(t, k)
 		cs.ConvertToFloat32().Mul(mv).Store((*[4]float32)(unsafe.Add(pc, 4*i)))
