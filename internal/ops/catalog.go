@@ -724,12 +724,24 @@ func rowIndex(ne [MaxDims]int64, r int64) (i1, i2, i3 int64) {
 // (cost is a rough per-item cost in elements) so small ops stay on the
 // caller's goroutine.
 func refParallel(n, cost int64, fn func(lo, hi int64)) {
+	ParallelFor(int(n), int(refGrain(cost)), func(lo, hi int) { fn(int64(lo), int64(hi)) })
+}
+
+// refGrain is refParallel's smallest chunk for units of cost elements.
+func refGrain(cost int64) int64 {
 	const minWork = 1 << 15
 	grain := int64(1)
 	if cost > 0 && cost < minWork {
 		grain = minWork / cost
 	}
-	ParallelFor(int(n), int(grain), func(lo, hi int) { fn(int64(lo), int64(hi)) })
+	return grain
+}
+
+// refInline reports whether refParallel(n, cost, fn) runs fn(0, n) on the
+// calling goroutine (one chunk, or one worker), as ParallelFor decides:
+// a caller can then call fn itself and build no closure for the workers.
+func refInline(n, cost int64) bool {
+	return n <= 0 || Workers() <= 1 || n <= refGrain(cost)
 }
 
 // isFloatType reports whether t holds real numbers (f32, f16 or a

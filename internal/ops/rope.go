@@ -179,7 +179,10 @@ func refRope(dst *Tensor, srcs []*Tensor, p Params) error {
 	mode := p.Str("mode")
 	freqBase, freqScale := p.F32("freq_base"), p.F32("freq_scale")
 	extFactor, attnFactor := p.F32("ext_factor"), p.F32("attn_factor")
-	corr := ropeYarnCorrDims(nDims, p.Int("n_ctx_orig"), freqBase, p.F32("beta_fast"), p.F32("beta_slow"))
+	var corr [2]float32 // ropeYarn reads it only with ext_factor != 0
+	if extFactor != 0 {
+		corr = ropeYarnCorrDims(nDims, p.Int("n_ctx_orig"), freqBase, p.F32("beta_fast"), p.F32("beta_slow"))
+	}
 	thetaScale := powf32(freqBase, -2/float32(nDims))
 	var factors []float32
 	if ff != nil {
@@ -195,7 +198,8 @@ func refRope(dst *Tensor, srcs []*Tensor, p Params) error {
 		nCache = ne[0]
 	}
 	if (mode == "normal" || mode == "neox") && denseF32Rows(x, dst) && dst.Ne == x.Ne {
-		ropeF32(dst, x, pos, mode == "neox", nDims, nOffs, factors, thetaScale, freqScale, corr, extFactor, attnFactor)
+		ropeF32(&ropeF32Job{dst: dst, x: x, pos: pos, neox: mode == "neox", nDims: nDims, nOffs: nOffs, factors: factors,
+			thetaScale: thetaScale, freqScale: freqScale, corr: corr, extFactor: extFactor, attnFactor: attnFactor})
 		return nil
 	}
 	refParallel(ne[2]*ne[3], ne[0]*ne[1], func(lo, hi int64) {
@@ -257,47 +261,114 @@ func refRope(dst *Tensor, srcs []*Tensor, p Params) error {
 // ropeF32 is refRope's normal and neox modes on f32 tensors with dense
 // rows: the cos/sin of each token's position are computed once (as the
 // generic path's cache) into cosines and sines (expanded to pairs for
-// normal mode, see ropeExpand), then every
-// head's row is rotated from x's memory into dst's (which may be x's) by
-// ropeNeoxRow or ropeNormalRow; the dimensions outside the rotated window
-// are copied.
-func ropeF32(dst, x, pos *Tensor, neox bool, nDims, nOffs int64, factors []float32,
-	thetaScale, freqScale float32, corr [2]float32, extFactor, attnFactor float32) {
-	ne := x.Ne
+// normal mode, see ropeExpand), then every head's row is rotated from x's
+// memory into dst's (which may be x's) by ropeNeoxRow or ropeNormalRow;
+// the dimensions outside the rotated window are copied. A launch that
+// refParallel runs in one chunk runs on the calling goroutine with its
+// cos/sin on the stack: no allocation.
+func ropeF32(j *ropeF32Job) {
+	ne := j.x.Ne
+	n, cost := ne[2]*ne[3], ne[0]*ne[1]
+	if refInline(n, cost) {
+		j.tokens(0, n)
+		return
+	}
+	jp := *j // the workers' copy: only this path allocates
+	refParallel(n, cost, jp.tokens)
+}
+
+// ropeF32Job is ropeF32's operands.
+type ropeF32Job struct {
+	dst, x, pos           *Tensor
+	neox                  bool
+	nDims, nOffs          int64
+	factors               []float32
+	thetaScale, freqScale float32
+	corr                  [2]float32
+	extFactor, attnFactor float32
+}
+
+// ropeCSMax is the largest n_dims/2 whose cos/sin scratch ropeF32Job.tokens
+// keeps on the stack.
+const ropeCSMax = 128
+
+// tokens rotates the token groups g in [lo, hi) (g = i2 + ne2·i3).
+func (j *ropeF32Job) tokens(lo, hi int64) {
+	x, dst, ne := j.x, j.dst, j.x.Ne
+	if ne[1] == 0 {
+		return
+	}
+	nDims, nOffs := j.nDims, j.nOffs
 	h := nDims / 2
-	refParallel(ne[2]*ne[3], ne[0]*ne[1], func(lo, hi int64) {
-		cs := make([]float32, 6*h)
-		c, s := cs[:h], cs[h:2*h]
-		cc, ss := cs[2*h:4*h], cs[4*h:] // normal mode: ropeExpand's layout
-		for g := lo; g < hi; g++ {
-			i2, i3 := g%ne[2], g/ne[2]
-			theta := float32(pos.Int(i2, 0, 0, 0))
-			for i := int64(0); i < h; i++ {
-				f := float32(1)
-				if factors != nil {
-					f = factors[i]
-				}
-				c[i], s[i] = ropeYarn(theta/f, freqScale, corr, 2*i, extFactor, attnFactor)
-				theta *= thetaScale
+	var buf [7 * ropeCSMax]float32
+	cs := buf[:]
+	if h > ropeCSMax {
+		cs = make([]float32, 7*h)
+	}
+	c, s, th := cs[:h], cs[h:2*h], cs[2*h:3*h]
+	cc, ss := cs[3*h:5*h], cs[5*h:7*h] // normal mode: ropeExpand's layout
+	for g := lo; g < hi; g++ {
+		i2, i3 := g%ne[2], g/ne[2]
+		j.cosSin(c, s, th, float32(j.pos.Int(i2, 0, 0, 0)))
+		if !j.neox {
+			ropeExpand(cc, ss, c, s)
+		}
+		xt, xs := f32Rows(x, i2, i3)
+		dt, ds := f32Rows(dst, i2, i3)
+		copyRest := (nOffs > 0 || nOffs+nDims < ne[0]) && &xt[0] != &dt[0]
+		for i1 := int64(0); i1 < ne[1]; i1++ {
+			xr, or := xt[i1*xs:i1*xs+ne[0]], dt[i1*ds:i1*ds+ne[0]]
+			if copyRest {
+				copy(or[:nOffs], xr[:nOffs])
+				copy(or[nOffs+nDims:], xr[nOffs+nDims:])
 			}
-			if !neox {
-				ropeExpand(cc, ss, c, s)
-			}
-			for i1 := int64(0); i1 < ne[1]; i1++ {
-				xr, or := f32RowView(x, i1, i2, i3), f32RowView(dst, i1, i2, i3)
-				if &xr[0] != &or[0] {
-					copy(or[:nOffs], xr[:nOffs])
-					copy(or[nOffs+nDims:], xr[nOffs+nDims:])
-				}
-				xw, ow := xr[nOffs:nOffs+nDims], or[nOffs:nOffs+nDims]
-				if neox {
-					ropeNeoxRow(ow, xw, c, s)
-				} else {
-					ropeNormalRow(ow, xw, cc, ss)
-				}
+			xw, ow := xr[nOffs:nOffs+nDims], or[nOffs:nOffs+nDims]
+			if j.neox {
+				ropeNeoxRow(ow, xw, c, s)
+			} else {
+				ropeNormalRow(ow, xw, cc, ss)
 			}
 		}
-	})
+	}
+}
+
+// cosSin sets c[i], s[i] to ropeYarn's cos and sin of pair i at position
+// p (th is scratch): without YaRN (ext_factor 0) sincosRow computes the
+// angles freq_scale·theta_i all at once, else (or when it declines) each
+// pair goes through ropeYarn.
+func (j *ropeF32Job) cosSin(c, s, th []float32, p float32) {
+	h := int64(len(c))
+	factors, thetaScale, freqScale := j.factors, j.thetaScale, j.freqScale
+	if j.extFactor == 0 {
+		// ropeYarn without the YaRN ramp: the angle is freq_scale·theta,
+		// cos and sin times attn_factor. Without freq_factors theta/1 is
+		// theta (exact), so the division is left out.
+		theta := p
+		if factors == nil {
+			for i := range th {
+				th[i] = freqScale * theta
+				theta *= thetaScale
+			}
+		} else {
+			factors = factors[:h]
+			for i := range th {
+				th[i] = freqScale * (theta / factors[i])
+				theta *= thetaScale
+			}
+		}
+		if sincosRow(c, s, th, j.attnFactor) {
+			return
+		}
+	}
+	theta := p
+	for i := int64(0); i < h; i++ {
+		f := float32(1)
+		if factors != nil {
+			f = factors[i]
+		}
+		c[i], s[i] = ropeYarn(theta/f, freqScale, j.corr, 2*i, j.extFactor, j.attnFactor)
+		theta *= thetaScale
+	}
 }
 
 // ropeMultiCache is ggml_mrope_cache_init: cos/sin per pair of cache, each

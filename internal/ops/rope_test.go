@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"fmt"
 	"math"
 	"testing"
 )
@@ -302,5 +303,41 @@ func BenchmarkRope(b *testing.B) {
 		if err := info.Run(dst, []*Tensor{x, pos}, p); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkRopeLlama is ROPE neox at testcases/perf/llama3-8b.txt's shapes
+// (x f32 [128, 32, n], n = 1, 7, 32) with the params ggml-et's rope_f32
+// launch passes, through OpInfo.Run as the reference device calls it.
+// Besides ns/op it reports cpu-ms/op (process CPU time).
+func BenchmarkRopeLlama(b *testing.B) {
+	info, _ := Lookup("rope")
+	p, err := info.Normalize(map[string]any{
+		"n_dims": 128, "mode": "neox", "n_ctx_orig": 8192, "freq_base": 500000,
+		"freq_scale": 1, "ext_factor": 0, "attn_factor": 1, "beta_fast": 32, "beta_slow": 1,
+		"sections": []int64{0, 0, 0, 0},
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, n := range []int64{1, 7, 32} {
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			x := FromF32(F32, []int64{128, 32, n}, randVals(n, int(128*32*n), -1, 1))
+			pv := make([]int64, n)
+			for i := range pv {
+				pv[i] = int64(i*37+100) % 8192
+			}
+			srcs := []*Tensor{x, FromInts(I32, []int64{n}, pv)}
+			dst := New(F32, 128, 32, n)
+			cpu0 := processCPUNS()
+			for b.Loop() {
+				if err := info.Run(dst, srcs, p); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if cpu0 >= 0 {
+				b.ReportMetric(float64(processCPUNS()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
+			}
+		})
 	}
 }

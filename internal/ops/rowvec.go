@@ -36,6 +36,17 @@ func f32RowView(x *Tensor, i1, i2, i3 int64) []float32 {
 	return unsafe.Slice((*float32)(p), n)
 }
 
+// f32Rows is the rows i1 = 0..ne1-1 at (i2, i3) of a tensor with dense
+// f32 rows (denseF32Rows, ne1 > 0) as one []float32 aliasing Buf, row i1
+// starting at i1·stride: one bounds check for all of them.
+func f32Rows(x *Tensor, i2, i3 int64) (rows []float32, stride int64) {
+	stride = int64(x.Nb[1] / 4)
+	n := (x.Ne[1]-1)*stride + x.Ne[0]
+	off := x.RowOffset(0, i2, i3)
+	b := x.Buf[off : off+4*uint64(n)]
+	return unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(b))), n), stride
+}
+
 // f16RowView is f32RowView for an f16 tensor: the row's half bits as []uint16.
 func f16RowView(x *Tensor, i1, i2, i3 int64) []uint16 {
 	if x.Type != F16 || x.Nb[0] != 2 || !hostLE {

@@ -20,3 +20,5 @@ func f32ToF16Row(dst []uint16, src []float32)            { f32ToF16RowScalar(dst
 func ropeNeoxRow(dst, x, c, s []float32)                 { ropeNeoxScalar(dst, x, c, s) }
 func ropeNormalRow(dst, x, cc, ss []float32)             { ropeNormalScalar(dst, x, cc, ss) }
 func dequantQ8_0Row(src []byte, dst []float32)           { dequantQ8_0Scalar(src, dst) }
+
+func sincosRow(c, s, th []float32, m float32) bool { return false }

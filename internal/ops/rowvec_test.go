@@ -331,20 +331,72 @@ func TestContPermuted4D(t *testing.T) {
 	}
 }
 
+// TestSincosRowVec checks sincosRow bit for bit against math.Sincos (hence
+// math.Sin and math.Cos) on float32 angles from 0 to 2^29, negative
+// ones, zeros and multiples of π/4, and that it declines angles it cannot
+// take.
+func TestSincosRowVec(t *testing.T) {
+	r := rand.New(rand.NewSource(41))
+	var th []float32
+	for i := 0; i < 400000; i++ {
+		var v float32
+		switch i % 4 {
+		case 0:
+			v = float32(r.Float64() * 8192)
+		case 1:
+			v = float32((r.Float64() - 0.5) * 20)
+		case 2:
+			v = float32(math.Ldexp(r.Float64(), r.Intn(58)-29)) // tiny to 2^29
+		default:
+			v = float32(float64(r.Intn(1<<20)) * math.Pi / 4)
+		}
+		th = append(th, v)
+	}
+	th = append(th, 0, float32(math.Copysign(0, -1)), 1<<29-64, -(1<<29 - 64), 1e-30, 3)
+	for _, m := range []float32{1, 0.7071} {
+		c, s := make([]float32, len(th)), make([]float32, len(th))
+		if !sincosRow(c, s, th, m) {
+			t.Skip("no vector sincos in this build or on this CPU")
+		}
+		for i, v := range th {
+			sn, cs := math.Sincos(float64(v))
+			if wc, ws := float32(cs)*m, float32(sn)*m; !sameBits(c[i], wc) || !sameBits(s[i], ws) {
+				t.Fatalf("angle %g (·%g): cos %g sin %g, want %g %g", v, m, c[i], s[i], wc, ws)
+			}
+		}
+	}
+	for _, bad := range []float32{1 << 29, float32(math.Inf(1)), float32(math.NaN())} {
+		x := []float32{1, 2, 3, bad, 5}
+		if sincosRow(make([]float32, 5), make([]float32, 5), x, 1) {
+			t.Errorf("sincosRow took angle %g", bad)
+		}
+	}
+}
+
 // TestRopeFastPathMatchesGeneric runs rope on dense f32 rows (ropeF32: row
-// views, vector rotation) and on a strided copy of the same values (the
-// generic per-row path) and wants the same bits, for both modes, with and
-// without freq_factors, YaRN and an offset window.
+// views, vector rotation and, without YaRN, vector sin/cos) and on a
+// strided copy of the same values (the generic per-row path) and wants the
+// same bits, for both modes, with and without freq_factors, YaRN and an
+// offset window, in place too, for a launch on the calling goroutine (9
+// tokens) and one split over workers (300 tokens), with positions 0,
+// negative and beyond 2^29 (where the vector sin/cos declines).
 func TestRopeFastPathMatchesGeneric(t *testing.T) {
-	const hd, heads, toks = 96, 4, 9
-	x := FromF32(F32, []int64{hd, heads, toks}, randVals(51, hd*heads*toks, -2, 2))
+	const hd, heads = 96, 4
+	for _, toks := range []int64{9, 300} {
+		ropeFastVsGeneric(t, hd, heads, toks)
+	}
+}
+
+func ropeFastVsGeneric(t *testing.T, hd, heads, toks int64) {
+	x := FromF32(F32, []int64{hd, heads, toks}, randVals(51, int(hd*heads*toks), -2, 2))
 	xs := permutedCopy(t, x)
 	pos := make([]int64, toks)
 	for i := range pos {
 		pos[i] = int64(i*977 + 3)
 	}
+	pos[1], pos[2], pos[3] = 0, -5000, 1<<30+7
 	posT := FromInts(I32, []int64{toks}, pos)
-	ff := FromF32(F32, []int64{hd / 2}, randVals(52, hd/2, 0.5, 4))
+	ff := FromF32(F32, []int64{hd / 2}, randVals(52, int(hd/2), 0.5, 4))
 	info, _ := Lookup("rope")
 	for _, mode := range []string{"neox", "normal"} {
 		for _, c := range []map[string]any{
@@ -374,10 +426,14 @@ func TestRopeFastPathMatchesGeneric(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			fv, gv := fast.ToF32(), gen.ToF32()
+			inPlace := FromF32(F32, x.Ne[:3], x.ToF32())
+			if err := info.Run(inPlace, append([]*Tensor{inPlace}, srcs[1:]...), p); err != nil {
+				t.Fatal(err)
+			}
+			fv, gv, iv := fast.ToF32(), gen.ToF32(), inPlace.ToF32()
 			for i := range fv {
-				if !sameBits(fv[i], gv[i]) {
-					t.Fatalf("%s %v element %d: fast path %g, generic %g", mode, c, i, fv[i], gv[i])
+				if !sameBits(fv[i], gv[i]) || !sameBits(iv[i], gv[i]) {
+					t.Fatalf("%d tokens, %s %v element %d: fast path %g (in place %g), generic %g", toks, mode, c, i, fv[i], iv[i], gv[i])
 				}
 			}
 		}
