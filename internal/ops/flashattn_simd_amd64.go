@@ -5,6 +5,7 @@ package ops
 import (
 	"math"
 	"simd/archsimd"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -250,7 +251,11 @@ func faDots1(kp unsafe.Pointer, nbk1 uintptr, nkv, dk int, q, sc []float32) {
 	keep, expo, inf, sc16 := f16Consts()
 	pq := unsafe.Pointer(&q[0])
 	var blk [8]archsimd.Float32x8
+	var touched uint8
 	for j0 := 0; j0 < nkv; j0 += 8 {
+		if j0%faTouch == 0 {
+			touched ^= touchRows(kp, nbk1, j0, min(j0+faTouch, nkv), uintptr(2*dk))
+		}
 		for jj := range blk {
 			kr := unsafe.Add(kp, uintptr(min(j0+jj, nkv-1))*nbk1)
 			var a archsimd.Float32x8
@@ -261,6 +266,7 @@ func faDots1(kp unsafe.Pointer, nbk1 uintptr, nkv, dk int, q, sc []float32) {
 		}
 		hsumF32x8x8(blk[0], blk[1], blk[2], blk[3], blk[4], blk[5], blk[6], blk[7]).Store((*[8]float32)(sc[j0 : j0+8]))
 	}
+	faSink.Store(uint32(touched))
 }
 
 // faDots4 is faDots1 for the four query rows q[t*dk:(t+1)*dk], whose
@@ -275,7 +281,12 @@ func faDots4(kp unsafe.Pointer, nbk1 uintptr, nkv, dk, stride int, q, sc []float
 	p0 := unsafe.Pointer(&q[0])
 	p1, p2, p3 := unsafe.Add(p0, 4*dk), unsafe.Add(p0, 8*dk), unsafe.Add(p0, 12*dk)
 	var blk [4][8]archsimd.Float32x8
+	var touched uint8
+	rowBytes := uintptr(2 * dk)
 	for j0 := 0; j0 < nkv; j0 += 8 {
+		if j0%faTouch == 0 {
+			touched ^= touchRows(kp, nbk1, j0, min(j0+faTouch, nkv), rowBytes)
+		}
 		for jj := 0; jj < 8; jj++ {
 			kr := unsafe.Add(kp, uintptr(min(j0+jj, nkv-1))*nbk1)
 			var a0, a1, a2, a3 archsimd.Float32x8
@@ -294,25 +305,63 @@ func faDots4(kp unsafe.Pointer, nbk1 uintptr, nkv, dk, stride int, q, sc []float
 			hsumF32x8x8(b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]).Store((*[8]float32)(sc[o : o+8]))
 		}
 	}
+	faSink.Store(uint32(touched))
 }
 
-// roundF16x8 is RoundF16 of the lanes whose result is a normal half;
-// bad flags the other lanes, whose values are wrong: zeros (which happen
-// to be right), nonzero |x| < 2^-14, |x| that rounds to 65536 or more,
-// infinities and NaNs.
-func roundF16x8(x archsimd.Float32x8, lsb, half, hiMask, absMask, lo, lim archsimd.Int32x8) (archsimd.Float32x8, archsimd.Mask32x8) {
+// faTouch is the number of K or V rows that faDots4 and faAccum read
+// into the cache in one burst (touchRows) before they compute with them.
+const faTouch = 64
+
+// faSink keeps the bytes that touchRows reads (atomically: the goroutines
+// of refParallel all store there).
+var faSink atomic.Uint32
+
+// touchRows reads one byte of every 64-byte line of rows j0..j1-1 of n
+// bytes each, nb bytes apart, at p: independent loads that bring the rows
+// of a KV-cache view (one head's 256 bytes of each 2048-byte row, which
+// the hardware prefetchers do not follow) into the cache together,
+// instead of one row's latency at a time while computing.
+func touchRows(p unsafe.Pointer, nb uintptr, j0, j1 int, n uintptr) uint8 {
+	var x uint8
+	for j := j0; j < j1; j++ {
+		x ^= touchBytes(unsafe.Add(p, uintptr(j)*nb), n)
+	}
+	return x
+}
+
+// touchBytes reads one byte of each 64-byte line of the n bytes at p.
+func touchBytes(p unsafe.Pointer, n uintptr) uint8 {
+	var x uint8
+	for o := uintptr(0); o < n; o += 64 {
+		x ^= *(*uint8)(unsafe.Add(p, o))
+	}
+	return x ^ *(*uint8)(unsafe.Add(p, n-1))
+}
+
+func roundF16Consts() (lsb, half, hiMask archsimd.Int32x8) {
+	b := archsimd.BroadcastInt32x8
+	return b(1), b(0xfff), b(-0x2000)
+}
+
+// roundF16x8Max is RoundF16 of the lanes of x whose result is a normal
+// half (integer arithmetic on the float32 bits; the other lanes' values
+// are wrong: nonzero |x| < 2^-14, |x| that rounds to 65536 or more,
+// infinities and NaNs, and zeros, which happen to be right). It
+// flags them through a running maximum: it
+// returns max(worst, (x<<1) + lo2) lane by lane (the bits of x, the sign
+// shifted out, wrapping), which stays <= lim2 (normalF16Consts) while
+// every x so far had 2^-14 <= |x| < 65520 (bits 0x38800000 to
+// 0x477fefff, so x<<1 from 0x71000000 to 0x8effdffe, which lo2 maps to
+// the lowest int32 values and nothing else there).
+func roundF16x8Max(x archsimd.Float32x8, lsb, half, hiMask, lo2, worst archsimd.Int32x8) (archsimd.Float32x8, archsimd.Int32x8) {
 	b := x.AsInt32x8()
 	r := b.Add(half).Add(b.ShiftAllRight(13).And(lsb)).And(hiMask)
-	// |x| + 0x47800000 maps [2^-14, 65520) (bits 0x38800000 to
-	// 0x477fefff) to the lowest int32 values, up to lim, and nothing
-	// else there.
-	bad := b.And(absMask).Add(lo).Greater(lim)
-	return r.AsFloat32x8(), bad
+	return r.AsFloat32x8(), worst.Max(b.ShiftAllLeft(1).Add(lo2))
 }
 
-func roundF16Consts() (lsb, half, hiMask, absMask, lo, lim archsimd.Int32x8) {
+func normalF16Consts() (lo2, lim2 archsimd.Int32x8) {
 	b := archsimd.BroadcastInt32x8
-	return b(1), b(0xfff), b(-0x2000), b(0x7fffffff), b(0x47800000), b(-0x80000000 + 0x0effefff)
+	return b(0x0f000000), b(-0x80000000 + 0x1dffdffe)
 }
 
 // faAccum runs pass 3 over the nkv f16 V rows at vp (nbv1 bytes apart, dv
@@ -332,26 +381,34 @@ func faAccum(vp unsafe.Pointer, nbv1 uintptr, nkv, dv, stride int, mode []uint8,
 		panic("ops: faAccum sizes")
 	}
 	vw := make([]float32, maxRun*dv)
+	vb := make([]float32, maxRun*faTile*8)
+	var touched uint8
+	next := 0 // rows below next have been touched
 	for j := 0; j < nkv; {
+		if j >= next {
+			touched ^= touchRows(vp, nbv1, j, min(j+faTouch, nkv), uintptr(2*dv))
+			next = j + faTouch
+		}
 		n := 0
 		for j+n < nkv && n < maxRun && mode[j+n] == 1 && mode[stride+j+n] == 1 && mode[2*stride+j+n] == 1 && mode[3*stride+j+n] == 1 {
 			n++
 		}
 		if n > 0 {
-			faAccumRun(vp, nbv1, j, n, dv, stride, vsb, acc, cur, vw, tab)
+			faAccumRun(vp, nbv1, j, n, dv, stride, vsb, acc, cur, vw, vb, tab)
 			j += n
 			continue
 		}
 		faAccumKey(vp, nbv1, j, dv, stride, mode, msb, vsb, acc, cur, tab)
 		j++
 	}
+	faSink.Store(uint32(touched))
 }
 
 // faAccumRun is faAccum for keys j0..j0+n-1, each a plain update of every
 // row: per eight lanes of the accumulators, all n keys are added in
 // registers; the run is redone by scalar code if any rounding was not of
 // a normal half.
-func faAccumRun(vp unsafe.Pointer, nbv1 uintptr, j0, n, dv, stride int, vsb []uint32, acc []float32, cur *[faTile]int, vw []float32, tab *[1 << 16]float32) {
+func faAccumRun(vp unsafe.Pointer, nbv1 uintptr, j0, n, dv, stride int, vsb []uint32, acc []float32, cur *[faTile]int, vw, vb []float32, tab *[1 << 16]float32) {
 	vw = vw[:n*dv]
 	// The V rows of the run, widened once (fewer live constants below).
 	keep, expo, inf, sc16 := f16Consts()
@@ -362,7 +419,17 @@ func faAccumRun(vp unsafe.Pointer, nbv1 uintptr, j0, n, dv, stride int, vsb []ui
 			widenF16x8(vr, 2*c, keep, expo, inf, sc16).Store((*[8]float32)(unsafe.Add(pw, 4*(j*dv+c))))
 		}
 	}
-	lsb, half, hiMask, absMask, lo, lim := roundF16Consts()
+	// The factors vs of the run, broadcast once: vb[j*faTile+t] is row t's
+	// for key j0+j.
+	vb = vb[:n*faTile*8]
+	pb := unsafe.Pointer(&vb[0])
+	for j := 0; j < n; j++ {
+		for t := 0; t < faTile; t++ {
+			archsimd.BroadcastInt32x8(int32(vsb[t*stride+j0+j])).AsFloat32x8().Store((*[8]float32)(unsafe.Add(pb, 4*8*(j*faTile+t))))
+		}
+	}
+	lsb, half, hiMask := roundF16Consts()
+	lo2, lim2 := normalF16Consts()
 	base := unsafe.Pointer(&acc[0])
 	s0 := unsafe.Add(base, 4*(cur[0]*faTile+0)*dv)
 	s1 := unsafe.Add(base, 4*(cur[1]*faTile+1)*dv)
@@ -372,29 +439,25 @@ func faAccumRun(vp unsafe.Pointer, nbv1 uintptr, j0, n, dv, stride int, vsb []ui
 	d1 := unsafe.Add(base, 4*((1-cur[1])*faTile+1)*dv)
 	d2 := unsafe.Add(base, 4*((1-cur[2])*faTile+2)*dv)
 	d3 := unsafe.Add(base, 4*((1-cur[3])*faTile+3)*dv)
-	vsb = vsb[:3*stride+j0+n]
-	pv := unsafe.Pointer(&vsb[j0])
-	st := 4 * uintptr(stride)
 	for c := 0; c < dv; c += 8 {
 		a0, a1, a2, a3 := loadF32x8(s0, 4*c), loadF32x8(s1, 4*c), loadF32x8(s2, 4*c), loadF32x8(s3, 4*c)
-		pj := pv
+		pj := pb
 		pw := unsafe.Add(pw, 4*c)
-		var bad archsimd.Mask32x8
+		worst := archsimd.BroadcastInt32x8(math.MinInt32)
 		for j := 0; j < n; j++ {
 			w := loadF32x8(pw, 0)
-			var b0, b1, b2, b3 archsimd.Mask32x8
-			a0, b0 = roundF16x8(a0.Add(w.Mul(bcast32(pj))), lsb, half, hiMask, absMask, lo, lim)
-			a1, b1 = roundF16x8(a1.Add(w.Mul(bcast32(unsafe.Add(pj, st)))), lsb, half, hiMask, absMask, lo, lim)
-			a2, b2 = roundF16x8(a2.Add(w.Mul(bcast32(unsafe.Add(pj, 2*st)))), lsb, half, hiMask, absMask, lo, lim)
-			a3, b3 = roundF16x8(a3.Add(w.Mul(bcast32(unsafe.Add(pj, 3*st)))), lsb, half, hiMask, absMask, lo, lim)
-			bad = bad.Or(b0.Or(b1).Or(b2.Or(b3)))
+			a0, worst = roundF16x8Max(a0.Add(w.Mul(loadF32x8(pj, 0))), lsb, half, hiMask, lo2, worst)
+			a1, worst = roundF16x8Max(a1.Add(w.Mul(loadF32x8(pj, 32))), lsb, half, hiMask, lo2, worst)
+			a2, worst = roundF16x8Max(a2.Add(w.Mul(loadF32x8(pj, 64))), lsb, half, hiMask, lo2, worst)
+			a3, worst = roundF16x8Max(a3.Add(w.Mul(loadF32x8(pj, 96))), lsb, half, hiMask, lo2, worst)
 			pw = unsafe.Add(pw, 4*dv)
-			pj = unsafe.Add(pj, 4)
+			pj = unsafe.Add(pj, 4*8*faTile)
 		}
 		a0.Store((*[8]float32)(unsafe.Add(d0, 4*c)))
 		a1.Store((*[8]float32)(unsafe.Add(d1, 4*c)))
 		a2.Store((*[8]float32)(unsafe.Add(d2, 4*c)))
 		a3.Store((*[8]float32)(unsafe.Add(d3, 4*c)))
+		bad := worst.Greater(lim2)
 		if bad.ToBits() != 0 {
 			// Redo these eight lanes of the four rows in scalar code.
 			archsimd.ClearAVXUpperBits()
@@ -426,10 +489,11 @@ func bcast32(p unsafe.Pointer) archsimd.Float32x8 {
 // faAccumKey is faAccum for the one key j, any modes.
 func faAccumKey(vp unsafe.Pointer, nbv1 uintptr, j, dv, stride int, mode []uint8, msb, vsb []uint32, acc []float32, cur *[faTile]int, tab *[1 << 16]float32) {
 	keep, expo, inf, sc16 := f16Consts()
-	lsb, half, hiMask, absMask, lo, lim := roundF16Consts()
+	lsb, half, hiMask := roundF16Consts()
+	lo2, lim2 := normalF16Consts()
 	base := unsafe.Pointer(&acc[0])
 	vr := unsafe.Add(vp, uintptr(j)*nbv1)
-	var bad archsimd.Mask32x8
+	worst := archsimd.BroadcastInt32x8(math.MinInt32)
 	for t := range faTile {
 		o := t*stride + j
 		m := mode[o]
@@ -444,16 +508,13 @@ func faAccumKey(vp unsafe.Pointer, nbv1 uintptr, j, dv, stride int, mode []uint8
 			w := widenF16x8(vr, 2*c, keep, expo, inf, sc16)
 			x := loadF32x8(src, 4*c)
 			if m == 2 {
-				var b archsimd.Mask32x8
-				x, b = roundF16x8(x.Mul(ms), lsb, half, hiMask, absMask, lo, lim)
-				bad = bad.Or(b)
+				x, worst = roundF16x8Max(x.Mul(ms), lsb, half, hiMask, lo2, worst)
 			}
-			x, b := roundF16x8(x.Add(w.Mul(vs)), lsb, half, hiMask, absMask, lo, lim)
-			bad = bad.Or(b)
+			x, worst = roundF16x8Max(x.Add(w.Mul(vs)), lsb, half, hiMask, lo2, worst)
 			x.Store((*[8]float32)(unsafe.Add(dst, 4*c)))
 		}
 	}
-	if bad.ToBits() != 0 {
+	if worst.Greater(lim2).ToBits() != 0 {
 		archsimd.ClearAVXUpperBits()
 		vh := unsafe.Slice((*uint16)(vr), dv)
 		for t := range faTile {
