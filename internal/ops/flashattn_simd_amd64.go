@@ -37,6 +37,13 @@ import (
 //     2^-14, an overflow, an infinity or a NaN) is redone by the scalar
 //     code from the previous accumulator, kept in a second buffer.
 //
+// Up to faGroup tiles of the same KV head run passes 1 and 3 together,
+// faChunk keys at a time for every tile in turn, so that K and V rows
+// come from memory once per group (with n query positions a KV head has
+// 4n rows), and the rows of a chunk are touched into the cache in bursts
+// (touchRows) before use. The order of the operations of each row does
+// not change.
+//
 // So the result equals the scalar loop's up to the order of the dot
 // products' sums (TestFlashAttnVec).
 
@@ -48,6 +55,26 @@ const faTile = 4
 
 // faRow is one query row: q[:, i1, i2, i3].
 type faRow struct{ i1, i2, i3 int64 }
+
+// faGroup is the largest number of tiles that share one pass over a KV
+// head's rows, faChunk the number of K or V rows that pass computes with
+// for every tile of the group in turn (64 KB of a 128-dim f16 head: they
+// stay in the cache meanwhile).
+const (
+	faGroup = 8
+	faChunk = 256
+)
+
+// faTileState is what the passes of one tile keep: the tile's f16-rounded
+// q rows, scores, softmax factors and accumulators (see flashAttnVec).
+type faTileState struct {
+	qh, sc      []float32
+	msb, vsb    []uint32
+	mode        []uint8
+	acc         []float32
+	cur         [faTile]int // which of the two buffers holds row t's accumulator
+	sums, maxes [faTile]float32
+}
 
 // rowsInBuf reports whether every row of x (Ne[0] dense elements of its
 // type, Nb[0] == TypeSize) lies inside x.Buf.
@@ -84,9 +111,13 @@ func flashAttnVec(dst, q, k, v, mask, sinks *Tensor, scale, softcap float32, slo
 	if rk2 == rv2 && rk3 == rv3 {
 		group = rk2
 	}
-	var tiles [][]faRow
+	// Tiles of the same K and V heads go in groups of up to faGroup, which
+	// read each chunk of K and V rows once from memory (then from the
+	// cache) for all their tiles.
+	var groups [][][]faRow
 	for i3 := int64(0); i3 < q.Ne[3]; i3++ {
 		for g := int64(0); g < q.Ne[2]; g += group {
+			var tiles [][]faRow
 			var t []faRow
 			for i1 := int64(0); i1 < q.Ne[1]; i1++ {
 				for h := g; h < g+group; h++ {
@@ -98,135 +129,170 @@ func flashAttnVec(dst, q, k, v, mask, sinks *Tensor, scale, softcap float32, slo
 				}
 			}
 			tiles = append(tiles, t)
+			for len(tiles) > 0 {
+				n := min(len(tiles), faGroup)
+				groups = append(groups, tiles[:n])
+				tiles = tiles[n:]
+			}
 		}
 	}
 	nkvPad := (nkv + 7) &^ 7
 	negInf := float32(math.Inf(-1))
-	refParallel(int64(len(tiles)), faTile*nkv*(dk+dv), func(lo, hi int64) {
-		qh := make([]float32, faTile*dk)
-		sc := make([]float32, faTile*nkvPad)
-		msb := make([]uint32, faTile*nkvPad) // bits of ms, vs: see faAccum
-		vsb := make([]uint32, faTile*nkvPad)
-		mode := make([]uint8, faTile*nkvPad)
+	maxTiles := 0
+	for _, g := range groups {
+		maxTiles = max(maxTiles, len(g))
+	}
+	refParallel(int64(len(groups)), int64(maxTiles)*faTile*nkv*(dk+dv), func(lo, hi int64) {
+		st := make([]faTileState, maxTiles)
+		for i := range st {
+			st[i] = faTileState{
+				qh:   make([]float32, faTile*dk),
+				sc:   make([]float32, faTile*nkvPad),
+				msb:  make([]uint32, faTile*nkvPad), // bits of ms, vs: see faAccum
+				vsb:  make([]uint32, faTile*nkvPad),
+				mode: make([]uint8, faTile*nkvPad),
+				acc:  make([]float32, 2*faTile*dv),
+			}
+		}
 		ea := make([]float32, nkv) // exp arguments of a row
-		accBuf := make([]float32, 2*faTile*dv)
+		var scratch faScratch
 		var mrow []float32
 		if mask != nil {
 			mrow = make([]float32, nkv)
 		}
 		tab := f16ToF32Table()
-		for ti := lo; ti < hi; ti++ {
-			rows := tiles[ti]
-			nt := len(rows)
-			r0 := rows[0]
+		for gi := lo; gi < hi; gi++ {
+			tiles := groups[gi]
+			r0 := tiles[0][0]
 			ik2, ik3 := r0.i2/rk2, r0.i3/rk3
 			iv2, iv3 := r0.i2/rv2, r0.i3/rv3
 			// Pass 1: scores. Rows past nt repeat row 0 (results unused).
-			for t := 0; t < faTile; t++ {
-				r := rows[min(t, nt-1)]
-				qr := qh[t*int(dk) : (t+1)*int(dk)]
-				q.Row(r.i1, r.i2, r.i3, qr)
-				for i, x := range qr {
-					qr[i] = RoundF16(x)
+			for ti, rows := range tiles {
+				qh := st[ti].qh
+				for t := 0; t < faTile; t++ {
+					r := rows[min(t, len(rows)-1)]
+					qr := qh[t*int(dk) : (t+1)*int(dk)]
+					q.Row(r.i1, r.i2, r.i3, qr)
+					for i, x := range qr {
+						qr[i] = RoundF16(x)
+					}
 				}
 			}
 			kp := unsafe.Pointer(&k.Buf[k.RowOffset(0, ik2, ik3)])
-			if nt == 1 {
-				faDots1(kp, uintptr(k.Nb[1]), int(nkv), int(dk), qh, sc)
-			} else {
-				faDots4(kp, uintptr(k.Nb[1]), int(nkv), int(dk), int(nkvPad), qh, sc)
+			for c0 := 0; c0 < int(nkv); c0 += faChunk {
+				n := min(faChunk, int(nkv)-c0)
+				kc := unsafe.Add(kp, uintptr(c0)*uintptr(k.Nb[1]))
+				for ti, rows := range tiles {
+					if len(rows) == 1 {
+						faDots1(kc, uintptr(k.Nb[1]), n, int(dk), st[ti].qh, st[ti].sc[c0:])
+					} else {
+						faDots4(kc, uintptr(k.Nb[1]), n, int(dk), int(nkvPad), st[ti].qh, st[ti].sc[c0:])
+					}
+				}
 			}
 			clearUpper()
 			// Pass 2: online softmax, scalar.
-			var sums, maxes [faTile]float32
-			for t, r := range rows {
-				if mask != nil {
-					mask.Row(r.i1, r.i2%mask.Ne[2], r.i3%mask.Ne[3], mrow)
-				}
-				sl := slope(r.i2)
-				o := t * int(nkvPad)
-				S, M := float32(0), negInf
-				for ic := 0; ic < int(nkv); ic++ {
-					if ic&63 == 63 {
-						clearUpper()
-					}
-					mv := float32(0)
+			for ti, rows := range tiles {
+				ts := &st[ti]
+				sc, mode, msb, vsb := ts.sc, ts.mode, ts.msb, ts.vsb
+				for t, r := range rows {
 					if mask != nil {
-						mv = sl * mrow[ic]
-						if mv == negInf {
-							mode[o+ic] = 0
-							continue
+						mask.Row(r.i1, r.i2%mask.Ne[2], r.i3%mask.Ne[3], mrow)
+					}
+					sl := slope(r.i2)
+					o := t * int(nkvPad)
+					S, M := float32(0), negInf
+					for ic := 0; ic < int(nkv); ic++ {
+						if ic&63 == 63 {
+							clearUpper()
+						}
+						mv := float32(0)
+						if mask != nil {
+							mv = sl * mrow[ic]
+							if mv == negInf {
+								mode[o+ic] = 0
+								continue
+							}
+						}
+						s := sc[o+ic] * scale
+						if softcap != 0 {
+							s = softcap * tanhf32(s)
+						}
+						s += mv
+						// The exp arguments first; their exps in vector lanes below.
+						if s > M {
+							ea[ic] = M - s
+							M = s
+							mode[o+ic] = 2
+						} else {
+							ea[ic] = s - M
+							mode[o+ic] = 1
 						}
 					}
-					s := sc[o+ic] * scale
-					if softcap != 0 {
-						s = softcap * tanhf32(s)
+					e := ea[:nkv]
+					if !expShiftRow(e, 0) { // x - 0 is x: the exps of the arguments
+						for i, x := range e {
+							e[i] = expf32(x)
+						}
 					}
-					s += mv
-					// The exp arguments first; their exps in vector lanes below.
-					if s > M {
-						ea[ic] = M - s
-						M = s
-						mode[o+ic] = 2
-					} else {
-						ea[ic] = s - M
-						mode[o+ic] = 1
+					for ic, f := range e {
+						switch mode[o+ic] {
+						case 2: // a new maximum: ms = f, vs = 1
+							msb[o+ic], vsb[o+ic] = math.Float32bits(f), math.Float32bits(1)
+							S = float32(S*f) + 1
+						case 1:
+							vsb[o+ic] = math.Float32bits(f)
+							S += f
+						}
 					}
+					ts.sums[t], ts.maxes[t] = S, M
 				}
-				e := ea[:nkv]
-				if !expShiftRow(e, 0) { // x - 0 is x: the exps of the arguments
-					for i, x := range e {
-						e[i] = expf32(x)
-					}
+				for t := len(rows); t < faTile; t++ { // padding rows repeat row 0
+					o := t * int(nkvPad)
+					copy(mode[o:o+int(nkv)], mode[:nkv])
+					copy(msb[o:o+int(nkv)], msb[:nkv])
+					copy(vsb[o:o+int(nkv)], vsb[:nkv])
 				}
-				for ic, f := range e {
-					switch mode[o+ic] {
-					case 2: // a new maximum: ms = f, vs = 1
-						msb[o+ic], vsb[o+ic] = math.Float32bits(f), math.Float32bits(1)
-						S = float32(S*f) + 1
-					case 1:
-						vsb[o+ic] = math.Float32bits(f)
-						S += f
-					}
-				}
-				sums[t], maxes[t] = S, M
-			}
-			for t := nt; t < faTile; t++ { // padding rows repeat row 0
-				o := t * int(nkvPad)
-				copy(mode[o:o+int(nkv)], mode[:nkv])
-				copy(msb[o:o+int(nkv)], msb[:nkv])
-				copy(vsb[o:o+int(nkv)], vsb[:nkv])
+				clear(ts.acc)
+				ts.cur = [faTile]int{}
 			}
 			// Pass 3: the f16 accumulators.
-			clear(accBuf)
-			var cur [faTile]int // which of the two buffers holds row t's accumulator
 			vp := unsafe.Pointer(&v.Buf[v.RowOffset(0, iv2, iv3)])
-			faAccum(vp, uintptr(v.Nb[1]), int(nkv), int(dv), int(nkvPad), mode, msb, vsb, accBuf, &cur, tab)
+			for c0 := 0; c0 < int(nkv); c0 += faChunk {
+				c1 := min(c0+faChunk, int(nkv))
+				for ti := range tiles {
+					ts := &st[ti]
+					faAccum(vp, uintptr(v.Nb[1]), c0, c1, int(dv), int(nkvPad), ts.mode, ts.msb, ts.vsb, ts.acc, &ts.cur, &scratch, tab)
+				}
+			}
 			clearUpper()
-			for t, r := range rows {
-				acc := accBuf[(cur[t]*faTile+t)*int(dv) : (cur[t]*faTile+t+1)*int(dv)]
-				S, M := sums[t], maxes[t]
-				if sinks != nil {
-					s := sinks.F32(r.i2, 0, 0, 0)
-					f, e := float32(1), float32(1)
-					if s > M {
-						f = expf32(M - s)
-						for i := range acc {
-							acc[i] *= f
+			for ti, rows := range tiles {
+				ts := &st[ti]
+				for t, r := range rows {
+					acc := ts.acc[(ts.cur[t]*faTile+t)*int(dv) : (ts.cur[t]*faTile+t+1)*int(dv)]
+					S, M := ts.sums[t], ts.maxes[t]
+					if sinks != nil {
+						s := sinks.F32(r.i2, 0, 0, 0)
+						f, e := float32(1), float32(1)
+						if s > M {
+							f = expf32(M - s)
+							for i := range acc {
+								acc[i] *= f
+							}
+						} else {
+							e = expf32(s - M)
 						}
-					} else {
-						e = expf32(s - M)
+						S = float32(S*f) + e
 					}
-					S = float32(S*f) + e
+					inv := float32(0)
+					if S != 0 {
+						inv = 1 / S
+					}
+					for i := range acc {
+						acc[i] *= inv
+					}
+					dst.SetRow(r.i2, r.i1, r.i3, acc)
 				}
-				inv := float32(0)
-				if S != 0 {
-					inv = 1 / S
-				}
-				for i := range acc {
-					acc[i] *= inv
-				}
-				dst.SetRow(r.i2, r.i1, r.i3, acc)
 			}
 		}
 	})
@@ -273,10 +339,10 @@ func faDots1(kp unsafe.Pointer, nbk1 uintptr, nkv, dk int, q, sc []float32) {
 // scores go to sc[t*stride:], reading each key row once.
 func faDots4(kp unsafe.Pointer, nbk1 uintptr, nkv, dk, stride int, q, sc []float32) {
 	q = q[:4*dk]
-	sc = sc[:4*stride]
 	if stride < (nkv+7)&^7 {
 		panic("ops: faDots4 stride")
 	}
+	sc = sc[:3*stride+(nkv+7)&^7]
 	keep, expo, inf, sc16 := f16Consts()
 	p0 := unsafe.Pointer(&q[0])
 	p1, p2, p3 := unsafe.Add(p0, 4*dk), unsafe.Add(p0, 8*dk), unsafe.Add(p0, 12*dk)
@@ -364,33 +430,32 @@ func normalF16Consts() (lo2, lim2 archsimd.Int32x8) {
 	return b(0x0f000000), b(-0x80000000 + 0x1dffdffe)
 }
 
-// faAccum runs pass 3 over the nkv f16 V rows at vp (nbv1 bytes apart, dv
-// values each) for the faTile rows of a tile: for key j and row t,
-// mode[t*stride+j] is 0 (masked out: no update), 1 (acc += v·vs, rounded)
-// or 2 (a new maximum: acc = round(acc·ms), then acc += v·vs, rounded),
-// with the bits of ms and vs in msb and vsb. Row t's accumulator is
-// acc[(cur[t]*faTile+t)*dv:][:dv]; each update writes the other buffer and
-// flips cur[t]. Runs of keys that are plain updates (mode 1) for every row
-// go through faAccumRun, with the accumulators in registers; the other
-// keys one at a time through faAccumKey.
-func faAccum(vp unsafe.Pointer, nbv1 uintptr, nkv, dv, stride int, mode []uint8, msb, vsb []uint32, acc []float32, cur *[faTile]int, tab *[1 << 16]float32) {
-	const maxRun = 32
+// faAccum runs pass 3 over the f16 V rows j0..j1-1 at vp (nbv1 bytes
+// apart, dv values each) for the faTile rows of a tile: for key j and row
+// t, mode[t*stride+j] is 0 (masked out: no update), 1 (acc += v·vs,
+// rounded) or 2 (a new maximum: acc = round(acc·ms), then acc += v·vs,
+// rounded), with the bits of ms and vs in msb and vsb. Row t's
+// accumulator is acc[(cur[t]*faTile+t)*dv:][:dv]; each update writes the
+// other buffer and flips cur[t]. Runs of keys that are plain updates
+// (mode 1) for every row go through faAccumRun, with the accumulators in
+// registers; the other keys one at a time through faAccumKey. Calls for
+// consecutive ranges continue the same updates.
+func faAccum(vp unsafe.Pointer, nbv1 uintptr, j0, j1, dv, stride int, mode []uint8, msb, vsb []uint32, acc []float32, cur *[faTile]int, scratch *faScratch, tab *[1 << 16]float32) {
 	mode, msb, vsb = mode[:faTile*stride], msb[:faTile*stride], vsb[:faTile*stride]
 	acc = acc[:2*faTile*dv]
-	if nkv > stride {
+	if j0 < 0 || j1 > stride {
 		panic("ops: faAccum sizes")
 	}
-	vw := make([]float32, maxRun*dv)
-	vb := make([]float32, maxRun*faTile*8)
+	vw, vb := scratch.buffers(dv)
 	var touched uint8
-	next := 0 // rows below next have been touched
-	for j := 0; j < nkv; {
+	next := j0 // rows below next have been touched
+	for j := j0; j < j1; {
 		if j >= next {
-			touched ^= touchRows(vp, nbv1, j, min(j+faTouch, nkv), uintptr(2*dv))
+			touched ^= touchRows(vp, nbv1, j, min(j+faTouch, j1), uintptr(2*dv))
 			next = j + faTouch
 		}
 		n := 0
-		for j+n < nkv && n < maxRun && mode[j+n] == 1 && mode[stride+j+n] == 1 && mode[2*stride+j+n] == 1 && mode[3*stride+j+n] == 1 {
+		for j+n < j1 && n < faMaxRun && mode[j+n] == 1 && mode[stride+j+n] == 1 && mode[2*stride+j+n] == 1 && mode[3*stride+j+n] == 1 {
 			n++
 		}
 		if n > 0 {
@@ -402,6 +467,21 @@ func faAccum(vp unsafe.Pointer, nbv1 uintptr, nkv, dv, stride int, mode []uint8,
 		j++
 	}
 	faSink.Store(uint32(touched))
+}
+
+// faMaxRun is the most keys that faAccumRun takes at once.
+const faMaxRun = 32
+
+// faScratch holds faAccum's buffers: the V rows of a run, widened, and its
+// factors vs, broadcast.
+type faScratch struct{ vw, vb []float32 }
+
+func (s *faScratch) buffers(dv int) (vw, vb []float32) {
+	if len(s.vw) < faMaxRun*dv {
+		s.vw = make([]float32, faMaxRun*dv)
+		s.vb = make([]float32, faMaxRun*faTile*8)
+	}
+	return s.vw, s.vb
 }
 
 // faAccumRun is faAccum for keys j0..j0+n-1, each a plain update of every
@@ -441,17 +521,15 @@ func faAccumRun(vp unsafe.Pointer, nbv1 uintptr, j0, n, dv, stride int, vsb []ui
 	d3 := unsafe.Add(base, 4*((1-cur[3])*faTile+3)*dv)
 	for c := 0; c < dv; c += 8 {
 		a0, a1, a2, a3 := loadF32x8(s0, 4*c), loadF32x8(s1, 4*c), loadF32x8(s2, 4*c), loadF32x8(s3, 4*c)
-		pj := pb
-		pw := unsafe.Add(pw, 4*c)
 		worst := archsimd.BroadcastInt32x8(math.MinInt32)
 		for j := 0; j < n; j++ {
-			w := loadF32x8(pw, 0)
+			// No pointer past the buffers' ends (checkptr).
+			w := loadF32x8(pw, 4*(j*dv+c))
+			pj := unsafe.Add(pb, 4*8*faTile*j)
 			a0, worst = roundF16x8Max(a0.Add(w.Mul(loadF32x8(pj, 0))), lsb, half, hiMask, lo2, worst)
 			a1, worst = roundF16x8Max(a1.Add(w.Mul(loadF32x8(pj, 32))), lsb, half, hiMask, lo2, worst)
 			a2, worst = roundF16x8Max(a2.Add(w.Mul(loadF32x8(pj, 64))), lsb, half, hiMask, lo2, worst)
 			a3, worst = roundF16x8Max(a3.Add(w.Mul(loadF32x8(pj, 96))), lsb, half, hiMask, lo2, worst)
-			pw = unsafe.Add(pw, 4*dv)
-			pj = unsafe.Add(pj, 4*8*faTile)
 		}
 		a0.Store((*[8]float32)(unsafe.Add(d0, 4*c)))
 		a1.Store((*[8]float32)(unsafe.Add(d1, 4*c)))
