@@ -5,6 +5,7 @@ package ops
 import (
 	"math"
 	"simd/archsimd"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -36,6 +37,13 @@ import (
 //     2^-14, an overflow, an infinity or a NaN) is redone by the scalar
 //     code from the previous accumulator, kept in a second buffer.
 //
+// Up to faGroup tiles of the same KV head run passes 1 and 3 together,
+// faChunk keys at a time for every tile in turn, so that K and V rows
+// come from memory once per group (with n query positions a KV head has
+// 4n rows), and the rows of a chunk are touched into the cache in bursts
+// (touchRows) before use. The order of the operations of each row does
+// not change.
+//
 // So the result equals the scalar loop's up to the order of the dot
 // products' sums (TestFlashAttnVec).
 
@@ -47,6 +55,26 @@ const faTile = 4
 
 // faRow is one query row: q[:, i1, i2, i3].
 type faRow struct{ i1, i2, i3 int64 }
+
+// faGroup is the largest number of tiles that share one pass over a KV
+// head's rows, faChunk the number of K or V rows that pass computes with
+// for every tile of the group in turn (64 KB of a 128-dim f16 head: they
+// stay in the cache meanwhile).
+const (
+	faGroup = 8
+	faChunk = 256
+)
+
+// faTileState is what the passes of one tile keep: the tile's f16-rounded
+// q rows, scores, softmax factors and accumulators (see flashAttnVec).
+type faTileState struct {
+	qh, sc      []float32
+	msb, vsb    []uint32
+	mode        []uint8
+	acc         []float32
+	cur         [faTile]int // which of the two buffers holds row t's accumulator
+	sums, maxes [faTile]float32
+}
 
 // rowsInBuf reports whether every row of x (Ne[0] dense elements of its
 // type, Nb[0] == TypeSize) lies inside x.Buf.
@@ -83,9 +111,13 @@ func flashAttnVec(dst, q, k, v, mask, sinks *Tensor, scale, softcap float32, slo
 	if rk2 == rv2 && rk3 == rv3 {
 		group = rk2
 	}
-	var tiles [][]faRow
+	// Tiles of the same K and V heads go in groups of up to faGroup, which
+	// read each chunk of K and V rows once from memory (then from the
+	// cache) for all their tiles.
+	var groups [][][]faRow
 	for i3 := int64(0); i3 < q.Ne[3]; i3++ {
 		for g := int64(0); g < q.Ne[2]; g += group {
+			var tiles [][]faRow
 			var t []faRow
 			for i1 := int64(0); i1 < q.Ne[1]; i1++ {
 				for h := g; h < g+group; h++ {
@@ -97,135 +129,170 @@ func flashAttnVec(dst, q, k, v, mask, sinks *Tensor, scale, softcap float32, slo
 				}
 			}
 			tiles = append(tiles, t)
+			for len(tiles) > 0 {
+				n := min(len(tiles), faGroup)
+				groups = append(groups, tiles[:n])
+				tiles = tiles[n:]
+			}
 		}
 	}
 	nkvPad := (nkv + 7) &^ 7
 	negInf := float32(math.Inf(-1))
-	refParallel(int64(len(tiles)), faTile*nkv*(dk+dv), func(lo, hi int64) {
-		qh := make([]float32, faTile*dk)
-		sc := make([]float32, faTile*nkvPad)
-		msb := make([]uint32, faTile*nkvPad) // bits of ms, vs: see faAccum
-		vsb := make([]uint32, faTile*nkvPad)
-		mode := make([]uint8, faTile*nkvPad)
+	maxTiles := 0
+	for _, g := range groups {
+		maxTiles = max(maxTiles, len(g))
+	}
+	refParallel(int64(len(groups)), int64(maxTiles)*faTile*nkv*(dk+dv), func(lo, hi int64) {
+		st := make([]faTileState, maxTiles)
+		for i := range st {
+			st[i] = faTileState{
+				qh:   make([]float32, faTile*dk),
+				sc:   make([]float32, faTile*nkvPad),
+				msb:  make([]uint32, faTile*nkvPad), // bits of ms, vs: see faAccum
+				vsb:  make([]uint32, faTile*nkvPad),
+				mode: make([]uint8, faTile*nkvPad),
+				acc:  make([]float32, 2*faTile*dv),
+			}
+		}
 		ea := make([]float32, nkv) // exp arguments of a row
-		accBuf := make([]float32, 2*faTile*dv)
+		var scratch faScratch
 		var mrow []float32
 		if mask != nil {
 			mrow = make([]float32, nkv)
 		}
 		tab := f16ToF32Table()
-		for ti := lo; ti < hi; ti++ {
-			rows := tiles[ti]
-			nt := len(rows)
-			r0 := rows[0]
+		for gi := lo; gi < hi; gi++ {
+			tiles := groups[gi]
+			r0 := tiles[0][0]
 			ik2, ik3 := r0.i2/rk2, r0.i3/rk3
 			iv2, iv3 := r0.i2/rv2, r0.i3/rv3
 			// Pass 1: scores. Rows past nt repeat row 0 (results unused).
-			for t := 0; t < faTile; t++ {
-				r := rows[min(t, nt-1)]
-				qr := qh[t*int(dk) : (t+1)*int(dk)]
-				q.Row(r.i1, r.i2, r.i3, qr)
-				for i, x := range qr {
-					qr[i] = RoundF16(x)
+			for ti, rows := range tiles {
+				qh := st[ti].qh
+				for t := 0; t < faTile; t++ {
+					r := rows[min(t, len(rows)-1)]
+					qr := qh[t*int(dk) : (t+1)*int(dk)]
+					q.Row(r.i1, r.i2, r.i3, qr)
+					for i, x := range qr {
+						qr[i] = RoundF16(x)
+					}
 				}
 			}
 			kp := unsafe.Pointer(&k.Buf[k.RowOffset(0, ik2, ik3)])
-			if nt == 1 {
-				faDots1(kp, uintptr(k.Nb[1]), int(nkv), int(dk), qh, sc)
-			} else {
-				faDots4(kp, uintptr(k.Nb[1]), int(nkv), int(dk), int(nkvPad), qh, sc)
+			for c0 := 0; c0 < int(nkv); c0 += faChunk {
+				n := min(faChunk, int(nkv)-c0)
+				kc := unsafe.Add(kp, uintptr(c0)*uintptr(k.Nb[1]))
+				for ti, rows := range tiles {
+					if len(rows) == 1 {
+						faDots1(kc, uintptr(k.Nb[1]), n, int(dk), st[ti].qh, st[ti].sc[c0:])
+					} else {
+						faDots4(kc, uintptr(k.Nb[1]), n, int(dk), int(nkvPad), st[ti].qh, st[ti].sc[c0:])
+					}
+				}
 			}
 			clearUpper()
 			// Pass 2: online softmax, scalar.
-			var sums, maxes [faTile]float32
-			for t, r := range rows {
-				if mask != nil {
-					mask.Row(r.i1, r.i2%mask.Ne[2], r.i3%mask.Ne[3], mrow)
-				}
-				sl := slope(r.i2)
-				o := t * int(nkvPad)
-				S, M := float32(0), negInf
-				for ic := 0; ic < int(nkv); ic++ {
-					if ic&63 == 63 {
-						clearUpper()
-					}
-					mv := float32(0)
+			for ti, rows := range tiles {
+				ts := &st[ti]
+				sc, mode, msb, vsb := ts.sc, ts.mode, ts.msb, ts.vsb
+				for t, r := range rows {
 					if mask != nil {
-						mv = sl * mrow[ic]
-						if mv == negInf {
-							mode[o+ic] = 0
-							continue
+						mask.Row(r.i1, r.i2%mask.Ne[2], r.i3%mask.Ne[3], mrow)
+					}
+					sl := slope(r.i2)
+					o := t * int(nkvPad)
+					S, M := float32(0), negInf
+					for ic := 0; ic < int(nkv); ic++ {
+						if ic&63 == 63 {
+							clearUpper()
+						}
+						mv := float32(0)
+						if mask != nil {
+							mv = sl * mrow[ic]
+							if mv == negInf {
+								mode[o+ic] = 0
+								continue
+							}
+						}
+						s := sc[o+ic] * scale
+						if softcap != 0 {
+							s = softcap * tanhf32(s)
+						}
+						s += mv
+						// The exp arguments first; their exps in vector lanes below.
+						if s > M {
+							ea[ic] = M - s
+							M = s
+							mode[o+ic] = 2
+						} else {
+							ea[ic] = s - M
+							mode[o+ic] = 1
 						}
 					}
-					s := sc[o+ic] * scale
-					if softcap != 0 {
-						s = softcap * tanhf32(s)
+					e := ea[:nkv]
+					if !expShiftRow(e, 0) { // x - 0 is x: the exps of the arguments
+						for i, x := range e {
+							e[i] = expf32(x)
+						}
 					}
-					s += mv
-					// The exp arguments first; their exps in vector lanes below.
-					if s > M {
-						ea[ic] = M - s
-						M = s
-						mode[o+ic] = 2
-					} else {
-						ea[ic] = s - M
-						mode[o+ic] = 1
+					for ic, f := range e {
+						switch mode[o+ic] {
+						case 2: // a new maximum: ms = f, vs = 1
+							msb[o+ic], vsb[o+ic] = math.Float32bits(f), math.Float32bits(1)
+							S = float32(S*f) + 1
+						case 1:
+							vsb[o+ic] = math.Float32bits(f)
+							S += f
+						}
 					}
+					ts.sums[t], ts.maxes[t] = S, M
 				}
-				e := ea[:nkv]
-				if !expShiftRow(e, 0) { // x - 0 is x: the exps of the arguments
-					for i, x := range e {
-						e[i] = expf32(x)
-					}
+				for t := len(rows); t < faTile; t++ { // padding rows repeat row 0
+					o := t * int(nkvPad)
+					copy(mode[o:o+int(nkv)], mode[:nkv])
+					copy(msb[o:o+int(nkv)], msb[:nkv])
+					copy(vsb[o:o+int(nkv)], vsb[:nkv])
 				}
-				for ic, f := range e {
-					switch mode[o+ic] {
-					case 2: // a new maximum: ms = f, vs = 1
-						msb[o+ic], vsb[o+ic] = math.Float32bits(f), math.Float32bits(1)
-						S = float32(S*f) + 1
-					case 1:
-						vsb[o+ic] = math.Float32bits(f)
-						S += f
-					}
-				}
-				sums[t], maxes[t] = S, M
-			}
-			for t := nt; t < faTile; t++ { // padding rows repeat row 0
-				o := t * int(nkvPad)
-				copy(mode[o:o+int(nkv)], mode[:nkv])
-				copy(msb[o:o+int(nkv)], msb[:nkv])
-				copy(vsb[o:o+int(nkv)], vsb[:nkv])
+				clear(ts.acc)
+				ts.cur = [faTile]int{}
 			}
 			// Pass 3: the f16 accumulators.
-			clear(accBuf)
-			var cur [faTile]int // which of the two buffers holds row t's accumulator
 			vp := unsafe.Pointer(&v.Buf[v.RowOffset(0, iv2, iv3)])
-			faAccum(vp, uintptr(v.Nb[1]), int(nkv), int(dv), int(nkvPad), mode, msb, vsb, accBuf, &cur, tab)
+			for c0 := 0; c0 < int(nkv); c0 += faChunk {
+				c1 := min(c0+faChunk, int(nkv))
+				for ti := range tiles {
+					ts := &st[ti]
+					faAccum(vp, uintptr(v.Nb[1]), c0, c1, int(dv), int(nkvPad), ts.mode, ts.msb, ts.vsb, ts.acc, &ts.cur, &scratch, tab)
+				}
+			}
 			clearUpper()
-			for t, r := range rows {
-				acc := accBuf[(cur[t]*faTile+t)*int(dv) : (cur[t]*faTile+t+1)*int(dv)]
-				S, M := sums[t], maxes[t]
-				if sinks != nil {
-					s := sinks.F32(r.i2, 0, 0, 0)
-					f, e := float32(1), float32(1)
-					if s > M {
-						f = expf32(M - s)
-						for i := range acc {
-							acc[i] *= f
+			for ti, rows := range tiles {
+				ts := &st[ti]
+				for t, r := range rows {
+					acc := ts.acc[(ts.cur[t]*faTile+t)*int(dv) : (ts.cur[t]*faTile+t+1)*int(dv)]
+					S, M := ts.sums[t], ts.maxes[t]
+					if sinks != nil {
+						s := sinks.F32(r.i2, 0, 0, 0)
+						f, e := float32(1), float32(1)
+						if s > M {
+							f = expf32(M - s)
+							for i := range acc {
+								acc[i] *= f
+							}
+						} else {
+							e = expf32(s - M)
 						}
-					} else {
-						e = expf32(s - M)
+						S = float32(S*f) + e
 					}
-					S = float32(S*f) + e
+					inv := float32(0)
+					if S != 0 {
+						inv = 1 / S
+					}
+					for i := range acc {
+						acc[i] *= inv
+					}
+					dst.SetRow(r.i2, r.i1, r.i3, acc)
 				}
-				inv := float32(0)
-				if S != 0 {
-					inv = 1 / S
-				}
-				for i := range acc {
-					acc[i] *= inv
-				}
-				dst.SetRow(r.i2, r.i1, r.i3, acc)
 			}
 		}
 	})
@@ -250,7 +317,11 @@ func faDots1(kp unsafe.Pointer, nbk1 uintptr, nkv, dk int, q, sc []float32) {
 	keep, expo, inf, sc16 := f16Consts()
 	pq := unsafe.Pointer(&q[0])
 	var blk [8]archsimd.Float32x8
+	var touched uint8
 	for j0 := 0; j0 < nkv; j0 += 8 {
+		if j0%faTouch == 0 {
+			touched ^= touchRows(kp, nbk1, j0, min(j0+faTouch, nkv), uintptr(2*dk))
+		}
 		for jj := range blk {
 			kr := unsafe.Add(kp, uintptr(min(j0+jj, nkv-1))*nbk1)
 			var a archsimd.Float32x8
@@ -261,21 +332,27 @@ func faDots1(kp unsafe.Pointer, nbk1 uintptr, nkv, dk int, q, sc []float32) {
 		}
 		hsumF32x8x8(blk[0], blk[1], blk[2], blk[3], blk[4], blk[5], blk[6], blk[7]).Store((*[8]float32)(sc[j0 : j0+8]))
 	}
+	faSink.Store(uint32(touched))
 }
 
 // faDots4 is faDots1 for the four query rows q[t*dk:(t+1)*dk], whose
 // scores go to sc[t*stride:], reading each key row once.
 func faDots4(kp unsafe.Pointer, nbk1 uintptr, nkv, dk, stride int, q, sc []float32) {
 	q = q[:4*dk]
-	sc = sc[:4*stride]
 	if stride < (nkv+7)&^7 {
 		panic("ops: faDots4 stride")
 	}
+	sc = sc[:3*stride+(nkv+7)&^7]
 	keep, expo, inf, sc16 := f16Consts()
 	p0 := unsafe.Pointer(&q[0])
 	p1, p2, p3 := unsafe.Add(p0, 4*dk), unsafe.Add(p0, 8*dk), unsafe.Add(p0, 12*dk)
 	var blk [4][8]archsimd.Float32x8
+	var touched uint8
+	rowBytes := uintptr(2 * dk)
 	for j0 := 0; j0 < nkv; j0 += 8 {
+		if j0%faTouch == 0 {
+			touched ^= touchRows(kp, nbk1, j0, min(j0+faTouch, nkv), rowBytes)
+		}
 		for jj := 0; jj < 8; jj++ {
 			kr := unsafe.Add(kp, uintptr(min(j0+jj, nkv-1))*nbk1)
 			var a0, a1, a2, a3 archsimd.Float32x8
@@ -294,64 +371,124 @@ func faDots4(kp unsafe.Pointer, nbk1 uintptr, nkv, dk, stride int, q, sc []float
 			hsumF32x8x8(b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]).Store((*[8]float32)(sc[o : o+8]))
 		}
 	}
+	faSink.Store(uint32(touched))
 }
 
-// roundF16x8 is RoundF16 of the lanes whose result is a normal half;
-// bad flags the other lanes, whose values are wrong: zeros (which happen
-// to be right), nonzero |x| < 2^-14, |x| that rounds to 65536 or more,
-// infinities and NaNs.
-func roundF16x8(x archsimd.Float32x8, lsb, half, hiMask, absMask, lo, lim archsimd.Int32x8) (archsimd.Float32x8, archsimd.Mask32x8) {
+// faTouch is the number of K or V rows that faDots4 and faAccum read
+// into the cache in one burst (touchRows) before they compute with them.
+const faTouch = 64
+
+// faSink keeps the bytes that touchRows reads (atomically: the goroutines
+// of refParallel all store there).
+var faSink atomic.Uint32
+
+// touchRows reads one byte of every 64-byte line of rows j0..j1-1 of n
+// bytes each, nb bytes apart, at p: independent loads that bring the rows
+// of a KV-cache view (one head's 256 bytes of each 2048-byte row, which
+// the hardware prefetchers do not follow) into the cache together,
+// instead of one row's latency at a time while computing.
+func touchRows(p unsafe.Pointer, nb uintptr, j0, j1 int, n uintptr) uint8 {
+	var x uint8
+	for j := j0; j < j1; j++ {
+		x ^= touchBytes(unsafe.Add(p, uintptr(j)*nb), n)
+	}
+	return x
+}
+
+// touchBytes reads one byte of each 64-byte line of the n bytes at p.
+func touchBytes(p unsafe.Pointer, n uintptr) uint8 {
+	var x uint8
+	for o := uintptr(0); o < n; o += 64 {
+		x ^= *(*uint8)(unsafe.Add(p, o))
+	}
+	return x ^ *(*uint8)(unsafe.Add(p, n-1))
+}
+
+func roundF16Consts() (lsb, half, hiMask archsimd.Int32x8) {
+	b := archsimd.BroadcastInt32x8
+	return b(1), b(0xfff), b(-0x2000)
+}
+
+// roundF16x8Max is RoundF16 of the lanes of x whose result is a normal
+// half (integer arithmetic on the float32 bits; the other lanes' values
+// are wrong: nonzero |x| < 2^-14, |x| that rounds to 65536 or more,
+// infinities and NaNs, and zeros, which happen to be right). It
+// flags them through a running maximum: it
+// returns max(worst, (x<<1) + lo2) lane by lane (the bits of x, the sign
+// shifted out, wrapping), which stays <= lim2 (normalF16Consts) while
+// every x so far had 2^-14 <= |x| < 65520 (bits 0x38800000 to
+// 0x477fefff, so x<<1 from 0x71000000 to 0x8effdffe, which lo2 maps to
+// the lowest int32 values and nothing else there).
+func roundF16x8Max(x archsimd.Float32x8, lsb, half, hiMask, lo2, worst archsimd.Int32x8) (archsimd.Float32x8, archsimd.Int32x8) {
 	b := x.AsInt32x8()
 	r := b.Add(half).Add(b.ShiftAllRight(13).And(lsb)).And(hiMask)
-	// |x| + 0x47800000 maps [2^-14, 65520) (bits 0x38800000 to
-	// 0x477fefff) to the lowest int32 values, up to lim, and nothing
-	// else there.
-	bad := b.And(absMask).Add(lo).Greater(lim)
-	return r.AsFloat32x8(), bad
+	return r.AsFloat32x8(), worst.Max(b.ShiftAllLeft(1).Add(lo2))
 }
 
-func roundF16Consts() (lsb, half, hiMask, absMask, lo, lim archsimd.Int32x8) {
+func normalF16Consts() (lo2, lim2 archsimd.Int32x8) {
 	b := archsimd.BroadcastInt32x8
-	return b(1), b(0xfff), b(-0x2000), b(0x7fffffff), b(0x47800000), b(-0x80000000 + 0x0effefff)
+	return b(0x0f000000), b(-0x80000000 + 0x1dffdffe)
 }
 
-// faAccum runs pass 3 over the nkv f16 V rows at vp (nbv1 bytes apart, dv
-// values each) for the faTile rows of a tile: for key j and row t,
-// mode[t*stride+j] is 0 (masked out: no update), 1 (acc += v·vs, rounded)
-// or 2 (a new maximum: acc = round(acc·ms), then acc += v·vs, rounded),
-// with the bits of ms and vs in msb and vsb. Row t's accumulator is
-// acc[(cur[t]*faTile+t)*dv:][:dv]; each update writes the other buffer and
-// flips cur[t]. Runs of keys that are plain updates (mode 1) for every row
-// go through faAccumRun, with the accumulators in registers; the other
-// keys one at a time through faAccumKey.
-func faAccum(vp unsafe.Pointer, nbv1 uintptr, nkv, dv, stride int, mode []uint8, msb, vsb []uint32, acc []float32, cur *[faTile]int, tab *[1 << 16]float32) {
-	const maxRun = 32
+// faAccum runs pass 3 over the f16 V rows j0..j1-1 at vp (nbv1 bytes
+// apart, dv values each) for the faTile rows of a tile: for key j and row
+// t, mode[t*stride+j] is 0 (masked out: no update), 1 (acc += v·vs,
+// rounded) or 2 (a new maximum: acc = round(acc·ms), then acc += v·vs,
+// rounded), with the bits of ms and vs in msb and vsb. Row t's
+// accumulator is acc[(cur[t]*faTile+t)*dv:][:dv]; each update writes the
+// other buffer and flips cur[t]. Runs of keys that are plain updates
+// (mode 1) for every row go through faAccumRun, with the accumulators in
+// registers; the other keys one at a time through faAccumKey. Calls for
+// consecutive ranges continue the same updates.
+func faAccum(vp unsafe.Pointer, nbv1 uintptr, j0, j1, dv, stride int, mode []uint8, msb, vsb []uint32, acc []float32, cur *[faTile]int, scratch *faScratch, tab *[1 << 16]float32) {
 	mode, msb, vsb = mode[:faTile*stride], msb[:faTile*stride], vsb[:faTile*stride]
 	acc = acc[:2*faTile*dv]
-	if nkv > stride {
+	if j0 < 0 || j1 > stride {
 		panic("ops: faAccum sizes")
 	}
-	vw := make([]float32, maxRun*dv)
-	for j := 0; j < nkv; {
+	vw, vb := scratch.buffers(dv)
+	var touched uint8
+	next := j0 // rows below next have been touched
+	for j := j0; j < j1; {
+		if j >= next {
+			touched ^= touchRows(vp, nbv1, j, min(j+faTouch, j1), uintptr(2*dv))
+			next = j + faTouch
+		}
 		n := 0
-		for j+n < nkv && n < maxRun && mode[j+n] == 1 && mode[stride+j+n] == 1 && mode[2*stride+j+n] == 1 && mode[3*stride+j+n] == 1 {
+		for j+n < j1 && n < faMaxRun && mode[j+n] == 1 && mode[stride+j+n] == 1 && mode[2*stride+j+n] == 1 && mode[3*stride+j+n] == 1 {
 			n++
 		}
 		if n > 0 {
-			faAccumRun(vp, nbv1, j, n, dv, stride, vsb, acc, cur, vw, tab)
+			faAccumRun(vp, nbv1, j, n, dv, stride, vsb, acc, cur, vw, vb, tab)
 			j += n
 			continue
 		}
 		faAccumKey(vp, nbv1, j, dv, stride, mode, msb, vsb, acc, cur, tab)
 		j++
 	}
+	faSink.Store(uint32(touched))
+}
+
+// faMaxRun is the most keys that faAccumRun takes at once.
+const faMaxRun = 32
+
+// faScratch holds faAccum's buffers: the V rows of a run, widened, and its
+// factors vs, broadcast.
+type faScratch struct{ vw, vb []float32 }
+
+func (s *faScratch) buffers(dv int) (vw, vb []float32) {
+	if len(s.vw) < faMaxRun*dv {
+		s.vw = make([]float32, faMaxRun*dv)
+		s.vb = make([]float32, faMaxRun*faTile*8)
+	}
+	return s.vw, s.vb
 }
 
 // faAccumRun is faAccum for keys j0..j0+n-1, each a plain update of every
 // row: per eight lanes of the accumulators, all n keys are added in
 // registers; the run is redone by scalar code if any rounding was not of
 // a normal half.
-func faAccumRun(vp unsafe.Pointer, nbv1 uintptr, j0, n, dv, stride int, vsb []uint32, acc []float32, cur *[faTile]int, vw []float32, tab *[1 << 16]float32) {
+func faAccumRun(vp unsafe.Pointer, nbv1 uintptr, j0, n, dv, stride int, vsb []uint32, acc []float32, cur *[faTile]int, vw, vb []float32, tab *[1 << 16]float32) {
 	vw = vw[:n*dv]
 	// The V rows of the run, widened once (fewer live constants below).
 	keep, expo, inf, sc16 := f16Consts()
@@ -362,7 +499,17 @@ func faAccumRun(vp unsafe.Pointer, nbv1 uintptr, j0, n, dv, stride int, vsb []ui
 			widenF16x8(vr, 2*c, keep, expo, inf, sc16).Store((*[8]float32)(unsafe.Add(pw, 4*(j*dv+c))))
 		}
 	}
-	lsb, half, hiMask, absMask, lo, lim := roundF16Consts()
+	// The factors vs of the run, broadcast once: vb[j*faTile+t] is row t's
+	// for key j0+j.
+	vb = vb[:n*faTile*8]
+	pb := unsafe.Pointer(&vb[0])
+	for j := 0; j < n; j++ {
+		for t := 0; t < faTile; t++ {
+			archsimd.BroadcastInt32x8(int32(vsb[t*stride+j0+j])).AsFloat32x8().Store((*[8]float32)(unsafe.Add(pb, 4*8*(j*faTile+t))))
+		}
+	}
+	lsb, half, hiMask := roundF16Consts()
+	lo2, lim2 := normalF16Consts()
 	base := unsafe.Pointer(&acc[0])
 	s0 := unsafe.Add(base, 4*(cur[0]*faTile+0)*dv)
 	s1 := unsafe.Add(base, 4*(cur[1]*faTile+1)*dv)
@@ -372,29 +519,23 @@ func faAccumRun(vp unsafe.Pointer, nbv1 uintptr, j0, n, dv, stride int, vsb []ui
 	d1 := unsafe.Add(base, 4*((1-cur[1])*faTile+1)*dv)
 	d2 := unsafe.Add(base, 4*((1-cur[2])*faTile+2)*dv)
 	d3 := unsafe.Add(base, 4*((1-cur[3])*faTile+3)*dv)
-	vsb = vsb[:3*stride+j0+n]
-	pv := unsafe.Pointer(&vsb[j0])
-	st := 4 * uintptr(stride)
 	for c := 0; c < dv; c += 8 {
 		a0, a1, a2, a3 := loadF32x8(s0, 4*c), loadF32x8(s1, 4*c), loadF32x8(s2, 4*c), loadF32x8(s3, 4*c)
-		pj := pv
-		pw := unsafe.Add(pw, 4*c)
-		var bad archsimd.Mask32x8
+		worst := archsimd.BroadcastInt32x8(math.MinInt32)
 		for j := 0; j < n; j++ {
-			w := loadF32x8(pw, 0)
-			var b0, b1, b2, b3 archsimd.Mask32x8
-			a0, b0 = roundF16x8(a0.Add(w.Mul(bcast32(pj))), lsb, half, hiMask, absMask, lo, lim)
-			a1, b1 = roundF16x8(a1.Add(w.Mul(bcast32(unsafe.Add(pj, st)))), lsb, half, hiMask, absMask, lo, lim)
-			a2, b2 = roundF16x8(a2.Add(w.Mul(bcast32(unsafe.Add(pj, 2*st)))), lsb, half, hiMask, absMask, lo, lim)
-			a3, b3 = roundF16x8(a3.Add(w.Mul(bcast32(unsafe.Add(pj, 3*st)))), lsb, half, hiMask, absMask, lo, lim)
-			bad = bad.Or(b0.Or(b1).Or(b2.Or(b3)))
-			pw = unsafe.Add(pw, 4*dv)
-			pj = unsafe.Add(pj, 4)
+			// No pointer past the buffers' ends (checkptr).
+			w := loadF32x8(pw, 4*(j*dv+c))
+			pj := unsafe.Add(pb, 4*8*faTile*j)
+			a0, worst = roundF16x8Max(a0.Add(w.Mul(loadF32x8(pj, 0))), lsb, half, hiMask, lo2, worst)
+			a1, worst = roundF16x8Max(a1.Add(w.Mul(loadF32x8(pj, 32))), lsb, half, hiMask, lo2, worst)
+			a2, worst = roundF16x8Max(a2.Add(w.Mul(loadF32x8(pj, 64))), lsb, half, hiMask, lo2, worst)
+			a3, worst = roundF16x8Max(a3.Add(w.Mul(loadF32x8(pj, 96))), lsb, half, hiMask, lo2, worst)
 		}
 		a0.Store((*[8]float32)(unsafe.Add(d0, 4*c)))
 		a1.Store((*[8]float32)(unsafe.Add(d1, 4*c)))
 		a2.Store((*[8]float32)(unsafe.Add(d2, 4*c)))
 		a3.Store((*[8]float32)(unsafe.Add(d3, 4*c)))
+		bad := worst.Greater(lim2)
 		if bad.ToBits() != 0 {
 			// Redo these eight lanes of the four rows in scalar code.
 			archsimd.ClearAVXUpperBits()
@@ -426,10 +567,11 @@ func bcast32(p unsafe.Pointer) archsimd.Float32x8 {
 // faAccumKey is faAccum for the one key j, any modes.
 func faAccumKey(vp unsafe.Pointer, nbv1 uintptr, j, dv, stride int, mode []uint8, msb, vsb []uint32, acc []float32, cur *[faTile]int, tab *[1 << 16]float32) {
 	keep, expo, inf, sc16 := f16Consts()
-	lsb, half, hiMask, absMask, lo, lim := roundF16Consts()
+	lsb, half, hiMask := roundF16Consts()
+	lo2, lim2 := normalF16Consts()
 	base := unsafe.Pointer(&acc[0])
 	vr := unsafe.Add(vp, uintptr(j)*nbv1)
-	var bad archsimd.Mask32x8
+	worst := archsimd.BroadcastInt32x8(math.MinInt32)
 	for t := range faTile {
 		o := t*stride + j
 		m := mode[o]
@@ -444,16 +586,13 @@ func faAccumKey(vp unsafe.Pointer, nbv1 uintptr, j, dv, stride int, mode []uint8
 			w := widenF16x8(vr, 2*c, keep, expo, inf, sc16)
 			x := loadF32x8(src, 4*c)
 			if m == 2 {
-				var b archsimd.Mask32x8
-				x, b = roundF16x8(x.Mul(ms), lsb, half, hiMask, absMask, lo, lim)
-				bad = bad.Or(b)
+				x, worst = roundF16x8Max(x.Mul(ms), lsb, half, hiMask, lo2, worst)
 			}
-			x, b := roundF16x8(x.Add(w.Mul(vs)), lsb, half, hiMask, absMask, lo, lim)
-			bad = bad.Or(b)
+			x, worst = roundF16x8Max(x.Add(w.Mul(vs)), lsb, half, hiMask, lo2, worst)
 			x.Store((*[8]float32)(unsafe.Add(dst, 4*c)))
 		}
 	}
-	if bad.ToBits() != 0 {
+	if worst.Greater(lim2).ToBits() != 0 {
 		archsimd.ClearAVXUpperBits()
 		vh := unsafe.Slice((*uint16)(vr), dv)
 		for t := range faTile {

@@ -4,6 +4,7 @@ package ops
 
 import (
 	"math"
+	"simd/archsimd"
 	"testing"
 )
 
@@ -190,4 +191,70 @@ func TestFlashAttnVec(t *testing.T) {
 			})
 		}
 	})
+}
+
+// TestRoundF16x8Max: roundF16x8Max flags exactly the lanes whose |x| is
+// outside [2^-14, 65520) (the bits 0x38800000 to 0x477fefff) and gives
+// RoundF16's bits in all the others, on every value near the bounds and
+// a spread of others (both signs); a flag once set stays set.
+func TestRoundF16x8Max(t *testing.T) {
+	if !vecFA {
+		t.Skip("no AVX2/FMA on this CPU")
+	}
+	var xs []uint32
+	for _, b := range []uint32{0, 1, 0x00800000, 0x38800000, 0x38800001, 0x38fff000, 0x3f800000, 0x477fe000, 0x477ff000, 0x7f800000, 0x7fc00000} {
+		for d := uint32(0); d < 1<<13; d++ {
+			xs = append(xs, b+d-1<<12)
+		}
+	}
+	for x := uint32(0); x < 0x7fffffff-1<<20; x += 1<<20 - 3 {
+		xs = append(xs, x)
+	}
+	n := len(xs)
+	for i := 0; i < n; i++ {
+		xs = append(xs, xs[i]|0x80000000)
+	}
+	for len(xs)%8 != 0 {
+		xs = append(xs, 0x3f800000)
+	}
+	lsb, half, hiMask := roundF16Consts()
+	lo2, lim2 := normalF16Consts()
+	first := archsimd.BroadcastInt32x8(math.MinInt32)
+	var in, out [8]float32
+	var flags [8]int32
+	for i := 0; i < len(xs); i += 8 {
+		for l := range in {
+			in[l] = math.Float32frombits(xs[i+l])
+		}
+		r, w := roundF16x8Max(archsimd.LoadFloat32x8(&in), lsb, half, hiMask, lo2, first)
+		r.Store(&out)
+		w.Greater(lim2).ToInt32x8().Store(&flags)
+		archsimd.ClearAVXUpperBits()
+		for l := range in {
+			a := xs[i+l] & 0x7fffffff
+			bad := a < 0x38800000 || a > 0x477fefff
+			if (flags[l] != 0) != bad {
+				t.Fatalf("%#08x (lane %d of batch %d): flagged %v, want %v", xs[i+l], l, i/8, flags[l] != 0, bad)
+			}
+			if !bad && math.Float32bits(out[l]) != math.Float32bits(RoundF16(in[l])) {
+				t.Fatalf("%#08x: got %#08x, RoundF16 %#08x", xs[i+l], math.Float32bits(out[l]), math.Float32bits(RoundF16(in[l])))
+			}
+		}
+	}
+	// A flagged lane stays flagged through later normal values.
+	for l := range in {
+		in[l] = 1e-6
+	}
+	_, w := roundF16x8Max(archsimd.LoadFloat32x8(&in), lsb, half, hiMask, lo2, first)
+	for l := range in {
+		in[l] = 1.5
+	}
+	_, w = roundF16x8Max(archsimd.LoadFloat32x8(&in), lsb, half, hiMask, lo2, w)
+	w.Greater(lim2).ToInt32x8().Store(&flags)
+	archsimd.ClearAVXUpperBits()
+	for l, f := range flags {
+		if f == 0 {
+			t.Fatalf("lane %d: the flag of 1e-6 was lost", l)
+		}
+	}
 }
