@@ -1,6 +1,8 @@
 package ops
 
-import "testing"
+import (
+	"testing"
+)
 
 // BenchmarkSiluKernel runs the silu and swiglu row kernels alone on the
 // llama-3-8B feed-forward width (14336), one row per op: the per-element
@@ -11,13 +13,17 @@ func BenchmarkSiluKernel(b *testing.B) {
 	x, g := randVals(31, n, -8, 8), randVals(32, n, -1, 1)
 	dst := make([]float32, n)
 	b.Run("silu", func(b *testing.B) {
+		cpu0 := processCPUNS()
 		for b.Loop() {
 			siluRow(dst, x)
 		}
+		b.ReportMetric(float64(processCPUNS()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
 	})
 	b.Run("swiglu", func(b *testing.B) {
+		cpu0 := processCPUNS()
 		for b.Loop() {
 			swigluRow(dst, x, g)
 		}
+		b.ReportMetric(float64(processCPUNS()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
 	})
 }

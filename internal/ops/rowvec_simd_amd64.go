@@ -244,6 +244,61 @@ func siluVec8(x f32x8, k *expConsts) f32x8 {
 	return x.Div(k.one32.Add(zero.SetLo(lo).SetHi(hi)))
 }
 
+// siluVec runs silu (pg nil) or swiglu (times the gate at pg) over n
+// values, n a multiple of 8, sixteen a step: the four float64x4 exps of a
+// step are independent chains of siluVec8's steps, written out in the
+// loop (no call, constants in registers or memory operands) so that their
+// latencies overlap; each lane's operations are siluVec8's, in its
+// order, so the results are its results bit for bit (TestSiluVecWide).
+// The last eight, if n is not a multiple of 16, go through siluVec8.
+func siluVec(pd, px, pg unsafe.Pointer, n int, k *expConsts) {
+	var zero f32x8
+	lo, hi, one32 := k.lo, k.hi, k.one32
+	log2e, nHi, nLo, one, magic := k.log2e, k.negLn2Hi, k.negLn2Lo, k.one, k.magic
+	c := &k.c
+	i := 0
+	for ; i+16 <= n; i += 16 {
+		x0, x1 := archsimd.LoadFloat32x8(at(px, i)), archsimd.LoadFloat32x8(at(px, i+8))
+		a := zero.Sub(x0).Max(lo).Min(hi)
+		b := zero.Sub(x1).Max(lo).Min(hi)
+		a0, a1 := a.GetLo().ConvertToFloat64(), a.GetHi().ConvertToFloat64()
+		b0, b1 := b.GetLo().ConvertToFloat64(), b.GetHi().ConvertToFloat64()
+		na0, na1 := a0.Mul(log2e).RoundToEven(), a1.Mul(log2e).RoundToEven()
+		nb0, nb1 := b0.Mul(log2e).RoundToEven(), b1.Mul(log2e).RoundToEven()
+		ra0, ra1 := na0.MulAdd(nHi, a0), na1.MulAdd(nHi, a1)
+		rb0, rb1 := nb0.MulAdd(nHi, b0), nb1.MulAdd(nHi, b1)
+		ra0, ra1 = na0.MulAdd(nLo, ra0), na1.MulAdd(nLo, ra1)
+		rb0, rb1 = nb0.MulAdd(nLo, rb0), nb1.MulAdd(nLo, rb1)
+		qa0, qa1 := c[11].MulAdd(ra0, c[10]), c[11].MulAdd(ra1, c[10])
+		qb0, qb1 := c[11].MulAdd(rb0, c[10]), c[11].MulAdd(rb1, c[10])
+		for j := 9; j >= 2; j-- {
+			qa0, qa1 = qa0.MulAdd(ra0, c[j]), qa1.MulAdd(ra1, c[j])
+			qb0, qb1 = qb0.MulAdd(rb0, c[j]), qb1.MulAdd(rb1, c[j])
+		}
+		qa0, qa1 = qa0.MulAdd(ra0, one).MulAdd(ra0, one), qa1.MulAdd(ra1, one).MulAdd(ra1, one)
+		qb0, qb1 = qb0.MulAdd(rb0, one).MulAdd(rb0, one), qb1.MulAdd(rb1, one).MulAdd(rb1, one)
+		qa0 = qa0.Mul(na0.Add(magic).AsInt64x4().ShiftAllLeft(52).AsFloat64x4())
+		qa1 = qa1.Mul(na1.Add(magic).AsInt64x4().ShiftAllLeft(52).AsFloat64x4())
+		qb0 = qb0.Mul(nb0.Add(magic).AsInt64x4().ShiftAllLeft(52).AsFloat64x4())
+		qb1 = qb1.Mul(nb1.Add(magic).AsInt64x4().ShiftAllLeft(52).AsFloat64x4())
+		y0 := x0.Div(one32.Add(zero.SetLo(qa0.ConvertToFloat32()).SetHi(qa1.ConvertToFloat32())))
+		y1 := x1.Div(one32.Add(zero.SetLo(qb0.ConvertToFloat32()).SetHi(qb1.ConvertToFloat32())))
+		if pg != nil {
+			y0 = y0.Mul(archsimd.LoadFloat32x8(at(pg, i)))
+			y1 = y1.Mul(archsimd.LoadFloat32x8(at(pg, i+8)))
+		}
+		y0.Store(at(pd, i))
+		y1.Store(at(pd, i+8))
+	}
+	if i < n {
+		y := siluVec8(archsimd.LoadFloat32x8(at(px, i)), k)
+		if pg != nil {
+			y = y.Mul(archsimd.LoadFloat32x8(at(pg, i)))
+		}
+		y.Store(at(pd, i))
+	}
+}
+
 func siluRow(dst, x []float32) {
 	if !vecExp || len(x) < 8 {
 		siluRowScalar(dst, x)
@@ -251,11 +306,7 @@ func siluRow(dst, x []float32) {
 	}
 	n := len(x) &^ 7
 	dst = dst[:len(x)]
-	k := expK
-	px, pd := ptr(x), ptr(dst)
-	for i := 0; i < n; i += 8 {
-		siluVec8(archsimd.LoadFloat32x8(at(px, i)), k).Store(at(pd, i))
-	}
+	siluVec(ptr(dst), ptr(x), nil, n, expK)
 	archsimd.ClearAVXUpperBits()
 	siluRowScalar(dst[n:], x[n:])
 }
@@ -267,11 +318,7 @@ func swigluRow(dst, a, b []float32) {
 	}
 	n := len(a) &^ 7
 	b, dst = b[:len(a)], dst[:len(a)]
-	k := expK
-	pa, pb, pd := ptr(a), ptr(b), ptr(dst)
-	for i := 0; i < n; i += 8 {
-		siluVec8(archsimd.LoadFloat32x8(at(pa, i)), k).Mul(archsimd.LoadFloat32x8(at(pb, i))).Store(at(pd, i))
-	}
+	siluVec(ptr(dst), ptr(a), ptr(b), n, expK)
 	archsimd.ClearAVXUpperBits()
 	swigluRowScalar(dst[n:], a[n:], b[n:])
 }
