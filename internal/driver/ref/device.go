@@ -41,6 +41,8 @@ type Device struct {
 	// launch the same params many times, and decoding them costs more
 	// than a small kernel.
 	params decodeCache
+	// run is the launch in progress, kept to be reused by the next.
+	run    run
 	cycle  uint64
 	closed bool
 }
@@ -172,7 +174,8 @@ func (d *Device) Launch(ctx context.Context, k driver.KernelID, args []byte, opt
 		return err
 	}
 	name := d.kernels[k-1]
-	r := &run{mem: d.mem, m: d.m, params: &d.params}
+	r := &d.run
+	*r = run{mem: d.mem, m: d.m, params: &d.params, decoded: r.decoded[:0], rec: recorder{bufs: r.rec.bufs[:0]}}
 	err := r.launch(name, args)
 	rec := LaunchRecord{Kernel: name, ParamsSize: len(args), Insts: r.insts, StartCycle: d.cycle}
 	d.cycle += Cycles(d.props, r.cost, len(r.insts))

@@ -13,13 +13,13 @@ import (
 
 // env is a reference device with helpers to move host tensors in and out.
 type env struct {
-	t   *testing.T
+	t   testing.TB
 	d   *Device
 	m   *abi.Manifest
 	ctx context.Context
 }
 
-func newEnv(t *testing.T) *env {
+func newEnv(t testing.TB) *env {
 	t.Helper()
 	d := New(Options{})
 	t.Cleanup(func() { d.Close() })

@@ -40,6 +40,9 @@ type memory struct {
 	blocks  []*block // sorted by base
 	host    uint64   // bytes of Go memory held by touched blocks
 	maxHost uint64   // 0 = no limit
+	// gen counts the changes of the live allocations (malloc, free): a
+	// tensor made of device memory stays valid while gen is unchanged.
+	gen uint64
 }
 
 func newMemory(base, size, maxHost uint64) *memory {
@@ -90,6 +93,7 @@ func (m *memory) malloc(size, align uint64) (uint64, error) {
 		m.blocks = append(m.blocks, nil)
 		copy(m.blocks[j+1:], m.blocks[j:])
 		m.blocks[j] = b
+		m.gen++
 		return a, nil
 	}
 	return 0, fmt.Errorf("malloc %d bytes aligned to %d: %w (largest free range %d bytes)", size, align, ErrOutOfMemory, m.largestFree())
@@ -111,6 +115,7 @@ func (m *memory) freeBlock(p uint64) error {
 	}
 	b := m.blocks[j]
 	m.blocks = append(m.blocks[:j], m.blocks[j+1:]...)
+	m.gen++
 	if b.data != nil {
 		m.host -= uint64(len(b.data))
 	}
