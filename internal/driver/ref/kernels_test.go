@@ -3,6 +3,7 @@ package ref
 import (
 	"testing"
 
+	"github.com/ainekko/et/internal/driver"
 	"github.com/ainekko/et/internal/ops"
 	"github.com/ainekko/et/internal/ops/abi"
 )
@@ -51,7 +52,18 @@ func (c kcase) run(t *testing.T) {
 	if c.set != nil {
 		c.set(&v)
 	}
-	e.mustLaunch(c.kernel, e.encode(c.kernel, v))
+	args := e.encode(c.kernel, v)
+	e.mustLaunch(c.kernel, args)
+	sameBits(t, e.download(dst, data), c.want)
+	// Again from the initial dst: a replay of the resolved launch where
+	// the kernel has one, with the same result.
+	if err := e.d.Write(e.ctx, driver.DevPtr(data-dst.Offs), dst.Buf); err != nil {
+		t.Fatal(err)
+	}
+	e.mustLaunch(c.kernel, args)
+	if rp := e.replayOf(c.kernel, args); (rp != nil) != replayable(c.kernel) {
+		t.Errorf("%s: replay kept = %v, want %v", c.kernel, rp != nil, replayable(c.kernel))
+	}
 	sameBits(t, e.download(dst, data), c.want)
 }
 

@@ -1,0 +1,153 @@
+package ref
+
+import (
+	"testing"
+
+	"github.com/ainekko/et/internal/driver"
+	"github.com/ainekko/et/internal/ops"
+	"github.com/ainekko/et/internal/ops/abi"
+)
+
+// replayOf is the replay the device keeps for kernel on args (nil: none).
+func (e *env) replayOf(kernel string, args []byte) *replay {
+	if c := e.d.params.lookup(kernel, args); c != nil {
+		return c.replay
+	}
+	return nil
+}
+
+// addLaunch uploads a and b, allocates a dst and encodes el_map_f32 ADD
+// on them; it returns the params and dst's address.
+func (e *env) addLaunch(a, b *ops.Tensor) ([]byte, uint64) {
+	var v abi.Values
+	v.SetTensor("src0", e.desc(a, e.upload(a), ""))
+	v.SetTensor("src1", e.desc(b, e.upload(b), ""))
+	dst := ops.New(ops.F32, a.Ne[:]...)
+	at := e.upload(dst)
+	v.SetTensor("dst", e.desc(dst, at, ops.OpAdd))
+	return e.encode("el_map_f32", v), at
+}
+
+// A launch of the same params bytes replays the resolved launch: it
+// reads the sources as they are now, and records its decoded params for
+// the ABI check like any launch.
+func TestReplayReadsCurrentMemory(t *testing.T) {
+	e := newEnv(t)
+	r := newRand(5)
+	a, b := randTensor(r, ops.F32, 64, 3), randTensor(r, ops.F32, 64, 3)
+	args, at := e.addLaunch(a, b)
+	e.mustLaunch("el_map_f32", args)
+	if e.replayOf("el_map_f32", args) == nil {
+		t.Fatal("no replay kept for el_map_f32 after its first launch")
+	}
+	sameBits(t, e.download(ops.New(ops.F32, 64, 3), at), refOut(t, ops.OpAdd, []*ops.Tensor{a, b}, nil))
+	e.d.TakeDecoded()
+
+	// New contents of src0, same bytes: the replay computes on them.
+	a2 := randTensor(r, ops.F32, 64, 3)
+	var v abi.Values
+	if err := decodeInto(e, args, &v); err != nil {
+		t.Fatal(err)
+	}
+	src0, _ := v.Tensor("src0")
+	if err := e.d.Write(e.ctx, driver.DevPtr(src0.Data), a2.Buf); err != nil {
+		t.Fatal(err)
+	}
+	e.mustLaunch("el_map_f32", args)
+	sameBits(t, e.download(ops.New(ops.F32, 64, 3), at), refOut(t, ops.OpAdd, []*ops.Tensor{a2, b}, nil))
+
+	dec := e.d.TakeDecoded()
+	if len(dec) != 1 || dec[0].Kernel != "el_map_f32" {
+		t.Fatalf("a replayed launch recorded %d decoded params %v, want 1 of el_map_f32", len(dec), dec)
+	}
+	l, _ := e.m.LayoutFor("el_map_f32")
+	if diffs := abi.Diff(l, v, dec[0].Values); len(diffs) > 0 {
+		t.Errorf("a replayed launch recorded params that differ from its bytes: %v", diffs)
+	}
+}
+
+func decodeInto(e *env, args []byte, v *abi.Values) error {
+	l, _ := e.m.LayoutFor("el_map_f32")
+	d, err := e.m.Decode(l, args)
+	*v = d
+	return err
+}
+
+// A launch with other params bytes (another dst buffer) does not reuse
+// the replay of the first: each writes its own dst, and the ABI check
+// sees each launch's own params.
+func TestReplayKeyedByParams(t *testing.T) {
+	e := newEnv(t)
+	r := newRand(6)
+	a, b := randTensor(r, ops.F32, 32, 2), randTensor(r, ops.F32, 32, 2)
+	c, d := randTensor(r, ops.F32, 32, 2), randTensor(r, ops.F32, 32, 2)
+	args1, at1 := e.addLaunch(a, b)
+	args2, at2 := e.addLaunch(c, d)
+	for range 2 {
+		e.mustLaunch("el_map_f32", args1)
+		e.mustLaunch("el_map_f32", args2)
+	}
+	sameBits(t, e.download(ops.New(ops.F32, 32, 2), at1), refOut(t, ops.OpAdd, []*ops.Tensor{a, b}, nil))
+	sameBits(t, e.download(ops.New(ops.F32, 32, 2), at2), refOut(t, ops.OpAdd, []*ops.Tensor{c, d}, nil))
+	dec := e.d.TakeDecoded()
+	if len(dec) != 4 {
+		t.Fatalf("%d decoded params for 4 launches", len(dec))
+	}
+	for i, want := range []uint64{at1, at2, at1, at2} {
+		if dst, _ := dec[i].Values.Tensor("dst"); dst.Data != want {
+			t.Errorf("launch %d decoded dst.data %#x, want %#x", i, dst.Data, want)
+		}
+	}
+}
+
+// Freeing and reallocating a buffer at the same address makes the replay
+// stale: the same params bytes then name new memory, which the launch
+// must write, not the freed allocation's.
+func TestReplayAfterFreeAndMalloc(t *testing.T) {
+	e := newEnv(t)
+	r := newRand(7)
+	a, b := randTensor(r, ops.F32, 16, 4), randTensor(r, ops.F32, 16, 4)
+	args, at := e.addLaunch(a, b)
+	e.mustLaunch("el_map_f32", args)
+	old := e.replayOf("el_map_f32", args)
+	if old == nil {
+		t.Fatal("no replay kept")
+	}
+	n := uint64(16 * 4 * 4)
+	if err := e.d.Free(driver.DevPtr(at)); err != nil {
+		t.Fatal(err)
+	}
+	p, err := e.d.Malloc(n, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if uint64(p) != at {
+		t.Fatalf("the new allocation is at %#x, not the freed %#x: the test needs the same address", p, at)
+	}
+	e.mustLaunch("el_map_f32", args)
+	sameBits(t, e.download(ops.New(ops.F32, 16, 4), at), refOut(t, ops.OpAdd, []*ops.Tensor{a, b}, nil))
+	if rp := e.replayOf("el_map_f32", args); rp == old || rp == nil || rp.gen != e.d.mem.gen {
+		t.Errorf("the replay was not resolved again after free and malloc (old %p, now %p)", old, rp)
+	}
+}
+
+// A kernel that computes into host memory of its own (the fused
+// rms_norm_mul_f32's intermediate) or writes memory itself (memops) is
+// not replayed: its one compute call is not the whole kernel.
+func TestReplayOnlyWholeKernels(t *testing.T) {
+	e := newEnv(t)
+	r := newRand(8)
+	x, w := randTensor(r, ops.F32, 32, 2), randTensor(r, ops.F32, 32)
+	var v abi.Values
+	v.SetTensor("src0", e.desc(x, e.upload(x), ""))
+	v.SetTensor("src1", e.desc(w, e.upload(w), ""))
+	dst := ops.New(ops.F32, 32, 2)
+	v.SetTensor("dst", e.desc(dst, e.upload(dst), ops.OpMul))
+	v.SetFloat("eps", 1e-5)
+	args := e.encode("rms_norm_mul_f32", v)
+	e.mustLaunch("rms_norm_mul_f32", args)
+	e.mustLaunch("rms_norm_mul_f32", args)
+	if e.replayOf("rms_norm_mul_f32", args) != nil {
+		t.Error("rms_norm_mul_f32 (two compute calls, a host intermediate) got a replay")
+	}
+}
