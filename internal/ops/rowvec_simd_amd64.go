@@ -329,10 +329,18 @@ func swigluRow(dst, a, b []float32) {
 // float32 ulp is the half subnormal step, so the FPU rounds to nearest
 // even; |f| >= 65536, inf and NaN are ±inf or sign|0x7e00.
 func f32ToF16Row(dst []uint16, src []float32) {
-	if !vecRow || len(src) < 8 {
+	switch {
+	case !vecRow || len(src) < 8:
 		f32ToF16RowScalar(dst, src)
-		return
+	case hasF16C:
+		f32ToF16RowF16C(dst, src)
+	default:
+		f32ToF16RowInt(dst, src)
 	}
+}
+
+// f32ToF16RowInt is f32ToF16Row without F16C (len(src) >= 8).
+func f32ToF16RowInt(dst []uint16, src []float32) {
 	n := len(src) &^ 7
 	dst = dst[:len(src)]
 	i32 := archsimd.BroadcastInt32x8

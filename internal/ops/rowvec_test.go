@@ -90,6 +90,11 @@ func TestRowKernelsMatchScalar(t *testing.T) {
 // covers every half result, the overflow to inf, subnormals and NaN, plus
 // a strided sweep of all bit patterns.
 func TestF32ToF16RowVec(t *testing.T) {
+	checkF32ToF16Row(t, "f32ToF16Row", f32ToF16Row)
+}
+
+// f16RoundingCases are TestF32ToF16RowVec's inputs.
+func f16RoundingCases() []float32 {
 	var src []float32
 	for hi := uint32(0); hi < 1<<19; hi++ {
 		for _, lo := range []uint32{0, 1, 0xfff, 0x1000, 0x1001, 0x1fff} {
@@ -99,12 +104,19 @@ func TestF32ToF16RowVec(t *testing.T) {
 	for b := uint64(0); b < 1<<32; b += 65521 {
 		src = append(src, math.Float32frombits(uint32(b)))
 	}
-	src = append(src, 1, 2, 3) // a scalar tail
+	return append(src, 1, 2, 3) // a scalar tail
+}
+
+// checkF32ToF16Row checks f on f16RoundingCases bit for bit against
+// F32ToF16.
+func checkF32ToF16Row(t *testing.T, name string, f func(dst []uint16, src []float32)) {
+	t.Helper()
+	src := f16RoundingCases()
 	got := make([]uint16, len(src))
-	f32ToF16Row(got, src)
+	f(got, src)
 	for i, v := range src {
 		if w := F32ToF16(v); got[i] != w {
-			t.Fatalf("f32ToF16Row(%#08x = %g) = %#04x, want %#04x", math.Float32bits(v), v, got[i], w)
+			t.Fatalf("%s(%#08x = %g) = %#04x, want %#04x", name, math.Float32bits(v), v, got[i], w)
 		}
 	}
 }

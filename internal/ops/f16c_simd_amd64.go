@@ -1,0 +1,36 @@
+//go:build goexperiment.simd && amd64
+
+package ops
+
+// hasF16C reports whether this CPU has F16C (CPUID.1:ECX bit 29), whose
+// VCVTPS2PH converts eight float32 to halves rounding to nearest even,
+// as F32ToF16 does for every value but NaN. It needs the AVX state that
+// vecRow's check of the OS support covers.
+var hasF16C = vecRow && cpuidF16C()
+
+// cpuidF16C is CPUID.1:ECX bit 29 (F16C).
+func cpuidF16C() bool
+
+// f32ToF16F16C converts src[0:n] to halves in dst[0:n] (n a multiple of
+// 8) eight at a time with VCVTPS2PH (imm 0: round to nearest even),
+// stopping before the first group of eight that holds a NaN (F16C keeps
+// a NaN's payload; F32ToF16 gives sign|0x7e00). It returns how many it
+// converted, and clears the upper halves of the vector registers.
+//
+//go:noescape
+func f32ToF16F16C(dst *uint16, src *float32, n int) int
+
+// f32ToF16RowF16C is f32ToF16Row with F16C: groups of eight with a NaN,
+// and the tail, go through the scalar code.
+func f32ToF16RowF16C(dst []uint16, src []float32) {
+	n := len(src) &^ 7
+	dst = dst[:len(src)]
+	for i := 0; i < n; {
+		i += f32ToF16F16C(&dst[i], &src[i], n-i)
+		if i < n {
+			f32ToF16RowScalar(dst[i:i+8], src[i:i+8])
+			i += 8
+		}
+	}
+	f32ToF16RowScalar(dst[n:], src[n:])
+}

@@ -1,0 +1,38 @@
+//go:build goexperiment.simd && amd64
+
+#include "textflag.h"
+
+// func cpuidF16C() bool
+TEXT ·cpuidF16C(SB), NOSPLIT, $0-1
+	MOVL $1, AX
+	XORL CX, CX
+	CPUID
+	SHRL $29, CX
+	ANDL $1, CX
+	MOVB CX, ret+0(FP)
+	RET
+
+// func f32ToF16F16C(dst *uint16, src *float32, n int) int
+TEXT ·f32ToF16F16C(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	XORQ AX, AX
+
+loop:
+	CMPQ AX, CX
+	JGE  done
+	VMOVUPS   (SI)(AX*4), Y0
+	VCMPPS    $3, Y0, Y0, Y1 // unordered: the NaN lanes
+	VMOVMSKPS Y1, DX
+	TESTL     DX, DX
+	JNZ       done
+	VCVTPS2PH $0, Y0, X2
+	VMOVDQU   X2, (DI)(AX*2)
+	ADDQ      $8, AX
+	JMP       loop
+
+done:
+	VZEROUPPER
+	MOVQ AX, ret+24(FP)
+	RET
