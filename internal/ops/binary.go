@@ -50,6 +50,21 @@ func binaryRows(dst, a, b *Tensor, f func(x, y float32) float32) error {
 	}, f)
 }
 
+// binaryDenseRows is kern on rows [lo, hi) of a and dst (f32, dense
+// rows, one shape) with b repeated.
+func binaryDenseRows(dst, a, b *Tensor, kern func(out, x, y []float32), lo, hi int64) {
+	ne := a.Ne
+	n0, m0 := ne[0], b.Ne[0]
+	for r := lo; r < hi; r++ {
+		i1, i2, i3 := rowIndex(ne, r)
+		ra, out := f32RowView(a, i1, i2, i3), f32RowView(dst, i1, i2, i3)
+		rb := f32RowView(b, i1%b.Ne[1], i2%b.Ne[2], i3%b.Ne[3])
+		for k := int64(0); k < n0; k += m0 {
+			kern(out[k:k+m0], ra[k:k+m0], rb)
+		}
+	}
+}
+
 // binaryRowsKern applies f elementwise; kern is f on whole float32 rows
 // (out, x, y of one length), used when a, b and dst are f32 with dense rows
 // (on views of their memory, no copies).
@@ -57,16 +72,11 @@ func binaryRowsKern(dst, a, b *Tensor, kern func(out, x, y []float32), f func(x,
 	ne := a.Ne
 	n0, m0 := ne[0], b.Ne[0]
 	if denseF32Rows(dst, a, b) && dst.Ne == a.Ne {
-		refParallel(a.NRows(), max(1, n0/4), func(lo, hi int64) {
-			for r := lo; r < hi; r++ {
-				i1, i2, i3 := rowIndex(ne, r)
-				ra, out := f32RowView(a, i1, i2, i3), f32RowView(dst, i1, i2, i3)
-				rb := f32RowView(b, i1%b.Ne[1], i2%b.Ne[2], i3%b.Ne[3])
-				for k := int64(0); k < n0; k += m0 {
-					kern(out[k:k+m0], ra[k:k+m0], rb)
-				}
-			}
-		})
+		if n, cost := a.NRows(), max(1, n0/4); refInline(n, cost) {
+			binaryDenseRows(dst, a, b, kern, 0, n) // no closure to allocate
+		} else {
+			refParallel(n, cost, func(lo, hi int64) { binaryDenseRows(dst, a, b, kern, lo, hi) })
+		}
 		return nil
 	}
 	refParallel(a.NRows(), n0, func(lo, hi int64) {

@@ -81,12 +81,11 @@ func refCpy(dst *Tensor, srcs []*Tensor, _ Params) error {
 		return nil
 	}
 	if dst.Type == F16 && denseF32Rows(x) && denseF16Rows(dst) {
-		refParallel(x.NRows(), max(1, x.Ne[0]/4), func(lo, hi int64) {
-			for r := lo; r < hi; r++ {
-				i1, i2, i3 := rowIndex(x.Ne, r)
-				f32ToF16Row(f16RowView(dst, i1, i2, i3), f32RowView(x, i1, i2, i3))
-			}
-		})
+		if n, cost := x.NRows(), max(1, x.Ne[0]/4); refInline(n, cost) {
+			cpyF16Rows(dst, x, 0, n) // no closure to allocate
+		} else {
+			refParallel(n, cost, func(lo, hi int64) { cpyF16Rows(dst, x, lo, hi) })
+		}
 		return nil
 	}
 	normRows(dst, x, func([]float32) {})
@@ -143,30 +142,45 @@ func refCont(dst *Tensor, srcs []*Tensor, _ Params) error {
 // copyRaw copies x's elements (blocks) into dst of the same type and
 // shape as bytes, whatever the strides of either.
 func copyRaw(dst, x *Tensor) {
+	if n, cost := x.NRows(), x.Ne[0]; refInline(n, cost) {
+		copyRawRows(dst, x, 0, n) // no closure to allocate
+	} else {
+		refParallel(n, cost, func(lo, hi int64) { copyRawRows(dst, x, lo, hi) })
+	}
+}
+
+// copyRawRows is copyRaw on rows [lo, hi).
+func copyRawRows(dst, x *Tensor, lo, hi int64) {
 	ts := uint64(x.Type.TypeSize())
 	nblk := x.Ne[0] / int64(x.Type.BlockSize())
-	refParallel(x.NRows(), x.Ne[0], func(lo, hi int64) {
-		i1, i2, i3 := rowIndex(x.Ne, lo) // then stepped: no divisions per row
-		for r := lo; r < hi; r++ {
-			if r > lo {
-				if i1++; i1 == x.Ne[1] {
-					i1 = 0
-					if i2++; i2 == x.Ne[2] {
-						i2, i3 = 0, i3+1
-					}
+	i1, i2, i3 := rowIndex(x.Ne, lo) // then stepped: no divisions per row
+	for r := lo; r < hi; r++ {
+		if r > lo {
+			if i1++; i1 == x.Ne[1] {
+				i1 = 0
+				if i2++; i2 == x.Ne[2] {
+					i2, i3 = 0, i3+1
 				}
 			}
-			so, do := x.RowOffset(i1, i2, i3), dst.RowOffset(i1, i2, i3)
-			if x.Nb[0] == ts && dst.Nb[0] == ts {
-				n := uint64(nblk) * ts
-				copy(dst.Buf[do:do+n], x.Buf[so:so+n])
-				continue
-			}
-			for b := uint64(0); b < uint64(nblk); b++ {
-				copy(dst.Buf[do+b*dst.Nb[0]:do+b*dst.Nb[0]+ts], x.Buf[so+b*x.Nb[0]:so+b*x.Nb[0]+ts])
-			}
 		}
-	})
+		so, do := x.RowOffset(i1, i2, i3), dst.RowOffset(i1, i2, i3)
+		if x.Nb[0] == ts && dst.Nb[0] == ts {
+			n := uint64(nblk) * ts
+			copy(dst.Buf[do:do+n], x.Buf[so:so+n])
+			continue
+		}
+		for b := uint64(0); b < uint64(nblk); b++ {
+			copy(dst.Buf[do+b*dst.Nb[0]:do+b*dst.Nb[0]+ts], x.Buf[so+b*x.Nb[0]:so+b*x.Nb[0]+ts])
+		}
+	}
+}
+
+// cpyF16Rows converts rows [lo, hi) of x (f32, dense rows) into dst (f16).
+func cpyF16Rows(dst, x *Tensor, lo, hi int64) {
+	for r := lo; r < hi; r++ {
+		i1, i2, i3 := rowIndex(x.Ne, r)
+		f32ToF16Row(f16RowView(dst, i1, i2, i3), f32RowView(x, i1, i2, i3))
+	}
 }
 
 // sameStorage reports whether a and b are the same bytes: same buffer,

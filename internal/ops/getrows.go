@@ -55,17 +55,11 @@ func refGetRows(dst *Tensor, srcs []*Tensor, _ Params) error {
 	}
 	if denseF32Rows(dst) && data.Nb[0] == uint64(data.Type.TypeSize()) {
 		// Dequantize (or copy) each row straight into dst's memory.
-		refParallel(dst.NRows(), max(1, n0/4), func(lo, hi int64) {
-			for r := lo; r < hi; r++ {
-				i, j, k := rowIndex(dst.Ne, r)
-				src := data.RowBytes(rows.Int(i, j, k, 0), j, k)
-				if data.Type == Q8_0 {
-					dequantQ8_0Row(src, f32RowView(dst, i, j, k))
-				} else {
-					DequantizeRow(data.Type, src, f32RowView(dst, i, j, k))
-				}
-			}
-		})
+		if n, cost := dst.NRows(), max(1, n0/4); refInline(n, cost) {
+			getRowsDense(dst, data, rows, 0, n) // no closure to allocate
+		} else {
+			refParallel(n, cost, func(lo, hi int64) { getRowsDense(dst, data, rows, lo, hi) })
+		}
 		return nil
 	}
 	refParallel(dst.NRows(), n0, func(lo, hi int64) {
@@ -77,4 +71,18 @@ func refGetRows(dst *Tensor, srcs []*Tensor, _ Params) error {
 		}
 	})
 	return nil
+}
+
+// getRowsDense dequantizes (or copies) the data rows that rows names into
+// rows [lo, hi) of dst (f32, dense rows).
+func getRowsDense(dst, data, rows *Tensor, lo, hi int64) {
+	for r := lo; r < hi; r++ {
+		i, j, k := rowIndex(dst.Ne, r)
+		src := data.RowBytes(rows.Int(i, j, k, 0), j, k)
+		if data.Type == Q8_0 {
+			dequantQ8_0Row(src, f32RowView(dst, i, j, k))
+		} else {
+			DequantizeRow(data.Type, src, f32RowView(dst, i, j, k))
+		}
+	}
 }
