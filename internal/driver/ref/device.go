@@ -35,7 +35,7 @@ type Device struct {
 	kernels []string // KernelID-1 → kernel name
 	known   map[string]bool
 	pending []driver.StreamError
-	records []LaunchRecord
+	records launchLog
 	decoded []abi.Decoded
 	// params caches decoded params by kernel and params bytes: perf runs
 	// launch the same params many times, and decoding them costs more
@@ -180,7 +180,7 @@ func (d *Device) Launch(ctx context.Context, k driver.KernelID, args []byte, opt
 	rec := LaunchRecord{Kernel: name, ParamsSize: len(args), Insts: r.insts, StartCycle: d.cycle}
 	d.cycle += Cycles(d.props, r.cost, len(r.insts))
 	rec.EndCycle = d.cycle
-	d.records = append(d.records, rec)
+	d.records.add(rec)
 	if len(d.decoded) < maxDecoded {
 		d.decoded = append(d.decoded, r.decoded...)
 	}
@@ -253,9 +253,7 @@ func (d *Device) TakeDecoded() []abi.Decoded {
 func (d *Device) Launches() []LaunchRecord {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	out := make([]LaunchRecord, len(d.records))
-	copy(out, d.records)
-	return out
+	return d.records.from(0)
 }
 
 // Close frees all device memory and kernels; every later call fails with
@@ -271,4 +269,41 @@ func (d *Device) Close() error {
 	d.kernels = nil
 	d.pending = nil
 	return nil
+}
+
+// launchLog holds every launch in order, in chunks of a fixed size: a
+// perf run launches the same kernel thousands of times, and a growing
+// slice would copy (and the collector rescan) all of them again at every
+// doubling.
+type launchLog struct {
+	chunks [][]LaunchRecord
+	n      int
+}
+
+const launchChunk = 1024
+
+func (l *launchLog) add(r LaunchRecord) {
+	if k := len(l.chunks); k == 0 || len(l.chunks[k-1]) == launchChunk {
+		l.chunks = append(l.chunks, make([]LaunchRecord, 0, launchChunk))
+	}
+	k := len(l.chunks) - 1
+	l.chunks[k] = append(l.chunks[k], r)
+	l.n++
+}
+
+// from returns a copy of the records from the i-th on.
+func (l *launchLog) from(i int) []LaunchRecord {
+	i = max(i, 0)
+	if i >= l.n {
+		return nil
+	}
+	out := make([]LaunchRecord, 0, l.n-i)
+	for c := i / launchChunk; c < len(l.chunks); c++ {
+		ch := l.chunks[c]
+		if c == i/launchChunk {
+			ch = ch[i%launchChunk:]
+		}
+		out = append(out, ch...)
+	}
+	return out
 }

@@ -151,3 +151,24 @@ func TestReplayOnlyWholeKernels(t *testing.T) {
 		t.Error("rms_norm_mul_f32 (two compute calls, a host intermediate) got a replay")
 	}
 }
+
+// The launch log keeps every record in order across its chunks.
+func TestLaunchLog(t *testing.T) {
+	var l launchLog
+	const n = 2*launchChunk + 3
+	for i := range n {
+		l.add(LaunchRecord{StartCycle: uint64(i)})
+	}
+	for _, from := range []int{-1, 0, 1, launchChunk - 1, launchChunk, launchChunk + 1, 2 * launchChunk, n - 1, n, n + 5} {
+		got := l.from(from)
+		want := max(n-max(from, 0), 0)
+		if len(got) != want {
+			t.Fatalf("from(%d): %d records, want %d", from, len(got), want)
+		}
+		for j, r := range got {
+			if r.StartCycle != uint64(max(from, 0)+j) {
+				t.Fatalf("from(%d)[%d] is launch %d", from, j, r.StartCycle)
+			}
+		}
+	}
+}

@@ -21,11 +21,11 @@ func (d *Device) LaunchTimings(from int) []driver.LaunchTiming {
 	if from < 0 {
 		from = 0
 	}
-	if from >= len(d.records) {
+	if from >= d.records.n {
 		return nil
 	}
-	out := make([]driver.LaunchTiming, 0, len(d.records)-from)
-	for _, r := range d.records[from:] {
+	out := make([]driver.LaunchTiming, 0, d.records.n-from)
+	for _, r := range d.records.from(from) {
 		out = append(out, driver.LaunchTiming{Kernel: r.Kernel, StartCycle: r.StartCycle, EndCycle: r.EndCycle})
 	}
 	return out
