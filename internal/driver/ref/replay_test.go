@@ -172,3 +172,27 @@ func TestLaunchLog(t *testing.T) {
 		}
 	}
 }
+
+// An in-place add (dst is src0, which add does not handle in place)
+// computes into a copy of the allocation, replayed too: each launch adds
+// b to what the last one wrote.
+func TestReplayInPlaceAdd(t *testing.T) {
+	e := newEnv(t)
+	r := newRand(9)
+	a, b := randTensor(r, ops.F32, 64, 2), randTensor(r, ops.F32, 64, 2)
+	at := e.upload(a)
+	var v abi.Values
+	v.SetTensor("src0", e.desc(a, at, ""))
+	v.SetTensor("src1", e.desc(b, e.upload(b), ""))
+	v.SetTensor("dst", e.desc(a, at, ops.OpAdd))
+	args := e.encode("el_map_f32", v)
+	want := a
+	for i := range 3 {
+		e.mustLaunch("el_map_f32", args)
+		want = refOut(t, ops.OpAdd, []*ops.Tensor{want, b}, nil)
+		sameBits(t, e.download(a, at), want)
+		if rp := e.replayOf("el_map_f32", args); rp == nil || !rp.clone {
+			t.Fatalf("launch %d: replay %+v, want one that computes into a copy", i, rp)
+		}
+	}
+}
