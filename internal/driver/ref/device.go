@@ -96,7 +96,13 @@ func (d *Device) Free(p driver.DevPtr) error {
 	if d.closed {
 		return ErrClosed
 	}
-	return d.mem.freeBlock(uint64(p))
+	if err := d.mem.freeBlock(uint64(p)); err != nil {
+		return err
+	}
+	// Replays hold tensors of the allocations they were resolved with:
+	// drop them all, so that the freed memory is not kept alive.
+	d.params.dropReplays()
+	return nil
 }
 
 // Write copies src to device memory at dst; the range must lie inside one
@@ -266,6 +272,8 @@ func (d *Device) Close() error {
 	}
 	d.closed = true
 	d.mem = nil
+	d.params = decodeCache{}
+	d.run = run{}
 	d.kernels = nil
 	d.pending = nil
 	return nil

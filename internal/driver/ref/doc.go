@@ -15,6 +15,13 @@
 //     wrong params encoding gives a wrong result or a fault here too
 //     (kernelTable in kernels.go; opKernels in kernels_ops.go for the
 //     kernels that are one catalog op each);
+//   - launch replays: a kernel that is one op on tensors of device memory
+//     (the one-op kernels and el_map_f32) keeps, with its decoded params
+//     in a cache keyed by kernel name and params bytes, the resolved
+//     launch (op, tensors, normalized params, cost); a launch of the same
+//     bytes while no allocation was made or freed runs that op again
+//     without decoding or resolving anything, and still records the
+//     decoded params for the run's ABI check (replay in kernels.go);
 //   - the uberkernel: its instruction records and params blob are read
 //     from device memory and dispatched by kernel id;
 //   - kernel faults: a kernel that rejects its params, reads or writes

@@ -131,6 +131,15 @@ func (c *decodeCache) lookup(name string, args []byte) *cachedParams {
 	return c.m[name][string(args)] // no allocation for the key
 }
 
+// dropReplays forgets every entry's replay (the decoded params stay).
+func (c *decodeCache) dropReplays() {
+	for _, byArgs := range c.m {
+		for _, e := range byArgs {
+			e.replay = nil
+		}
+	}
+}
+
 // decode returns the decoded params of args and their cache entry (nil
 // without a cache).
 func (c *decodeCache) decode(m *abi.Manifest, l *abi.Layout, name string, args []byte) (abi.Values, *cachedParams, error) {
@@ -215,7 +224,9 @@ func (r *run) exec(name string, args []byte) error {
 		rp.cost = Cost{Flops: r.cost.Flops - cost.Flops, Bytes: r.cost.Bytes - cost.Bytes}
 		entry.replay = &rp
 	}
-	r.rec.on = false
+	// Keep no pointers into device memory past the launch.
+	clear(r.rec.bufs)
+	r.rec.on, r.rec.call = false, replay{}
 	return err
 }
 

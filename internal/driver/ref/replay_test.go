@@ -117,6 +117,9 @@ func TestReplayAfterFreeAndMalloc(t *testing.T) {
 	if err := e.d.Free(driver.DevPtr(at)); err != nil {
 		t.Fatal(err)
 	}
+	if e.replayOf("el_map_f32", args) != nil {
+		t.Error("a replay outlived the free of its dst: it keeps the freed memory alive")
+	}
 	p, err := e.d.Malloc(n, 64)
 	if err != nil {
 		t.Fatal(err)
