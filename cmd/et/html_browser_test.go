@@ -98,7 +98,7 @@ func TestBrowserPages(t *testing.T) {
 	base := genTraceDir(t, root, "base", profile.GenOptions{Ops: 300, Seed: 1})
 	slow := genTraceDir(t, root, "slow", profile.GenOptions{Ops: 300, Seed: 1, FreqMHz: 800})
 	_, diff, _ := runCLI(t, nil, "profile", "diff", base, slow, "-o", "html")
-	_, runop, errOut := runCLI(t, nil, "run-op", "-f", "../../testcases/binary.yaml", "--perf", "--perf-runs", "3", "-o", "html")
+	_, runop, errOut := runCLI(t, nil, "run-op", "-f", "../../testcases/binary.yaml", "--perf", "--perf-runs", "3", "--perf-time", "0", "-o", "html")
 	if !strings.HasPrefix(runop, "<!DOCTYPE html>") {
 		t.Fatalf("run-op: %s", errOut)
 	}

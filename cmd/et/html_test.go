@@ -438,7 +438,7 @@ func TestHTMLRunOp(t *testing.T) {
 	}
 
 	// --perf: a bar per timed launch at its median, whiskers from min to max.
-	_, out, _ = runCLI(t, nil, "run-op", "-f", "../../testcases/binary.yaml", "--perf", "--perf-runs", "3", "-o", "html")
+	_, out, _ = runCLI(t, nil, "run-op", "-f", "../../testcases/binary.yaml", "--perf", "--perf-runs", "3", "--perf-time", "0", "-o", "html")
 	page = parsePage(t, []byte(out))
 	pf := page.byClass("figure", "perf")
 	if len(pf) != 1 {

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -37,6 +38,7 @@ type runOpOptions struct {
 	Perf        bool
 	PerfRuns    int
 	PerfWarmup  int
+	PerfTime    time.Duration
 	JUnit       string
 	Profile     string
 	NMSE        float64
@@ -140,8 +142,8 @@ or flags (the good cases of -f DIR still run), 3 backend unavailable,
 			if err := opts.shardOptions.resolve(f.Getenv); err != nil {
 				return err
 			}
-			if opts.PerfRuns < 1 || opts.PerfWarmup < 0 {
-				return usageErrorf("--perf-runs must be >= 1 and --perf-warmup >= 0")
+			if opts.PerfRuns < 1 || opts.PerfWarmup < 0 || opts.PerfTime < 0 {
+				return usageErrorf("--perf-runs must be >= 1, --perf-warmup and --perf-time >= 0")
 			}
 			opts.SeedSet = cmd.Flags().Changed("seed")
 			if cmd.Flags().Changed("nmse") {
@@ -169,6 +171,7 @@ or flags (the good cases of -f DIR still run), 3 backend unavailable,
 	fl.BoolVar(&opts.Perf, "perf", false, "time each launch: warm-up, then repeated runs (median/min/max, GFLOP/s, GB/s)")
 	fl.IntVar(&opts.PerfRuns, "perf-runs", 10, "timed runs per launch with --perf")
 	fl.IntVar(&opts.PerfWarmup, "perf-warmup", 2, "untimed warm-up runs per launch with --perf")
+	fl.DurationVar(&opts.PerfTime, "perf-time", 100*time.Millisecond, "with --perf, keep timing a launch after --perf-runs until the timed runs add up to this (at most 100000 runs; 0: exactly --perf-runs)")
 	fl.StringVar(&opts.JUnit, "junit", "", "also write a JUnit XML report to `file`")
 	fl.StringVar(&opts.Profile, "profile", "", "write a runtime trace (et_runtime_trace.json, kernel_id.json) of the run into `dir`")
 	fl.IntVarP(&opts.Jobs, "jobs", "j", 1, "run the cases on `N` devices in parallel (sysemu: N emulators, each with its own run directory); results stay in input order")
@@ -260,7 +263,7 @@ func runOpRun(ctx context.Context, f *factory, opts *runOpOptions) (runErr error
 	ro := runner.Options{Plan: po, Backend: opts.Backend, NMSE: opts.NMSE, Trace: prof.recorder(), KernelELF: kernelELF,
 		SaveOutputs: opts.SaveOutputs, SaveInputs: opts.SaveInputs, Expected: xfail, Logf: f.logf}
 	if opts.Perf {
-		ro.Perf = exec.PerfOptions{Warmup: opts.PerfWarmup, Runs: opts.PerfRuns}
+		ro.Perf = exec.PerfOptions{Warmup: opts.PerfWarmup, Runs: opts.PerfRuns, MinTime: opts.PerfTime}
 	}
 	out, err := runner.Run(ctx, devs, planned, ro)
 	if err != nil {

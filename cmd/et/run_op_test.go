@@ -46,6 +46,7 @@ func TestNewRunOpCmd(t *testing.T) {
 		{name: "src without op", args: []string{"-f", "x.yaml", "--src", "a=f32:4"}, wantErr: "--src and --param go with an op name"},
 		{name: "bad backend", args: []string{"-f", "x.yaml", "--backend", "gpu"}, wantErr: `invalid --backend "gpu"`},
 		{name: "bad runs", args: []string{"-f", "x.yaml", "--perf-runs", "0"}, wantErr: "--perf-runs"},
+		{name: "bad perf time", args: []string{"-f", "x.yaml", "--perf-time", "-1s"}, wantErr: "--perf-time"},
 		{name: "bad flag", args: []string{"-f", "x.yaml", "--bogus"}, wantErr: "unknown flag: --bogus"},
 	}
 	for _, tt := range tests {
@@ -101,7 +102,7 @@ func TestRunOpAllTestcasesPass(t *testing.T) {
 }
 
 func TestRunOpJSONKeys(t *testing.T) {
-	code, out, errOut := runCLI(t, nil, "run-op", "-f", "../../testcases/norm.yaml", "-o", "json", "--perf", "--perf-runs", "2", "--perf-warmup", "0")
+	code, out, errOut := runCLI(t, nil, "run-op", "-f", "../../testcases/norm.yaml", "-o", "json", "--perf", "--perf-runs", "2", "--perf-warmup", "0", "--perf-time", "0")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}

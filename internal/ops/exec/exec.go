@@ -34,7 +34,8 @@ type Options struct {
 	// them; nil means no ELF (the reference device knows kernels by name).
 	KernelELF func(name string) ([]byte, error)
 	// Perf, when Runs > 0, times every launch segment: Warmup untimed runs,
-	// then Runs timed runs of launch + sync.
+	// then Runs timed runs of launch + sync, and more while they add up to
+	// less than MinTime.
 	Perf PerfOptions
 	// Now is the clock for timings (time.Now when nil).
 	Now func() time.Time
@@ -47,7 +48,15 @@ type Options struct {
 type PerfOptions struct {
 	Warmup int
 	Runs   int
+	// MinTime, when > 0, keeps timing after Runs runs until the timed runs
+	// add up to MinTime (at most MaxPerfRuns runs): a launch of a
+	// microsecond is then timed thousands of times, warm, as ggml's
+	// test-backend-ops perf does, while a slow one still runs Runs times.
+	MinTime time.Duration
 }
+
+// MaxPerfRuns bounds the timed runs of one segment that MinTime asks for.
+const MaxPerfRuns = 100000
 
 // OutputResult is the comparison of one graph output.
 type OutputResult struct {
@@ -813,7 +822,8 @@ func (r *runner) perf() error {
 }
 
 // timeSegment encodes a segment once, launches it Warmup times untimed,
-// then Runs times timed (launch + sync), and fills pr's run figures. The
+// then Runs times timed (launch + sync), more while the timed runs add up
+// to less than MinTime, and fills pr's run figures. The
 // params are encoded outside the timed runs, as a backend encodes them
 // once per graph.
 func (r *runner) timeSegment(seg []int, pr *PerfResult) error {
@@ -827,8 +837,10 @@ func (r *runner) timeSegment(seg []int, pr *PerfResult) error {
 			return err
 		}
 	}
-	times := make([]int64, 0, r.opts.Perf.Runs)
-	for i := 0; i < r.opts.Perf.Runs; i++ {
+	p := r.opts.Perf
+	times := make([]int64, 0, p.Runs)
+	var total time.Duration
+	for i := 0; i < p.Runs || (total < p.MinTime && i < MaxPerfRuns); i++ {
 		if err := r.ctx.Err(); err != nil {
 			return err
 		}
@@ -836,7 +848,9 @@ func (r *runner) timeSegment(seg []int, pr *PerfResult) error {
 		if err := r.launch(l, false); err != nil {
 			return err
 		}
-		times = append(times, r.opts.Now().Sub(start).Nanoseconds())
+		d := r.opts.Now().Sub(start)
+		total += d
+		times = append(times, d.Nanoseconds())
 	}
 	slices.Sort(times)
 	pr.Runs = len(times)

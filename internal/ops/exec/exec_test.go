@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ainekko/et/internal/driver"
 	"github.com/ainekko/et/internal/driver/ref"
@@ -160,6 +161,34 @@ func TestPerf(t *testing.T) {
 	for _, pr := range res.Perf {
 		if pr.Runs != 3 || pr.MinNS > pr.MedNS || pr.MedNS > pr.MaxNS || pr.Bytes == 0 {
 			t.Errorf("perf row %+v", pr)
+		}
+	}
+}
+
+// With MinTime, timing goes on after Runs runs until the timed runs add
+// up to it: on a clock that advances 1 ms at each reading, a timed run
+// takes at least 1 ms, so 20 ms are reached within 20 runs, and after more
+// than the 3 asked for.
+func TestPerfMinTime(t *testing.T) {
+	var now time.Time
+	clock := func() time.Time { now = now.Add(time.Millisecond); return now }
+	res, _, err := run(t, ref.New(ref.Options{}), false, Options{Now: clock, Perf: PerfOptions{Runs: 3, MinTime: 20 * time.Millisecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pr := range res.Perf {
+		if pr.Runs <= 3 || pr.Runs > 20 || pr.MinNS < int64(time.Millisecond) {
+			t.Errorf("perf row %+v: want 4..20 runs of >= 1 ms", pr)
+		}
+	}
+	// Without MinTime, exactly Runs.
+	res, _, err = run(t, ref.New(ref.Options{}), false, Options{Now: clock, Perf: PerfOptions{Runs: 3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pr := range res.Perf {
+		if pr.Runs != 3 {
+			t.Errorf("perf row %+v: want 3 runs", pr)
 		}
 	}
 }
