@@ -30,7 +30,11 @@ func expShiftRow(w []float32, m float32) bool {
 	}
 	n := len(w) &^ 7
 	if vecQuant {
-		expShiftVec(unsafe.Pointer(&w[0]), n, m)
+		n16 := len(w) &^ 15
+		expShiftVec2(unsafe.Pointer(&w[0]), n16, m)
+		if n16 < n {
+			expShiftVec(unsafe.Pointer(&w[n16]), n-n16, m)
+		}
 	} else {
 		expShiftVec4(unsafe.Pointer(&w[0]), n, m)
 	}

@@ -306,7 +306,11 @@ func siluRow(dst, x []float32) {
 	}
 	n := len(x) &^ 7
 	dst = dst[:len(x)]
-	siluVec(ptr(dst), ptr(x), nil, n, expK)
+	if vecExp512 {
+		siluVec512(ptr(dst), ptr(x), nil, n, expK8)
+	} else {
+		siluVec(ptr(dst), ptr(x), nil, n, expK)
+	}
 	archsimd.ClearAVXUpperBits()
 	siluRowScalar(dst[n:], x[n:])
 }
@@ -318,7 +322,11 @@ func swigluRow(dst, a, b []float32) {
 	}
 	n := len(a) &^ 7
 	b, dst = b[:len(a)], dst[:len(a)]
-	siluVec(ptr(dst), ptr(a), ptr(b), n, expK)
+	if vecExp512 {
+		siluVec512(ptr(dst), ptr(a), ptr(b), n, expK8)
+	} else {
+		siluVec(ptr(dst), ptr(a), ptr(b), n, expK)
+	}
 	archsimd.ClearAVXUpperBits()
 	swigluRowScalar(dst[n:], a[n:], b[n:])
 }

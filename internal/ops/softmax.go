@@ -89,7 +89,14 @@ func refSoftMax(dst *Tensor, srcs []*Tensor, p Params) error {
 			if v := f32RowView(dst, i1, i2, i3); v != nil {
 				w, inPlace = v, true
 			}
-			x.Row(i1, i2, i3, w)
+			// A dense f32 x row is read where it lies by the vector
+			// steps (xr); otherwise, or for the scalar steps, x's row
+			// is first copied into w.
+			xr := f32RowView(x, i1, i2, i3)
+			if xr == nil {
+				x.Row(i1, i2, i3, w)
+				xr = w
+			}
 			var s float32
 			if mask != nil {
 				mrow = f32RowView(mask, i1, i2%mask.Ne[2], i3%mask.Ne[3])
@@ -99,8 +106,9 @@ func refSoftMax(dst *Tensor, srcs []*Tensor, p Params) error {
 				}
 				s = slope(i2)
 			}
-			m, done := softMaxPrepVec(w, scale, mrow, s)
+			m, done := softMaxPrepVec(w, xr, scale, mrow, s)
 			if !done {
+				copy(w, xr)
 				for i := range w {
 					w[i] *= scale
 				}

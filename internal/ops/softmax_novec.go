@@ -4,7 +4,7 @@ package ops
 
 // Without GOEXPERIMENT=simd on amd64, soft_max runs its scalar loops.
 
-func softMaxPrepVec(w []float32, scale float32, mrow []float32, slope float32) (float32, bool) {
+func softMaxPrepVec(w, x []float32, scale float32, mrow []float32, slope float32) (float32, bool) {
 	return 0, false
 }
 
