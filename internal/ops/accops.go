@@ -134,6 +134,11 @@ func inferTimestepEmbedding(srcs []*Tensor, p Params) (Type, [MaxDims]int64, err
 	if err := wantTypes(OpTimestepEmbedding, "x", x.Type, F32); err != nil {
 		return 0, x.Ne, err
 	}
+	// The timesteps are x's first row: a row of an empty x (a zero
+	// among ne1..ne3) has no values to read.
+	if x.Ne[0] > 0 && x.NElements() == 0 {
+		return 0, x.Ne, shapeErr(OpTimestepEmbedding, "x %s has no elements, but ne0 = %d timesteps", x.ShapeString(), x.Ne[0])
+	}
 	dim := p.Int("dim")
 	if dim <= 0 {
 		return 0, x.Ne, &ParamError{Op: OpTimestepEmbedding, Param: "dim", Msg: "must be positive"}

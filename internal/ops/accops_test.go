@@ -65,6 +65,12 @@ func TestHostTimestepEmbedding(t *testing.T) {
 		}
 	}
 	checkClose(t, got.ToF32(), want, 1e-4)
+	// An empty x with ne0 > 0 has no timesteps to read (FuzzCatalog
+	// found the index panic: testdata/fuzz/FuzzCatalog/2de4ecc87c3d0faa).
+	wantOpError(t, OpTimestepEmbedding, []*Tensor{New(F32, 3, 0, 3, 0)}, map[string]any{"dim": dim, "max_period": mp}, "no elements")
+	if got := mustOp(t, OpTimestepEmbedding, []*Tensor{New(F32, 0, 2)}, map[string]any{"dim": dim, "max_period": mp}); got.NElements() != 0 {
+		t.Errorf("x [0 2]: %d elements, want 0", got.NElements())
+	}
 }
 
 func TestHostOutProd(t *testing.T) {
