@@ -280,6 +280,10 @@ func inferUpscale(srcs []*Tensor, p Params) (Type, [MaxDims]int64, error) {
 			return 0, x.Ne, &ParamError{Op: OpUpscale, Param: "ne", Msg: fmt.Sprintf("ne%d = %d, want a positive size", d, n)}
 		}
 	}
+	// The result is never empty: an empty x has no values to sample.
+	if x.NElements() == 0 {
+		return 0, x.Ne, shapeErr(OpUpscale, "x %s has no elements to upscale", x.ShapeString())
+	}
 	return F32, ne, nil
 }
 
