@@ -181,6 +181,9 @@ func inferOutProd(srcs []*Tensor, _ Params) (Type, [MaxDims]int64, error) {
 		return 0, a.Ne, shapeErr(OpOutProd, "a.ne1 = %d != b.ne1 = %d (the shared dimension k)", a.Ne[1], b.Ne[1])
 	}
 	for d := 2; d < MaxDims; d++ {
+		if a.Ne[d] == 0 {
+			return 0, a.Ne, shapeErr(OpOutProd, "a.ne%d = 0: b cannot be a broadcast of it", d)
+		}
 		if b.Ne[d]%a.Ne[d] != 0 {
 			return 0, a.Ne, shapeErr(OpOutProd, "b.ne%d = %d is not a multiple of a.ne%d = %d", d, b.Ne[d], d, a.Ne[d])
 		}

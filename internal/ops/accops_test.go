@@ -102,6 +102,9 @@ func TestHostOutProd(t *testing.T) {
 	// b as the transpose of a [k, n, ...] tensor gives the same result.
 	bt := Transpose(Cont(Transpose(b)))
 	checkClose(t, mustOp(t, OpOutProd, []*Tensor{a, bt}, nil).ToF32(), want, 1e-6)
+	// An a with ne2 = 0 broadcasts to nothing (FuzzCatalog found the
+	// division by zero: testdata/fuzz/FuzzCatalog/9d8a1fa69fbc5fc1).
+	wantOpError(t, OpOutProd, []*Tensor{New(F32, m, k, 0, 1), New(F32, n, k, 0, 1)}, nil, "a.ne2 = 0")
 }
 
 // TestHostGatedLinearAttn: a float64 gated linear attention with the state
