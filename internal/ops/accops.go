@@ -236,6 +236,9 @@ func inferGatedLinearAttn(srcs []*Tensor, _ Params) (Type, [MaxDims]int64, error
 		}
 	}
 	nSeqs := s.Ne[1]
+	if nSeqs == 0 {
+		return 0, k.Ne, shapeErr(OpGatedLinearAttn, "state %s has no sequences (ne1 = 0)", s.ShapeString())
+	}
 	if s.NElements() != S*S*H*nSeqs {
 		return 0, k.Ne, shapeErr(OpGatedLinearAttn, "state %s does not hold S·S·H·n_seqs = %d values", s.ShapeString(), S*S*H*nSeqs)
 	}

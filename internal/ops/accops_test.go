@@ -149,6 +149,9 @@ func TestHostGatedLinearAttn(t *testing.T) {
 	ne := []int64{S, H, T}
 	srcs := []*Tensor{FromF32(F32, ne, kv), FromF32(F32, ne, vv), FromF32(F32, ne, qv), FromF32(F32, ne, gv), FromF32(F32, []int64{S * S * H, nSeqs}, sv)}
 	got := mustOp(t, OpGatedLinearAttn, srcs, map[string]any{"scale": scale})
+	// A state of no sequences splits no tokens (FuzzCatalog found the
+	// division by zero: testdata/fuzz/FuzzCatalog/2d58abc28ed181a6).
+	wantOpError(t, OpGatedLinearAttn, append(srcs[:4:4], New(F32, S*S*H, 0)), map[string]any{"scale": scale}, "no sequences")
 	if got.Ne != [MaxDims]int64{S * H, T + S*nSeqs, 1, 1} {
 		t.Fatalf("shape %v", got.Ne)
 	}
