@@ -134,6 +134,11 @@ func inferTimestepEmbedding(srcs []*Tensor, p Params) (Type, [MaxDims]int64, err
 	if err := wantTypes(OpTimestepEmbedding, "x", x.Type, F32); err != nil {
 		return 0, x.Ne, err
 	}
+	// The timesteps are x's first row: a row of an empty x (a zero
+	// among ne1..ne3) has no values to read.
+	if x.Ne[0] > 0 && x.NElements() == 0 {
+		return 0, x.Ne, shapeErr(OpTimestepEmbedding, "x %s has no elements, but ne0 = %d timesteps", x.ShapeString(), x.Ne[0])
+	}
 	dim := p.Int("dim")
 	if dim <= 0 {
 		return 0, x.Ne, &ParamError{Op: OpTimestepEmbedding, Param: "dim", Msg: "must be positive"}
@@ -176,6 +181,9 @@ func inferOutProd(srcs []*Tensor, _ Params) (Type, [MaxDims]int64, error) {
 		return 0, a.Ne, shapeErr(OpOutProd, "a.ne1 = %d != b.ne1 = %d (the shared dimension k)", a.Ne[1], b.Ne[1])
 	}
 	for d := 2; d < MaxDims; d++ {
+		if a.Ne[d] == 0 {
+			return 0, a.Ne, shapeErr(OpOutProd, "a.ne%d = 0: b cannot be a broadcast of it", d)
+		}
 		if b.Ne[d]%a.Ne[d] != 0 {
 			return 0, a.Ne, shapeErr(OpOutProd, "b.ne%d = %d is not a multiple of a.ne%d = %d", d, b.Ne[d], d, a.Ne[d])
 		}
@@ -228,6 +236,9 @@ func inferGatedLinearAttn(srcs []*Tensor, _ Params) (Type, [MaxDims]int64, error
 		}
 	}
 	nSeqs := s.Ne[1]
+	if nSeqs == 0 {
+		return 0, k.Ne, shapeErr(OpGatedLinearAttn, "state %s has no sequences (ne1 = 0)", s.ShapeString())
+	}
 	if s.NElements() != S*S*H*nSeqs {
 		return 0, k.Ne, shapeErr(OpGatedLinearAttn, "state %s does not hold S·S·H·n_seqs = %d values", s.ShapeString(), S*S*H*nSeqs)
 	}

@@ -65,6 +65,12 @@ func TestHostTimestepEmbedding(t *testing.T) {
 		}
 	}
 	checkClose(t, got.ToF32(), want, 1e-4)
+	// An empty x with ne0 > 0 has no timesteps to read (FuzzCatalog
+	// found the index panic: testdata/fuzz/FuzzCatalog/2de4ecc87c3d0faa).
+	wantOpError(t, OpTimestepEmbedding, []*Tensor{New(F32, 3, 0, 3, 0)}, map[string]any{"dim": dim, "max_period": mp}, "no elements")
+	if got := mustOp(t, OpTimestepEmbedding, []*Tensor{New(F32, 0, 2)}, map[string]any{"dim": dim, "max_period": mp}); got.NElements() != 0 {
+		t.Errorf("x [0 2]: %d elements, want 0", got.NElements())
+	}
 }
 
 func TestHostOutProd(t *testing.T) {
@@ -96,6 +102,9 @@ func TestHostOutProd(t *testing.T) {
 	// b as the transpose of a [k, n, ...] tensor gives the same result.
 	bt := Transpose(Cont(Transpose(b)))
 	checkClose(t, mustOp(t, OpOutProd, []*Tensor{a, bt}, nil).ToF32(), want, 1e-6)
+	// An a with ne2 = 0 broadcasts to nothing (FuzzCatalog found the
+	// division by zero: testdata/fuzz/FuzzCatalog/9d8a1fa69fbc5fc1).
+	wantOpError(t, OpOutProd, []*Tensor{New(F32, m, k, 0, 1), New(F32, n, k, 0, 1)}, nil, "a.ne2 = 0")
 }
 
 // TestHostGatedLinearAttn: a float64 gated linear attention with the state
@@ -140,6 +149,9 @@ func TestHostGatedLinearAttn(t *testing.T) {
 	ne := []int64{S, H, T}
 	srcs := []*Tensor{FromF32(F32, ne, kv), FromF32(F32, ne, vv), FromF32(F32, ne, qv), FromF32(F32, ne, gv), FromF32(F32, []int64{S * S * H, nSeqs}, sv)}
 	got := mustOp(t, OpGatedLinearAttn, srcs, map[string]any{"scale": scale})
+	// A state of no sequences splits no tokens (FuzzCatalog found the
+	// division by zero: testdata/fuzz/FuzzCatalog/2d58abc28ed181a6).
+	wantOpError(t, OpGatedLinearAttn, append(srcs[:4:4], New(F32, S*S*H, 0)), map[string]any{"scale": scale}, "no sequences")
 	if got.Ne != [MaxDims]int64{S * H, T + S*nSeqs, 1, 1} {
 		t.Fatalf("shape %v", got.Ne)
 	}

@@ -298,6 +298,14 @@ func TestMulMatRow(t *testing.T) {
 	}
 }
 
+// maxFuzzElems bounds the sources and results FuzzCatalog computes: a
+// block-quantized source is 1 or 2 blocks of up to 256 values per row, so
+// its shapes reach 512x8x8x8 and one reference op (out_prod's per-row
+// dequantization) took tens of ms, starving the fuzzer. Every op's
+// branches are reached with fewer elements; 1<<16 still lets big
+// elementwise results split across refParallel's workers.
+const maxFuzzElems = 1 << 16
+
 // FuzzCatalog builds random sources and params for a random op and checks
 // that the op either fails with an error or produces a result of the
 // inferred shape — never a panic.
@@ -324,6 +332,9 @@ func FuzzCatalog(f *testing.F) {
 			}
 			if typ.BlockSize() > 1 {
 				ne[0] = int64(typ.BlockSize()) * (ne[0] % 3)
+			}
+			if ne[0]*ne[1]*ne[2]*ne[3] > maxFuzzElems {
+				return // see maxFuzzElems
 			}
 			x := New(typ, ne...)
 			for j := range x.Buf {
@@ -357,6 +368,9 @@ func FuzzCatalog(f *testing.F) {
 		p, err := info.Normalize(raw)
 		if err != nil {
 			return
+		}
+		if _, ne, err := info.Shape(srcs, p); err == nil && !info.View && ne[0]*ne[1]*ne[2]*ne[3] > maxFuzzElems {
+			return // see maxFuzzElems
 		}
 		y, err := info.Compute(srcs, p)
 		if err != nil {

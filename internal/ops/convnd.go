@@ -38,6 +38,10 @@ func inferConvTranspose1D(srcs []*Tensor, p Params) (Type, [MaxDims]int64, error
 	if in.Ne[2] != 1 || in.Ne[3] != 1 || k.Ne[2] != in.Ne[1] || k.Ne[3] != 1 {
 		return 0, k.Ne, shapeErr(OpConvTranspose1D, "kernel %s, input %s: want kernel [K, OC, IC, 1], input [L, IC] (a matrix)", k.ShapeString(), in.ShapeString())
 	}
+	if in.Ne[0] == 0 {
+		// ggml's (L - 1)·s0 + K would be negative for s0 > K.
+		return 0, k.Ne, shapeErr(OpConvTranspose1D, "input %s has length 0", in.ShapeString())
+	}
 	return F32, [MaxDims]int64{(in.Ne[0]-1)*p.Int("s0") + k.Ne[0], k.Ne[1], in.Ne[2], 1}, nil
 }
 
@@ -54,6 +58,10 @@ func inferConvTranspose2D(srcs []*Tensor, p Params) (Type, [MaxDims]int64, error
 	}
 	if k.Ne[3] != in.Ne[2] {
 		return 0, k.Ne, shapeErr(OpConvTranspose2D, "kernel.ne3 = %d != input.ne2 = %d (input channels)", k.Ne[3], in.Ne[2])
+	}
+	if in.Ne[0] == 0 || in.Ne[1] == 0 {
+		// ggml's (W - 1)·stride + KW would be negative for stride > KW.
+		return 0, k.Ne, shapeErr(OpConvTranspose2D, "input %s has width or height 0", in.ShapeString())
 	}
 	s := p.Int("stride")
 	return F32, [MaxDims]int64{(in.Ne[0]-1)*s + k.Ne[0], (in.Ne[1]-1)*s + k.Ne[1], k.Ne[2], in.Ne[3]}, nil
@@ -279,6 +287,10 @@ func inferUpscale(srcs []*Tensor, p Params) (Type, [MaxDims]int64, error) {
 		if n <= 0 {
 			return 0, x.Ne, &ParamError{Op: OpUpscale, Param: "ne", Msg: fmt.Sprintf("ne%d = %d, want a positive size", d, n)}
 		}
+	}
+	// The result is never empty: an empty x has no values to sample.
+	if x.NElements() == 0 {
+		return 0, x.Ne, shapeErr(OpUpscale, "x %s has no elements to upscale", x.ShapeString())
 	}
 	return F32, ne, nil
 }

@@ -207,4 +207,7 @@ func TestHostUpscale(t *testing.T) {
 			checkClose(t, got, want, 1e-5)
 		})
 	}
+	// An empty x has nothing to sample (FuzzCatalog found the index
+	// panic: testdata/fuzz/FuzzCatalog/3729a4c0a31b81c4).
+	wantOpError(t, OpUpscale, []*Tensor{New(F32, 0, h, c)}, map[string]any{"ne": []int64{2, 2, 1, 1}}, "no elements")
 }

@@ -20,6 +20,8 @@ func TestHostConvTranspose1D(t *testing.T) {
 	}
 	got := mustOp(t, OpConvTranspose1D, []*Tensor{FromF32(F32, []int64{K, OC, IC}, kv), FromF32(F32, []int64{L, IC}, iv)}, map[string]any{"s0": s})
 	checkClose(t, got.ToF32(), f32s(want), 1e-5)
+	// An empty input has no output length ((0 - 1)·s0 + K < 0).
+	wantOpError(t, OpConvTranspose1D, []*Tensor{New(F32, 1, OC, IC), New(F32, 0, IC)}, map[string]any{"s0": 4}, "length 0")
 }
 
 func TestHostConvTranspose2D(t *testing.T) {
@@ -53,6 +55,9 @@ func TestHostConvTranspose2D(t *testing.T) {
 		got := mustOp(t, OpConvTranspose2D, []*Tensor{k, FromF32(F32, []int64{W, H, IC}, iv)}, map[string]any{"stride": s})
 		checkClose(t, got.ToF32(), f32s(want), 1e-5)
 	}
+	// An empty input made a negative shape (FuzzCatalog found New's
+	// panic: testdata/fuzz/FuzzCatalog/3a0b1b8c0d2200e3).
+	wantOpError(t, OpConvTranspose2D, []*Tensor{New(F32, 1, 1, 2, 3), New(F32, 0, 2, 3)}, map[string]any{"stride": 4}, "width or height 0")
 }
 
 func TestHostConv2DDW(t *testing.T) {

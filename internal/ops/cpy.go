@@ -96,6 +96,11 @@ func refCpy(dst *Tensor, srcs []*Tensor, _ Params) error {
 // count, element i (row-major) to element i, converting through float32
 // (or as bytes for integer types). Quantized types have no host math here.
 func copyReshaped(dst, x *Tensor) error {
+	if x.NElements() == 0 {
+		// Nothing to copy; x's rows (ne0 = 0) may still be more
+		// than dst has (a zero among its ne1..ne3).
+		return nil
+	}
 	if x.Type.Quantized() || dst.Type.Quantized() {
 		if x.Ne[0] == dst.Ne[0] && x.Type == dst.Type {
 			// Whole rows: row r of x is row r of dst.

@@ -88,6 +88,15 @@ func TestCpyIntoDst(t *testing.T) {
 		t.Fatalf("shape %s", y.ShapeString())
 	}
 	checkClose(t, y.ToF32(), xs, 0)
+	// Empty x and dst of other shapes, x with rows (ne0 = 0) that dst
+	// has not (FuzzCatalog found the division by zero:
+	// testdata/fuzz/FuzzCatalog/a7931f597ebb2c04).
+	for _, typ := range []string{"f32", "q8_0"} {
+		ty, _ := ParseType(typ)
+		if y := mustOp(t, OpCpy, []*Tensor{New(ty, 0, 3), New(ty, 0, 0, 2)}, map[string]any{"type": typ}); y.NElements() != 0 {
+			t.Errorf("%s: %d elements", typ, y.NElements())
+		}
+	}
 	// f16 into a permuted dst: element (i0, i1, i2) of the dst view is
 	// x's (i0, i1, i2), rounded to f16.
 	store := New(F16, 2, 4, 3) // dst memory, viewed as [2, 3, 4] by permute(0, 2, 1, 3)

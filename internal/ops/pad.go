@@ -38,6 +38,11 @@ func inferPad(srcs []*Tensor, p Params) (Type, [MaxDims]int64, error) {
 	for d := range ne {
 		ne[d] = x.Ne[d] + lp[d] + rp[d]
 	}
+	// Circular padding wraps around x: an empty x has nothing to wrap
+	// into a result that is not empty.
+	if p.Has("circular") && p.Bool("circular") && x.NElements() == 0 && ne[0]*ne[1]*ne[2]*ne[3] != 0 {
+		return 0, x.Ne, shapeErr(OpPad, "circular padding of x %s, which has no elements", x.ShapeString())
+	}
 	return F32, ne, nil
 }
 

@@ -25,6 +25,9 @@ func TestPadCircular(t *testing.T) {
 	xs := []float32{1, 2, 3, 4, 5, 6}
 	x := FromF32(F32, []int64{3, 2}, xs)
 	y := mustOp(t, OpPad, []*Tensor{x}, map[string]any{"lp": []any{2, 1, 0, 0}, "rp": []any{1, 0, 0, 0}, "circular": true})
+	// An empty x has nothing to wrap around (FuzzCatalog found the
+	// modulo by zero: testdata/fuzz/FuzzCatalog/adc73b599d8bf95f).
+	wantOpError(t, OpPad, []*Tensor{New(F32, 3, 0)}, map[string]any{"lp": []any{0, 1, 0, 0}, "rp": []any{0, 0, 0, 0}, "circular": true}, "no elements")
 	if y.Ne != [MaxDims]int64{6, 3, 1, 1} {
 		t.Fatalf("shape %s", y.ShapeString())
 	}

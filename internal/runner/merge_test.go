@@ -155,32 +155,90 @@ func TestMergeErrorsOnce(t *testing.T) {
 	}
 }
 
+// maxFuzzShard bounds each of FuzzMerge's inputs: a shard of a case or
+// two with an entry of each kind fits (the seeds are under 250 bytes);
+// longer inputs only feed the fuzzer's minimiser, whose cost grows with
+// the square of an input's length. Whole shard files (KiBs) are
+// TestMergeBigInputs'.
+const maxFuzzShard = 320
+
+// fuzzShardSeeds are FuzzMerge's seeds: two shards of one 3-case run in
+// compact JSON, entries of every kind, and a shard with bad counts.
+var fuzzShardSeeds = [][2]string{
+	{`{"schema":"et.run-op/v1","backend":"ref","results":[{"case":"a","output":"o"}],"perf":[{"case":"a"}],"shard":{"index":1,"count":2,"cases_total":3,"cases_digest":"d","cases":[{"index":0,"name":"a","results":1,"perf":1}]}}`,
+		`{"schema":"et.run-op/v1","backend":"ref","results":[],"faults":[{"case":"b"}],"abi_mismatches":[{"case":"c"}],"shard":{"index":2,"count":2,"cases_total":3,"cases_digest":"d","cases":[{"index":1,"name":"b","faults":1},{"index":2,"name":"c","abi_mismatches":1}]}}`},
+	{`{"schema":"et.run-op/v1","backend":"ref","results":[],"shard":{"index":1,"count":2,"cases_total":2,"cases_digest":"d","cases":[{"index":0,"name":"a"}],"errors":["x.yaml: bad"]}}`,
+		`{"schema":"et.run-op/v1","backend":"ref","results":[],"shard":{"index":2,"count":2,"cases_total":2,"cases_digest":"d","cases":[{"index":1,"results":9223372036854775807},{"index":-1}]}}`},
+}
+
 // FuzzMerge: whatever the shard files say, Merge returns a report or an
 // error, never panics; a report it returns has every entry of every shard.
 func FuzzMerge(f *testing.F) {
-	for _, sf := range shardFiles(&testing.T{}, fakeCases(5), 2) {
-		b, _ := json.Marshal(sf.Report)
-		f.Add(b, []byte(`{"schema":"et.run-op/v1","backend":"ref","numerics":"reference","results":[],"shard":{"index":2,"count":2,"cases_total":5,"cases_digest":"`+sf.Report.Shard.CasesDigest+`","cases":[{"index":4,"results":9223372036854775807},{"index":-1}]}}`))
+	for _, s := range fuzzShardSeeds {
+		f.Add([]byte(s[0]), []byte(s[1]))
 	}
 	f.Fuzz(func(t *testing.T, a, b []byte) {
-		var shards []ShardFile
-		for i, in := range [][]byte{a, b} {
-			sf, err := DecodeShard(fmt.Sprint(i), in)
-			if err != nil {
-				return
-			}
-			shards = append(shards, sf)
+		if len(a) > maxFuzzShard || len(b) > maxFuzzShard {
+			return // see maxFuzzShard
 		}
-		m, _, err := Merge(shards)
+		checkMerge(t, a, b)
+	})
+}
+
+// TestMergeBigInputs runs FuzzMerge's checks on whole shard files (the
+// seeds are small) and checks that the seeds merge.
+func TestMergeBigInputs(t *testing.T) {
+	files := shardFiles(t, fakeCases(5), 2)
+	var in [2][]byte
+	for i, sf := range files {
+		b, err := json.Marshal(sf.Report)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(b) <= maxFuzzShard {
+			t.Fatalf("shard %d is %d bytes, not past maxFuzzShard", i, len(b))
+		}
+		in[i] = b
+	}
+	checkMerge(t, in[0], in[1])
+	for i, s := range fuzzShardSeeds {
+		if len(s[0]) > maxFuzzShard || len(s[1]) > maxFuzzShard {
+			t.Errorf("seed %d is past maxFuzzShard", i)
+		}
+	}
+	s := fuzzShardSeeds[0]
+	var shards []ShardFile
+	for i, in := range []string{s[0], s[1]} {
+		sf, err := DecodeShard(fmt.Sprint(i), []byte(in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		shards = append(shards, sf)
+	}
+	if m, _, err := Merge(shards); err != nil || len(m.Results) != 1 || len(m.Perf) != 1 || len(m.Faults) != 1 || len(m.ABIMismatches) != 1 {
+		t.Fatalf("seed 0 does not merge: %v", err)
+	}
+}
+
+// checkMerge is FuzzMerge's body.
+func checkMerge(t *testing.T, a, b []byte) {
+	var shards []ShardFile
+	for i, in := range [][]byte{a, b} {
+		sf, err := DecodeShard(fmt.Sprint(i), in)
 		if err != nil {
 			return
 		}
-		n := 0
-		for _, sf := range shards {
-			n += len(sf.Report.Results)
-		}
-		if len(m.Results) != n {
-			t.Errorf("merged %d results of %d", len(m.Results), n)
-		}
-	})
+		shards = append(shards, sf)
+	}
+	m, _, err := Merge(shards)
+	if err != nil {
+		return
+	}
+	n := 0
+	for _, sf := range shards {
+		n += len(sf.Report.Results)
+	}
+	if len(m.Results) != n {
+		t.Errorf("merged %d results of %d", len(m.Results), n)
+	}
 }

@@ -88,6 +88,9 @@ func FuzzLaunch(f *testing.F) {
 	f.Add(uint8(0), true, uint16(0), []byte{})
 	f.Add(uint8(3), true, uint16(0), []byte{1, 2, 3, 4})
 	f.Fuzz(func(t *testing.T, which uint8, raw bool, off uint16, patch []byte) {
+		if len(patch) > maxFuzzPatch {
+			return // see maxFuzzPatch
+		}
 		args := patch
 		if b := bases[int(which)%len(fuzzKernels)]; !raw && len(b) > 0 {
 			args = append([]byte(nil), b...)
@@ -99,6 +102,22 @@ func FuzzLaunch(f *testing.F) {
 
 // fuzzBufSize is the size of each of FuzzLaunch's four buffers.
 const fuzzBufSize = 4096
+
+// maxFuzzPatch bounds FuzzLaunch's patch: a few tensor descriptors' worth
+// of bytes at any offset of a kernel's valid params (or that many raw
+// params bytes); longer patches only feed the fuzzer's minimiser, whose
+// cost grows with the square of an input's length.
+const maxFuzzPatch = 128
+
+// fuzzBufInit is the content of FuzzLaunch's buffers: small floats, made
+// once rather than per input.
+var fuzzBufInit = func() []byte {
+	buf := make([]byte, fuzzBufSize)
+	for j := 0; j+4 <= fuzzBufSize; j += 4 {
+		binary.LittleEndian.PutUint32(buf[j:], 0x3f800000+uint32(j))
+	}
+	return buf
+}()
 
 // launchOnce is FuzzLaunch's body: kernel which on a fresh device whose
 // four buffers hold small floats (the last one args too).
@@ -115,11 +134,9 @@ func launchOnce(t *testing.T, which uint8, args []byte) {
 		}
 		// Some non-trivial content: small floats, and the args
 		// themselves in the last buffer (an uberkernel blob).
-		buf := make([]byte, bufSize)
-		for j := 0; j+4 <= bufSize; j += 4 {
-			binary.LittleEndian.PutUint32(buf[j:], 0x3f800000+uint32(j))
-		}
+		buf := fuzzBufInit
 		if i == 3 {
+			buf = append([]byte(nil), fuzzBufInit...)
 			copy(buf, args)
 		}
 		d.Write(ctx, p, buf)
