@@ -159,6 +159,9 @@ func copyRaw(dst, x *Tensor) {
 
 // copyRawRows is copyRaw on rows [lo, hi).
 func copyRawRows(dst, x *Tensor, lo, hi int64) {
+	if lo >= hi {
+		return // no rows (an empty x: rowIndex would divide by a zero ne)
+	}
 	ts := uint64(x.Type.TypeSize())
 	nblk := x.Ne[0] / int64(x.Type.BlockSize())
 	i1, i2, i3 := rowIndex(x.Ne, lo) // then stepped: no divisions per row
