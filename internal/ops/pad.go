@@ -39,8 +39,9 @@ func inferPad(srcs []*Tensor, p Params) (Type, [MaxDims]int64, error) {
 		ne[d] = x.Ne[d] + lp[d] + rp[d]
 	}
 	// Circular padding wraps around x: an empty x has nothing to wrap
-	// into a result that is not empty.
-	if p.Has("circular") && p.Bool("circular") && x.NElements() == 0 && ne[0]*ne[1]*ne[2]*ne[3] != 0 {
+	// into a result that is not empty. (The result is empty when one of
+	// its dims is 0; a product of the dims can overflow to 0.)
+	if p.Has("circular") && p.Bool("circular") && x.NElements() == 0 && ne[0] != 0 && ne[1] != 0 && ne[2] != 0 && ne[3] != 0 {
 		return 0, x.Ne, shapeErr(OpPad, "circular padding of x %s, which has no elements", x.ShapeString())
 	}
 	return F32, ne, nil
@@ -53,6 +54,9 @@ func refPad(dst *Tensor, srcs []*Tensor, p Params) error {
 		return err
 	}
 	n0 := dst.Ne[0]
+	if dst.NElements() == 0 {
+		return nil // nothing to write (an empty dst may still have rows of length 0)
+	}
 	if p.Has("circular") && p.Bool("circular") {
 		// ggml_wrap_around: (i - lp + n) % n per dim.
 		wrap := func(c, n int64) int64 { return ((c % n) + n) % n }
