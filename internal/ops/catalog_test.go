@@ -323,6 +323,13 @@ func FuzzCatalog(f *testing.F) {
 			return b[i%len(b)]
 		}
 		nsrc := info.MinSrc + int(byteAt(vals, 0))%(len(info.Srcs)-info.MinSrc+1)
+		// Source bytes are vals[(j+i) % len(vals)] % 7 (small ints, small
+		// floats, f16 values), laid out by copying this pattern: a loop
+		// per byte, instrumented, cost more than most ops on 64K elements.
+		pat := make([]byte, len(vals))
+		for k, v := range vals {
+			pat[k] = v % 7
+		}
 		srcs := make([]*Tensor, nsrc)
 		for i := range srcs {
 			typ := Types[int(byteAt(types, i))%len(Types)]
@@ -337,8 +344,11 @@ func FuzzCatalog(f *testing.F) {
 				return // see maxFuzzElems
 			}
 			x := New(typ, ne...)
-			for j := range x.Buf {
-				x.Buf[j] = byteAt(vals, j+i) % 7 // small ints, small floats, f16 values
+			if len(pat) > 0 {
+				b := x.Buf[copy(x.Buf, pat[i%len(pat):]):]
+				for len(b) > 0 {
+					b = b[copy(b, pat):]
+				}
 			}
 			srcs[i] = x
 		}
