@@ -12,6 +12,13 @@ func vecOK() bool { return false }
 // vec512 is always false without the vector kernels.
 var vec512 = false
 
+// vecVNNI is always false without the vector kernels.
+var vecVNNI = false
+
+func q4_0Rows8VNNI(*[8]unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, int, *[8]float32) {
+	panic("unreachable")
+}
+
 func q4_0Rows8Fused512(*[8]unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, int) [8]float32 {
 	panic("unreachable")
 }

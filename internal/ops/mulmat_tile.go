@@ -82,6 +82,11 @@ func (act *actRows) dot8R(t Type, w *rows8, r int) [8]float32 {
 			return q8_0Rows8FusedVec(&w.p, unsafe.Pointer(&y[0]), unsafe.Pointer(&d[0]), nb)
 		}
 		s := act.s[r*nb : (r+1)*nb+actPad-1]
+		if vecVNNI {
+			var out [8]float32
+			q4_0Rows8VNNI(&w.p, unsafe.Pointer(&y[0]), unsafe.Pointer(&d[0]), unsafe.Pointer(&s[0]), nb, &out)
+			return out
+		}
 		if vec512 {
 			return q4_0Rows8Fused512(&w.p, unsafe.Pointer(&y[0]), unsafe.Pointer(&d[0]), unsafe.Pointer(&s[0]), nb)
 		}

@@ -25,23 +25,24 @@ func TestMulMat8RowsMatchScalar(t *testing.T) {
 		{96, 33, 17},
 	}
 	r := rand.New(rand.NewPCG(21, 22))
-	// The AVX2 kernels, then the AVX-512 ones where the CPU has them.
-	has512 := vec512
-	defer func() { vec512 = has512 }()
-	for _, v512 := range []bool{false, has512} {
-		vec512 = v512
-		testMulMat8Rows(t, r, shapes, v512)
-		if !has512 {
-			break
+	// The AVX2 kernels, then the AVX-512 ones and the VNNI assembly
+	// where the CPU has them.
+	has512, hasVNNI := vec512, vecVNNI
+	defer func() { vec512, vecVNNI = has512, hasVNNI }()
+	for _, mode := range []struct{ v512, vnni bool }{{false, false}, {true, false}, {true, true}} {
+		if mode.v512 && !has512 || mode.vnni && !hasVNNI {
+			continue
 		}
+		vec512, vecVNNI = mode.v512, mode.vnni
+		testMulMat8Rows(t, r, shapes, fmt.Sprintf("avx512=%v,vnni=%v", mode.v512, mode.vnni))
 	}
 }
 
-func testMulMat8Rows(t *testing.T, r *rand.Rand, shapes []struct{ k, m, n int64 }, v512 bool) {
+func testMulMat8Rows(t *testing.T, r *rand.Rand, shapes []struct{ k, m, n int64 }, mode string) {
 	for _, typ := range []Type{Q8_0, Q4_0} {
 		for _, s := range shapes {
 			for _, act := range []string{"random", "extreme", "edge-quants", "special-scales"} {
-				t.Run(fmt.Sprintf("avx512=%v/%s/k=%d,m=%d,n=%d/%s", v512, typ, s.k, s.m, s.n, act), func(t *testing.T) {
+				t.Run(fmt.Sprintf("%s/%s/k=%d,m=%d,n=%d/%s", mode, typ, s.k, s.m, s.n, act), func(t *testing.T) {
 					a := rawWeights(r, typ, s.k, s.m)
 					x := randF32(r, int(s.k*s.n))
 					switch act {
