@@ -15,6 +15,10 @@ var vec512 = false
 // vecVNNI is always false without the vector kernels.
 var vecVNNI = false
 
+func q8_0Rows8VNNI(*[8]unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, int, *[8]float32) {
+	panic("unreachable")
+}
+
 func q4_0Rows8VNNI(*[8]unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, int, *[8]float32) {
 	panic("unreachable")
 }

@@ -79,6 +79,12 @@ func (act *actRows) dot8R(t Type, w *rows8, r int) [8]float32 {
 	d := act.d[r*nb : (r+1)*nb+actPad-1]
 	if w.fused {
 		if t == Q8_0 {
+			if vecVNNI {
+				var out [8]float32
+				s := act.s[r*nb : (r+1)*nb+actPad-1]
+				q8_0Rows8VNNI(&w.p, unsafe.Pointer(&y[0]), unsafe.Pointer(&d[0]), unsafe.Pointer(&s[0]), nb, &out)
+				return out
+			}
 			return q8_0Rows8FusedVec(&w.p, unsafe.Pointer(&y[0]), unsafe.Pointer(&d[0]), nb)
 		}
 		s := act.s[r*nb : (r+1)*nb+actPad-1]

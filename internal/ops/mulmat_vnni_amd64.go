@@ -22,3 +22,11 @@ var vecVNNI = vec512 && archsimd.X86.AVX512VNNI() && cpuidF16C()
 
 //go:noescape
 func q4_0Rows8VNNI(p *[8]unsafe.Pointer, y, d, s unsafe.Pointer, nb int, out *[8]float32)
+
+// q8_0Rows8VNNI is q8_0Rows8FusedVec by AVX-512 VNNI: VPDPBUSD multiplies
+// unsigned by signed bytes, so the quants x go in as x+128 (their sign bit
+// flipped) and 128·Σy (s, the activations' block sums) is subtracted from
+// the exact int32 sum.
+//
+//go:noescape
+func q8_0Rows8VNNI(p *[8]unsafe.Pointer, y, d, s unsafe.Pointer, nb int, out *[8]float32)

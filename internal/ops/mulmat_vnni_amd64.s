@@ -98,3 +98,104 @@ done:
 	VMOVUPS Y13, (R15)
 	VZEROUPPER
 	RET
+
+// func q8_0Rows8VNNI(p *[8]unsafe.Pointer, y, d, s unsafe.Pointer, nb int, out *[8]float32)
+//
+// q8_0Rows8FusedVec by AVX-512 VNNI; see mulmat_vnni_amd64.go.
+TEXT ·q8_0Rows8VNNI(SB), NOSPLIT, $0-48
+	MOVQ p+0(FP), R15
+	MOVQ 0(R15), AX
+	MOVQ 8(R15), BX
+	MOVQ 16(R15), CX
+	MOVQ 24(R15), DX
+	MOVQ 32(R15), R8
+	MOVQ 40(R15), R9
+	MOVQ 48(R15), R10
+	MOVQ 56(R15), R11
+	MOVQ y+8(FP), DI
+	MOVQ d+16(FP), R12
+	MOVQ s+24(FP), R13
+	MOVQ nb+32(FP), R14
+	XORQ SI, SI
+	MOVL $0x80808080, R15
+	VPBROADCASTD R15, Z15
+	VMOVDQU32 ·reduceIdx(SB), Z14
+	VXORPS Y13, Y13, Y13
+	TESTQ R14, R14
+	JZ   done
+
+loop:
+	// The block's 32 activations, in each 256-bit half.
+	VBROADCASTI64X4 (DI), Z0
+
+	// Two rows per vector, one per 256-bit half, their quants x biased to
+	// x+128 (unsigned): Σ (x+128)·y in eight int32 lanes per row.
+	VMOVDQU      2(AX)(SI*1), Y2
+	VINSERTI64X4 $1, 2(BX)(SI*1), Z2, Z2
+	VPXORD       Z15, Z2, Z2
+	VPXORD       Z4, Z4, Z4
+	VPDPBUSD     Z0, Z2, Z4
+	VMOVDQU      2(CX)(SI*1), Y2
+	VINSERTI64X4 $1, 2(DX)(SI*1), Z2, Z2
+	VPXORD       Z15, Z2, Z2
+	VPXORD       Z5, Z5, Z5
+	VPDPBUSD     Z0, Z2, Z5
+	VMOVDQU      2(R8)(SI*1), Y2
+	VINSERTI64X4 $1, 2(R9)(SI*1), Z2, Z2
+	VPXORD       Z15, Z2, Z2
+	VPXORD       Z6, Z6, Z6
+	VPDPBUSD     Z0, Z2, Z6
+	VMOVDQU      2(R10)(SI*1), Y2
+	VINSERTI64X4 $1, 2(R11)(SI*1), Z2, Z2
+	VPXORD       Z15, Z2, Z2
+	VPXORD       Z7, Z7, Z7
+	VPDPBUSD     Z0, Z2, Z7
+
+	// Rows 0-3 (Z4) and 4-7 (Z5), one per 128-bit lane, four lanes each.
+	VSHUFI32X4 $0x88, Z5, Z4, Z11
+	VSHUFI32X4 $0xdd, Z5, Z4, Z12
+	VPADDD     Z12, Z11, Z4
+	VSHUFI32X4 $0x88, Z7, Z6, Z11
+	VSHUFI32X4 $0xdd, Z7, Z6, Z12
+	VPADDD     Z12, Z11, Z5
+
+	// As in q4_0Rows8VNNI: rows 0-7 in Y6.
+	VPUNPCKLDQ Z5, Z4, Z6
+	VPUNPCKHDQ Z5, Z4, Z7
+	VPADDD     Z7, Z6, Z6
+	VPSHUFD    $0x4e, Z6, Z7
+	VPADDD     Z7, Z6, Z6
+	VPERMD     Z6, Z14, Z6
+
+	// isum = Σ (x+128)·y − 128·Σy, as float32.
+	VPBROADCASTD (R13), Y7
+	VPSLLD       $7, Y7, Y7
+	VPSUBD       Y7, Y6, Y6
+	VCVTDQ2PS    Y6, Y6
+
+	VPINSRW      $0, (AX)(SI*1), X8, X8
+	VPINSRW      $1, (BX)(SI*1), X8, X8
+	VPINSRW      $2, (CX)(SI*1), X8, X8
+	VPINSRW      $3, (DX)(SI*1), X8, X8
+	VPINSRW      $4, (R8)(SI*1), X8, X8
+	VPINSRW      $5, (R9)(SI*1), X8, X8
+	VPINSRW      $6, (R10)(SI*1), X8, X8
+	VPINSRW      $7, (R11)(SI*1), X8, X8
+	VCVTPH2PS    X8, Y8
+	VBROADCASTSS (R12), Y9
+	VMULPS       Y9, Y8, Y8
+	VMULPS       Y8, Y6, Y6
+	VADDPS       Y6, Y13, Y13
+
+	ADDQ $34, SI
+	ADDQ $32, DI
+	ADDQ $4, R12
+	ADDQ $4, R13
+	DECQ R14
+	JNZ  loop
+
+done:
+	MOVQ    out+40(FP), R15
+	VMOVUPS Y13, (R15)
+	VZEROUPPER
+	RET
