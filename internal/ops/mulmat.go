@@ -285,7 +285,7 @@ func mulMat(dst, a, b *Tensor, vec bool) {
 					for i := range rws {
 						rws[i] = rowAt(r0 + 8*g + i)
 					}
-					if n < fusedMaxCols {
+					if fused8(n) {
 						w8[g].setRows(kt, &rws, nb)
 					} else {
 						w8[g].load(kt, &rws, nb)

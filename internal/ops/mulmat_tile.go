@@ -106,7 +106,13 @@ func (act *actRows) dot8R(t Type, w *rows8, r int) [8]float32 {
 }
 
 // has8R2 reports whether dot8R2 has a kernel for w (of type t).
-func (act *actRows) has8R2(t Type, w *rows8) bool { return (t == Q8_0 || t == Q4_0) && w.fused }
+func (act *actRows) has8R2(t Type, w *rows8) bool { return (t == Q8_0 || t == Q4_0) && w.fused && !vecVNNI }
+
+// fused8 reports whether groups of eight rows used by n columns take the
+// fused kernels (rows8.setRows) rather than gathered scales (rows8.load):
+// for few columns, or always with the VNNI kernels, which widen the
+// scales for less than the AVX2 kernels' integer work per column.
+func fused8(n int) bool { return n < fusedMaxCols || vecVNNI }
 
 // dot8R2 is dot8R of w (of type t) with activation rows r and r2 at once
 // (only when has8R2).

@@ -28,6 +28,16 @@ TEXT ·q4_0Rows8VNNI(SB), NOSPLIT, $0-48
 	JZ   done
 
 loop:
+	// Weights ahead, for the eight streams.
+	PREFETCHT0 512(AX)(SI*1)
+	PREFETCHT0 512(BX)(SI*1)
+	PREFETCHT0 512(CX)(SI*1)
+	PREFETCHT0 512(DX)(SI*1)
+	PREFETCHT0 512(R8)(SI*1)
+	PREFETCHT0 512(R9)(SI*1)
+	PREFETCHT0 512(R10)(SI*1)
+	PREFETCHT0 512(R11)(SI*1)
+
 	// The block's activations 0-15 and 16-31, in each 128-bit lane.
 	VBROADCASTI32X4 (DI), Z0
 	VBROADCASTI32X4 16(DI), Z1
@@ -125,6 +135,16 @@ TEXT ·q8_0Rows8VNNI(SB), NOSPLIT, $0-48
 	JZ   done
 
 loop:
+	// Weights ahead, for the eight streams.
+	PREFETCHT0 512(AX)(SI*1)
+	PREFETCHT0 512(BX)(SI*1)
+	PREFETCHT0 512(CX)(SI*1)
+	PREFETCHT0 512(DX)(SI*1)
+	PREFETCHT0 512(R8)(SI*1)
+	PREFETCHT0 512(R9)(SI*1)
+	PREFETCHT0 512(R10)(SI*1)
+	PREFETCHT0 512(R11)(SI*1)
+
 	// The block's 32 activations, in each 256-bit half.
 	VBROADCASTI64X4 (DI), Z0
 
