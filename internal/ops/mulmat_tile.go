@@ -106,7 +106,9 @@ func (act *actRows) dot8R(t Type, w *rows8, r int) [8]float32 {
 }
 
 // has8R2 reports whether dot8R2 has a kernel for w (of type t).
-func (act *actRows) has8R2(t Type, w *rows8) bool { return (t == Q8_0 || t == Q4_0) && w.fused && !vecVNNI }
+func (act *actRows) has8R2(t Type, w *rows8) bool {
+	return (t == Q8_0 || t == Q4_0) && w.fused && !vecVNNI
+}
 
 // fused8 reports whether groups of eight rows used by n columns take the
 // fused kernels (rows8.setRows) rather than gathered scales (rows8.load):
