@@ -19,6 +19,14 @@ func q8_0Rows8VNNI(*[8]unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Po
 	panic("unreachable")
 }
 
+func q8_0Rows8x2VNNI(*[8]unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, uintptr, uintptr, int, *[16]float32) {
+	panic("unreachable")
+}
+
+func q4_0Rows8x2VNNI(*[8]unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, uintptr, uintptr, int, *[16]float32) {
+	panic("unreachable")
+}
+
 func q4_0Rows8VNNI(*[8]unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, int, *[8]float32) {
 	panic("unreachable")
 }

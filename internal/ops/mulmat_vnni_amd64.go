@@ -30,3 +30,14 @@ func q4_0Rows8VNNI(p *[8]unsafe.Pointer, y, d, s unsafe.Pointer, nb int, out *[8
 //
 //go:noescape
 func q8_0Rows8VNNI(p *[8]unsafe.Pointer, y, d, s unsafe.Pointer, nb int, out *[8]float32)
+
+// q8_0Rows8x2VNNI and q4_0Rows8x2VNNI are q8_0Rows8VNNI and q4_0Rows8VNNI
+// against two activation rows, the second's quants at y+dy and its scales
+// and sums at d+dd and s+dd, each weight block loaded once: out[0:8] for
+// the first row, out[8:16] for the second.
+//
+//go:noescape
+func q8_0Rows8x2VNNI(p *[8]unsafe.Pointer, y, d, s unsafe.Pointer, dy, dd uintptr, nb int, out *[16]float32)
+
+//go:noescape
+func q4_0Rows8x2VNNI(p *[8]unsafe.Pointer, y, d, s unsafe.Pointer, dy, dd uintptr, nb int, out *[16]float32)
