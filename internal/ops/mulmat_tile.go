@@ -147,10 +147,6 @@ func (act *actRows) dot8R2(t Type, w *rows8, r, r2 int) (out, out2 [8]float32) {
 		return q8_0Rows8Fused2Vec(&w.p, unsafe.Pointer(&y[0]), unsafe.Pointer(&d[0]), unsafe.Pointer(&y2[0]), unsafe.Pointer(&d2[0]), nb)
 	}
 	s, s2 := act.s[r*nb:(r+1)*nb+actPad-1], act.s[r2*nb:(r2+1)*nb+actPad-1]
-	if vec512 {
-		return q4_0Rows8Fused2512(&w.p, unsafe.Pointer(&y[0]), unsafe.Pointer(&d[0]), unsafe.Pointer(&s[0]),
-			unsafe.Pointer(&y2[0]), unsafe.Pointer(&d2[0]), unsafe.Pointer(&s2[0]), nb)
-	}
 	return q4_0Rows8Fused2Vec(&w.p, unsafe.Pointer(&y[0]), unsafe.Pointer(&d[0]), unsafe.Pointer(&s[0]),
 		unsafe.Pointer(&y2[0]), unsafe.Pointer(&d2[0]), unsafe.Pointer(&s2[0]), nb)
 }

@@ -7,7 +7,7 @@ import (
 	"unsafe"
 )
 
-// AVX-512 forms of the fused eight-row q4_0 kernels (mulmat_tile_simd_amd64.go),
+// An AVX-512 form of the fused eight-row q4_0 kernel (mulmat_tile_simd_amd64.go),
 // used when the CPU has AVX-512 (F, CD, BW, DQ, VL: vec512). Each 512-bit
 // vector holds one block of four rows, 16 nibble bytes per 128-bit lane: its
 // low nibbles (elements 0-15) and high nibbles (16-31) are multiplied by the
@@ -17,7 +17,8 @@ import (
 // lanes per row by VPMADDWD. Those are reduced to one exact int32 per row,
 // rows 0-7 in the lanes of a 256-bit vector, and from there on the float32
 // work is that of q4_0Rows8FusedVec, lane by lane in the same order: the
-// results are bit-identical to it and so to the scalar dotQ4_0.
+// results are bit-identical to it and so to the scalar dotQ4_0. (The same
+// for two columns measured slower than q4_0Rows8Fused2Vec, so there is none.)
 
 // vec512 reports whether the AVX-512 kernels run (tests turn it off to
 // check the AVX2 ones).
@@ -84,38 +85,4 @@ func q4_0Rows8Fused512(p *[8]unsafe.Pointer, y, d, s unsafe.Pointer, nb int) (ou
 	acc.Store(&out)
 	archsimd.ClearAVXUpperBits()
 	return out
-}
-
-// q4_0Rows8Fused2512 is q4_0Rows8Fused2Vec with AVX-512: each weight block
-// is unpacked once for both activation rows.
-func q4_0Rows8Fused2512(p *[8]unsafe.Pointer, y0, d0, s0, y1, d1, s1 unsafe.Pointer, nb int) (out0, out1 [8]float32) {
-	m4, four, ones, idx := q4Consts512()
-	three := archsimd.BroadcastInt32x8(3)
-	keep, expo, inf, scale := f16Consts()
-	p0, p1, p2, p3, p4, p5, p6, p7 := p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7]
-	var acc0, acc1 archsimd.Float32x8
-	for j := 0; j < nb; j++ {
-		o := 18*j + 2
-		ylo0, yhi0 := y4(y0, 32*j), y4(y0, 32*j+16)
-		ylo1, yhi1 := y4(y1, 32*j), y4(y1, 32*j+16)
-		lo, hi := q4x4(p0, p1, p2, p3, o, m4, four)
-		a0 := q4x4Dot(lo, hi, ylo0, yhi0, ones)
-		a1 := q4x4Dot(lo, hi, ylo1, yhi1, ones)
-		lo, hi = q4x4(p4, p5, p6, p7, o, m4, four)
-		b0 := q4x4Dot(lo, hi, ylo0, yhi0, ones)
-		b1 := q4x4Dot(lo, hi, ylo1, yhi1, ones)
-		da := scales8(p0, p1, p2, p3, p4, p5, p6, p7, o-2, keep, expo, inf, scale)
-		sy := archsimd.LoadInt32x4((*[4]int32)(unsafe.Add(s0, 4*j))).Broadcast1To8().ShiftLeft(three)
-		is := reduce8(a0, b0, idx).Sub(sy)
-		db := archsimd.LoadFloat32x4((*[4]float32)(unsafe.Add(d0, 4*j))).Broadcast1To8()
-		acc0 = acc0.Add(is.ConvertToFloat32().Mul(da.Mul(db)))
-		sy = archsimd.LoadInt32x4((*[4]int32)(unsafe.Add(s1, 4*j))).Broadcast1To8().ShiftLeft(three)
-		is = reduce8(a1, b1, idx).Sub(sy)
-		db = archsimd.LoadFloat32x4((*[4]float32)(unsafe.Add(d1, 4*j))).Broadcast1To8()
-		acc1 = acc1.Add(is.ConvertToFloat32().Mul(da.Mul(db)))
-	}
-	acc0.Store(&out0)
-	acc1.Store(&out1)
-	archsimd.ClearAVXUpperBits()
-	return out0, out1
 }
