@@ -35,7 +35,6 @@ func q4_0Rows8Fused512(*[8]unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsaf
 	panic("unreachable")
 }
 
-
 func dotQ8_0Vec([]byte, []int8, []float32) float32                     { panic("unreachable") }
 func dotQ4_0Vec([]byte, []int8, []float32, []int32) float32            { panic("unreachable") }
 func dotF32Vec([]byte, []float32) float32                              { panic("unreachable") }
