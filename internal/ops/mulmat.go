@@ -27,6 +27,8 @@ import (
 // Their results are bit-identical to the scalar kernels' except for f32
 // and f16 weights with n ≥ 4 columns, where the scalar kernels sum four
 // columns at a time in a different order and the last bits may differ.
+// With AVX-512 (and VNNI) the q8_0 and q4_0 kernels have 512-bit forms
+// (mulmat_tile512_simd_amd64.go, mulmat_vnni_amd64.s), bit-identical too.
 func MulMat(dst, a, b *Tensor) error {
 	if err := mulMatWeightType(OpMulMat, a.Type); err != nil {
 		return err
@@ -285,7 +287,7 @@ func mulMat(dst, a, b *Tensor, vec bool) {
 					for i := range rws {
 						rws[i] = rowAt(r0 + 8*g + i)
 					}
-					if n < fusedMaxCols {
+					if fused8(n) {
 						w8[g].setRows(kt, &rws, nb)
 					} else {
 						w8[g].load(kt, &rws, nb)

@@ -9,6 +9,32 @@ import "unsafe"
 
 func vecOK() bool { return false }
 
+// vec512 is always false without the vector kernels.
+var vec512 = false
+
+// vecVNNI is always false without the vector kernels.
+var vecVNNI = false
+
+func q8_0Rows8VNNI(*[8]unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, int, *[8]float32) {
+	panic("unreachable")
+}
+
+func q8_0Rows8x2VNNI(*[8]unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, uintptr, uintptr, int, *[16]float32) {
+	panic("unreachable")
+}
+
+func q4_0Rows8x2VNNI(*[8]unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, uintptr, uintptr, int, *[16]float32) {
+	panic("unreachable")
+}
+
+func q4_0Rows8VNNI(*[8]unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, int, *[8]float32) {
+	panic("unreachable")
+}
+
+func q4_0Rows8Fused512(*[8]unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, int) [8]float32 {
+	panic("unreachable")
+}
+
 func dotQ8_0Vec([]byte, []int8, []float32) float32                     { panic("unreachable") }
 func dotQ4_0Vec([]byte, []int8, []float32, []int32) float32            { panic("unreachable") }
 func dotF32Vec([]byte, []float32) float32                              { panic("unreachable") }

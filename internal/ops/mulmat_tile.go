@@ -79,9 +79,23 @@ func (act *actRows) dot8R(t Type, w *rows8, r int) [8]float32 {
 	d := act.d[r*nb : (r+1)*nb+actPad-1]
 	if w.fused {
 		if t == Q8_0 {
+			if vecVNNI {
+				var out [8]float32
+				s := act.s[r*nb : (r+1)*nb+actPad-1]
+				q8_0Rows8VNNI(&w.p, unsafe.Pointer(&y[0]), unsafe.Pointer(&d[0]), unsafe.Pointer(&s[0]), nb, &out)
+				return out
+			}
 			return q8_0Rows8FusedVec(&w.p, unsafe.Pointer(&y[0]), unsafe.Pointer(&d[0]), nb)
 		}
 		s := act.s[r*nb : (r+1)*nb+actPad-1]
+		if vecVNNI {
+			var out [8]float32
+			q4_0Rows8VNNI(&w.p, unsafe.Pointer(&y[0]), unsafe.Pointer(&d[0]), unsafe.Pointer(&s[0]), nb, &out)
+			return out
+		}
+		if vec512 {
+			return q4_0Rows8Fused512(&w.p, unsafe.Pointer(&y[0]), unsafe.Pointer(&d[0]), unsafe.Pointer(&s[0]), nb)
+		}
 		return q4_0Rows8FusedVec(&w.p, unsafe.Pointer(&y[0]), unsafe.Pointer(&d[0]), unsafe.Pointer(&s[0]), nb)
 	}
 	if t == Q8_0 {
@@ -92,7 +106,15 @@ func (act *actRows) dot8R(t Type, w *rows8, r int) [8]float32 {
 }
 
 // has8R2 reports whether dot8R2 has a kernel for w (of type t).
-func (act *actRows) has8R2(t Type, w *rows8) bool { return (t == Q8_0 || t == Q4_0) && w.fused }
+func (act *actRows) has8R2(t Type, w *rows8) bool {
+	return (t == Q8_0 || t == Q4_0) && w.fused
+}
+
+// fused8 reports whether groups of eight rows used by n columns take the
+// fused kernels (rows8.setRows) rather than gathered scales (rows8.load):
+// for few columns, or always with the VNNI kernels, which widen the
+// scales for less than the AVX2 kernels' integer work per column.
+func fused8(n int) bool { return n < fusedMaxCols || vecVNNI }
 
 // dot8R2 is dot8R of w (of type t) with activation rows r and r2 at once
 // (only when has8R2).
@@ -104,6 +126,23 @@ func (act *actRows) dot8R2(t Type, w *rows8, r, r2 int) (out, out2 [8]float32) {
 	}
 	y, y2 := act.q[r*k:(r+1)*k], act.q[r2*k:(r2+1)*k]
 	d, d2 := act.d[r*nb:(r+1)*nb+actPad-1], act.d[r2*nb:(r2+1)*nb+actPad-1]
+	if vecVNNI {
+		// The second row's quants, scales and sums by their offsets from
+		// the first's, in the same arrays (negative offsets wrap).
+		s := act.s[r*nb : (r+1)*nb+actPad-1]
+		dy := uintptr(unsafe.Pointer(&y2[0])) - uintptr(unsafe.Pointer(&y[0]))
+		dd := uintptr(unsafe.Pointer(&d2[0])) - uintptr(unsafe.Pointer(&d[0]))
+		if dd != uintptr(unsafe.Pointer(&act.s[r2*nb]))-uintptr(unsafe.Pointer(&s[0])) {
+			panic("ops: dot8R2: scales and sums laid out differently")
+		}
+		var o [16]float32
+		if t == Q8_0 {
+			q8_0Rows8x2VNNI(&w.p, unsafe.Pointer(&y[0]), unsafe.Pointer(&d[0]), unsafe.Pointer(&s[0]), dy, dd, nb, &o)
+		} else {
+			q4_0Rows8x2VNNI(&w.p, unsafe.Pointer(&y[0]), unsafe.Pointer(&d[0]), unsafe.Pointer(&s[0]), dy, dd, nb, &o)
+		}
+		return [8]float32(o[:8]), [8]float32(o[8:])
+	}
 	if t == Q8_0 {
 		return q8_0Rows8Fused2Vec(&w.p, unsafe.Pointer(&y[0]), unsafe.Pointer(&d[0]), unsafe.Pointer(&y2[0]), unsafe.Pointer(&d2[0]), nb)
 	}

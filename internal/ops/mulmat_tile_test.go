@@ -25,16 +25,45 @@ func TestMulMat8RowsMatchScalar(t *testing.T) {
 		{96, 33, 17},
 	}
 	r := rand.New(rand.NewPCG(21, 22))
+	// The AVX2 kernels, then the AVX-512 ones and the VNNI assembly
+	// where the CPU has them.
+	has512, hasVNNI := vec512, vecVNNI
+	defer func() { vec512, vecVNNI = has512, hasVNNI }()
+	for _, mode := range []struct{ v512, vnni bool }{{false, false}, {true, false}, {true, true}} {
+		if mode.v512 && !has512 || mode.vnni && !hasVNNI {
+			continue
+		}
+		vec512, vecVNNI = mode.v512, mode.vnni
+		testMulMat8Rows(t, r, shapes, fmt.Sprintf("avx512=%v,vnni=%v", mode.v512, mode.vnni))
+	}
+}
+
+func testMulMat8Rows(t *testing.T, r *rand.Rand, shapes []struct{ k, m, n int64 }, mode string) {
 	for _, typ := range []Type{Q8_0, Q4_0} {
 		for _, s := range shapes {
-			for _, act := range []string{"random", "extreme", "special-scales"} {
-				t.Run(fmt.Sprintf("%s/k=%d,m=%d,n=%d/%s", typ, s.k, s.m, s.n, act), func(t *testing.T) {
+			for _, act := range []string{"random", "extreme", "edge-quants", "special-scales"} {
+				t.Run(fmt.Sprintf("%s/%s/k=%d,m=%d,n=%d/%s", mode, typ, s.k, s.m, s.n, act), func(t *testing.T) {
 					a := rawWeights(r, typ, s.k, s.m)
 					x := randF32(r, int(s.k*s.n))
 					switch act {
 					case "extreme":
 						for i := range x {
 							x[i] = float32(1 - 2*r.IntN(2))
+						}
+					case "edge-quants":
+						// Largest products: q8_0 quants −128 (or q4_0
+						// nibbles 0 and 15) against activations ±127.
+						for off := 0; off < len(a.Buf); off += typ.TypeSize() {
+							for i := off + 2; i < off+typ.TypeSize(); i++ {
+								a.Buf[i] = 0x80
+								if typ == Q4_0 {
+									a.Buf[i] = []byte{0x00, 0xff, 0x0f, 0xf0}[r.IntN(4)]
+								}
+							}
+						}
+						sign := float32(1 - 2*r.IntN(2))
+						for i := range x {
+							x[i] = sign
 						}
 					case "special-scales":
 						specials := []uint16{0x0001, 0x83ff, 0x7c00, 0xfc00, 0x7e01, 0x0000}

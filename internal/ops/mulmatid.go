@@ -162,7 +162,7 @@ func mulMatID8(dst, as *Tensor, act *actRows, kt Type, expert []int64, nUsed, nb
 				for i := range rws {
 					rws[i] = rowAt(i01 + i)
 				}
-				if len(cols[id]) < fusedMaxCols {
+				if fused8(len(cols[id])) {
 					w8.setRows(kt, &rws, nb)
 				} else {
 					w8.load(kt, &rws, nb)

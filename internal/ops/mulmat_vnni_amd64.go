@@ -1,0 +1,43 @@
+//go:build goexperiment.simd && amd64
+
+package ops
+
+import (
+	"simd/archsimd"
+	"unsafe"
+)
+
+// The q4_0 eight-row kernel for one column in Go assembly
+// (mulmat_vnni_amd64.s), used when the CPU has AVX-512 with VNNI and F16C
+// (vecVNNI). It computes what q4_0Rows8Fused512 does, with VPDPBUSD
+// (u8·s8 products summed four at a time into int32, without saturation:
+// exact) in place of VPMADDUBSW and VPMADDWD, and the f16 scales widened by
+// VCVTPH2PS, exact for all halves but NaNs (a signalling NaN comes out
+// quiet; the result is NaN either way). The float32 operations per lane
+// are those of the scalar dotQ4_0, in the same order: bit-identical
+// results, NaNs aside (both NaN).
+
+// vecVNNI reports whether q4_0Rows8VNNI runs (tests turn it off).
+var vecVNNI = vec512 && archsimd.X86.AVX512VNNI() && cpuidF16C()
+
+//go:noescape
+func q4_0Rows8VNNI(p *[8]unsafe.Pointer, y, d, s unsafe.Pointer, nb int, out *[8]float32)
+
+// q8_0Rows8VNNI is q8_0Rows8FusedVec by AVX-512 VNNI: VPDPBUSD multiplies
+// unsigned by signed bytes, so the quants x go in as x+128 (their sign bit
+// flipped) and 128·Σy (s, the activations' block sums) is subtracted from
+// the exact int32 sum.
+//
+//go:noescape
+func q8_0Rows8VNNI(p *[8]unsafe.Pointer, y, d, s unsafe.Pointer, nb int, out *[8]float32)
+
+// q8_0Rows8x2VNNI and q4_0Rows8x2VNNI are q8_0Rows8VNNI and q4_0Rows8VNNI
+// against two activation rows, the second's quants at y+dy and its scales
+// and sums at d+dd and s+dd, each weight block loaded once: out[0:8] for
+// the first row, out[8:16] for the second.
+//
+//go:noescape
+func q8_0Rows8x2VNNI(p *[8]unsafe.Pointer, y, d, s unsafe.Pointer, dy, dd uintptr, nb int, out *[16]float32)
+
+//go:noescape
+func q4_0Rows8x2VNNI(p *[8]unsafe.Pointer, y, d, s unsafe.Pointer, dy, dd uintptr, nb int, out *[16]float32)

@@ -1,0 +1,477 @@
+//go:build goexperiment.simd && amd64
+
+#include "textflag.h"
+
+// func q4_0Rows8VNNI(p *[8]unsafe.Pointer, y, d, s unsafe.Pointer, nb int, out *[8]float32)
+//
+// q4_0Rows8FusedVec by AVX-512 VNNI; see mulmat_vnni_amd64.go.
+TEXT ·q4_0Rows8VNNI(SB), NOSPLIT, $0-48
+	MOVQ p+0(FP), R15
+	MOVQ 0(R15), AX
+	MOVQ 8(R15), BX
+	MOVQ 16(R15), CX
+	MOVQ 24(R15), DX
+	MOVQ 32(R15), R8
+	MOVQ 40(R15), R9
+	MOVQ 48(R15), R10
+	MOVQ 56(R15), R11
+	MOVQ y+8(FP), DI
+	MOVQ d+16(FP), R12
+	MOVQ s+24(FP), R13
+	MOVQ nb+32(FP), R14
+	XORQ SI, SI
+	MOVL $0x0f0f0f0f, R15
+	VPBROADCASTD R15, Z15
+	VMOVDQU32 ·reduceIdx(SB), Z14
+	VXORPS Y13, Y13, Y13
+	TESTQ R14, R14
+	JZ   done
+
+loop:
+	// Weights ahead, for the eight streams.
+	PREFETCHT0 512(AX)(SI*1)
+	PREFETCHT0 512(BX)(SI*1)
+	PREFETCHT0 512(CX)(SI*1)
+	PREFETCHT0 512(DX)(SI*1)
+	PREFETCHT0 512(R8)(SI*1)
+	PREFETCHT0 512(R9)(SI*1)
+	PREFETCHT0 512(R10)(SI*1)
+	PREFETCHT0 512(R11)(SI*1)
+
+	// The block's activations 0-15 and 16-31, in each 128-bit lane.
+	VBROADCASTI32X4 (DI), Z0
+	VBROADCASTI32X4 16(DI), Z1
+
+	// Rows 0-3, one per 128-bit lane: low nibbles in Z2, high in Z3.
+	VMOVDQU      2(AX)(SI*1), X2
+	VINSERTI32X4 $1, 2(BX)(SI*1), Z2, Z2
+	VINSERTI32X4 $2, 2(CX)(SI*1), Z2, Z2
+	VINSERTI32X4 $3, 2(DX)(SI*1), Z2, Z2
+	VPSRLW       $4, Z2, Z3
+	VPANDD       Z15, Z2, Z2
+	VPANDD       Z15, Z3, Z3
+	VPXORD       Z4, Z4, Z4
+	VPDPBUSD     Z0, Z2, Z4
+	VPDPBUSD     Z1, Z3, Z4
+
+	// Rows 4-7.
+	VMOVDQU      2(R8)(SI*1), X2
+	VINSERTI32X4 $1, 2(R9)(SI*1), Z2, Z2
+	VINSERTI32X4 $2, 2(R10)(SI*1), Z2, Z2
+	VINSERTI32X4 $3, 2(R11)(SI*1), Z2, Z2
+	VPSRLW       $4, Z2, Z3
+	VPANDD       Z15, Z2, Z2
+	VPANDD       Z15, Z3, Z3
+	VPXORD       Z5, Z5, Z5
+	VPDPBUSD     Z0, Z2, Z5
+	VPDPBUSD     Z1, Z3, Z5
+
+	// Per lane k: row k's sum in element 0, row k+4's in element 1, then
+	// rows 0-7 in Y6.
+	VPUNPCKLDQ Z5, Z4, Z6
+	VPUNPCKHDQ Z5, Z4, Z7
+	VPADDD     Z7, Z6, Z6
+	VPSHUFD    $0x4e, Z6, Z7
+	VPADDD     Z7, Z6, Z6
+	VPERMD     Z6, Z14, Z6
+
+	// isum = Σ q4·y − 8·Σy, as float32.
+	VPBROADCASTD (R13), Y7
+	VPSLLD       $3, Y7, Y7
+	VPSUBD       Y7, Y6, Y6
+	VCVTDQ2PS    Y6, Y6
+
+	// The rows' f16 scales da, widened; acc += isum·(da·db).
+	VPINSRW      $0, (AX)(SI*1), X8, X8
+	VPINSRW      $1, (BX)(SI*1), X8, X8
+	VPINSRW      $2, (CX)(SI*1), X8, X8
+	VPINSRW      $3, (DX)(SI*1), X8, X8
+	VPINSRW      $4, (R8)(SI*1), X8, X8
+	VPINSRW      $5, (R9)(SI*1), X8, X8
+	VPINSRW      $6, (R10)(SI*1), X8, X8
+	VPINSRW      $7, (R11)(SI*1), X8, X8
+	VCVTPH2PS    X8, Y8
+	VBROADCASTSS (R12), Y9
+	VMULPS       Y9, Y8, Y8
+	VMULPS       Y8, Y6, Y6
+	VADDPS       Y6, Y13, Y13
+
+	ADDQ $18, SI
+	ADDQ $32, DI
+	ADDQ $4, R12
+	ADDQ $4, R13
+	DECQ R14
+	JNZ  loop
+
+done:
+	MOVQ    out+40(FP), R15
+	VMOVUPS Y13, (R15)
+	VZEROUPPER
+	RET
+
+// func q8_0Rows8VNNI(p *[8]unsafe.Pointer, y, d, s unsafe.Pointer, nb int, out *[8]float32)
+//
+// q8_0Rows8FusedVec by AVX-512 VNNI; see mulmat_vnni_amd64.go.
+TEXT ·q8_0Rows8VNNI(SB), NOSPLIT, $0-48
+	MOVQ p+0(FP), R15
+	MOVQ 0(R15), AX
+	MOVQ 8(R15), BX
+	MOVQ 16(R15), CX
+	MOVQ 24(R15), DX
+	MOVQ 32(R15), R8
+	MOVQ 40(R15), R9
+	MOVQ 48(R15), R10
+	MOVQ 56(R15), R11
+	MOVQ y+8(FP), DI
+	MOVQ d+16(FP), R12
+	MOVQ s+24(FP), R13
+	MOVQ nb+32(FP), R14
+	XORQ SI, SI
+	MOVL $0x80808080, R15
+	VPBROADCASTD R15, Z15
+	VMOVDQU32 ·reduceIdx(SB), Z14
+	VXORPS Y13, Y13, Y13
+	TESTQ R14, R14
+	JZ   done
+
+loop:
+	// Weights ahead, for the eight streams.
+	PREFETCHT0 512(AX)(SI*1)
+	PREFETCHT0 512(BX)(SI*1)
+	PREFETCHT0 512(CX)(SI*1)
+	PREFETCHT0 512(DX)(SI*1)
+	PREFETCHT0 512(R8)(SI*1)
+	PREFETCHT0 512(R9)(SI*1)
+	PREFETCHT0 512(R10)(SI*1)
+	PREFETCHT0 512(R11)(SI*1)
+
+	// The block's 32 activations, in each 256-bit half.
+	VBROADCASTI64X4 (DI), Z0
+
+	// Two rows per vector, one per 256-bit half, their quants x biased to
+	// x+128 (unsigned): Σ (x+128)·y in eight int32 lanes per row.
+	VMOVDQU      2(AX)(SI*1), Y2
+	VINSERTI64X4 $1, 2(BX)(SI*1), Z2, Z2
+	VPXORD       Z15, Z2, Z2
+	VPXORD       Z4, Z4, Z4
+	VPDPBUSD     Z0, Z2, Z4
+	VMOVDQU      2(CX)(SI*1), Y2
+	VINSERTI64X4 $1, 2(DX)(SI*1), Z2, Z2
+	VPXORD       Z15, Z2, Z2
+	VPXORD       Z5, Z5, Z5
+	VPDPBUSD     Z0, Z2, Z5
+	VMOVDQU      2(R8)(SI*1), Y2
+	VINSERTI64X4 $1, 2(R9)(SI*1), Z2, Z2
+	VPXORD       Z15, Z2, Z2
+	VPXORD       Z6, Z6, Z6
+	VPDPBUSD     Z0, Z2, Z6
+	VMOVDQU      2(R10)(SI*1), Y2
+	VINSERTI64X4 $1, 2(R11)(SI*1), Z2, Z2
+	VPXORD       Z15, Z2, Z2
+	VPXORD       Z7, Z7, Z7
+	VPDPBUSD     Z0, Z2, Z7
+
+	// Rows 0-3 (Z4) and 4-7 (Z5), one per 128-bit lane, four lanes each.
+	VSHUFI32X4 $0x88, Z5, Z4, Z11
+	VSHUFI32X4 $0xdd, Z5, Z4, Z12
+	VPADDD     Z12, Z11, Z4
+	VSHUFI32X4 $0x88, Z7, Z6, Z11
+	VSHUFI32X4 $0xdd, Z7, Z6, Z12
+	VPADDD     Z12, Z11, Z5
+
+	// As in q4_0Rows8VNNI: rows 0-7 in Y6.
+	VPUNPCKLDQ Z5, Z4, Z6
+	VPUNPCKHDQ Z5, Z4, Z7
+	VPADDD     Z7, Z6, Z6
+	VPSHUFD    $0x4e, Z6, Z7
+	VPADDD     Z7, Z6, Z6
+	VPERMD     Z6, Z14, Z6
+
+	// isum = Σ (x+128)·y − 128·Σy, as float32.
+	VPBROADCASTD (R13), Y7
+	VPSLLD       $7, Y7, Y7
+	VPSUBD       Y7, Y6, Y6
+	VCVTDQ2PS    Y6, Y6
+
+	VPINSRW      $0, (AX)(SI*1), X8, X8
+	VPINSRW      $1, (BX)(SI*1), X8, X8
+	VPINSRW      $2, (CX)(SI*1), X8, X8
+	VPINSRW      $3, (DX)(SI*1), X8, X8
+	VPINSRW      $4, (R8)(SI*1), X8, X8
+	VPINSRW      $5, (R9)(SI*1), X8, X8
+	VPINSRW      $6, (R10)(SI*1), X8, X8
+	VPINSRW      $7, (R11)(SI*1), X8, X8
+	VCVTPH2PS    X8, Y8
+	VBROADCASTSS (R12), Y9
+	VMULPS       Y9, Y8, Y8
+	VMULPS       Y8, Y6, Y6
+	VADDPS       Y6, Y13, Y13
+
+	ADDQ $34, SI
+	ADDQ $32, DI
+	ADDQ $4, R12
+	ADDQ $4, R13
+	DECQ R14
+	JNZ  loop
+
+done:
+	MOVQ    out+40(FP), R15
+	VMOVUPS Y13, (R15)
+	VZEROUPPER
+	RET
+
+// func q8_0Rows8x2VNNI(p *[8]unsafe.Pointer, y, d, s unsafe.Pointer, dy, dd uintptr, nb int, out *[16]float32)
+//
+// q8_0Rows8VNNI against two activation rows: the second's quants at y+dy, its
+// scales and sums at d+dd and s+dd. Each weight block is loaded once.
+TEXT ·q8_0Rows8x2VNNI(SB), NOSPLIT, $0-64
+	MOVQ p+0(FP), R15
+	MOVQ 0(R15), AX
+	MOVQ 8(R15), BX
+	MOVQ 16(R15), CX
+	MOVQ 24(R15), DX
+	MOVQ 32(R15), R8
+	MOVQ 40(R15), R9
+	MOVQ 48(R15), R10
+	MOVQ 56(R15), R11
+	MOVQ y+8(FP), DI
+	MOVQ d+16(FP), R12
+	MOVQ s+24(FP), R13
+	MOVQ dy+32(FP), R14
+	MOVQ dd+40(FP), R15
+	XORQ SI, SI
+	MOVL $0x80808080, AX
+	VPBROADCASTD AX, Z15
+	MOVQ p+0(FP), AX
+	MOVQ 0(AX), AX
+	VMOVDQU32 ·reduceIdx(SB), Z14
+	VXORPS Y13, Y13, Y13
+	VXORPS Y29, Y29, Y29
+	CMPQ nb+48(FP), $0
+	JEQ  done
+
+loop:
+	PREFETCHT0 512(AX)(SI*1)
+	PREFETCHT0 512(BX)(SI*1)
+	PREFETCHT0 512(CX)(SI*1)
+	PREFETCHT0 512(DX)(SI*1)
+	PREFETCHT0 512(R8)(SI*1)
+	PREFETCHT0 512(R9)(SI*1)
+	PREFETCHT0 512(R10)(SI*1)
+	PREFETCHT0 512(R11)(SI*1)
+
+	VBROADCASTI64X4 (DI), Z0
+	VBROADCASTI64X4 (DI)(R14*1), Z1
+	VMOVDQU      2(AX)(SI*1), Y2
+	VINSERTI64X4 $1, 2(BX)(SI*1), Z2, Z2
+	VPXORD       Z15, Z2, Z2
+	VPXORD       Z4, Z4, Z4
+	VPDPBUSD     Z0, Z2, Z4
+	VPXORD       Z16, Z16, Z16
+	VPDPBUSD     Z1, Z2, Z16
+	VMOVDQU      2(CX)(SI*1), Y2
+	VINSERTI64X4 $1, 2(DX)(SI*1), Z2, Z2
+	VPXORD       Z15, Z2, Z2
+	VPXORD       Z5, Z5, Z5
+	VPDPBUSD     Z0, Z2, Z5
+	VPXORD       Z17, Z17, Z17
+	VPDPBUSD     Z1, Z2, Z17
+	VMOVDQU      2(R8)(SI*1), Y2
+	VINSERTI64X4 $1, 2(R9)(SI*1), Z2, Z2
+	VPXORD       Z15, Z2, Z2
+	VPXORD       Z6, Z6, Z6
+	VPDPBUSD     Z0, Z2, Z6
+	VPXORD       Z18, Z18, Z18
+	VPDPBUSD     Z1, Z2, Z18
+	VMOVDQU      2(R10)(SI*1), Y2
+	VINSERTI64X4 $1, 2(R11)(SI*1), Z2, Z2
+	VPXORD       Z15, Z2, Z2
+	VPXORD       Z7, Z7, Z7
+	VPDPBUSD     Z0, Z2, Z7
+	VPXORD       Z19, Z19, Z19
+	VPDPBUSD     Z1, Z2, Z19
+	VSHUFI32X4 $0x88, Z5, Z4, Z11
+	VSHUFI32X4 $0xdd, Z5, Z4, Z12
+	VPADDD     Z12, Z11, Z4
+	VSHUFI32X4 $0x88, Z7, Z6, Z11
+	VSHUFI32X4 $0xdd, Z7, Z6, Z12
+	VPADDD     Z12, Z11, Z5
+	VSHUFI32X4 $0x88, Z17, Z16, Z11
+	VSHUFI32X4 $0xdd, Z17, Z16, Z12
+	VPADDD     Z12, Z11, Z16
+	VSHUFI32X4 $0x88, Z19, Z18, Z11
+	VSHUFI32X4 $0xdd, Z19, Z18, Z12
+	VPADDD     Z12, Z11, Z17
+	VPUNPCKLDQ Z5, Z4, Z6
+	VPUNPCKHDQ Z5, Z4, Z7
+	VPADDD     Z7, Z6, Z6
+	VPSHUFD    $0x4e, Z6, Z7
+	VPADDD     Z7, Z6, Z6
+	VPERMD     Z6, Z14, Z6
+	VPUNPCKLDQ Z17, Z16, Z20
+	VPUNPCKHDQ Z17, Z16, Z21
+	VPADDD     Z21, Z20, Z20
+	VPSHUFD    $0x4e, Z20, Z21
+	VPADDD     Z21, Z20, Z20
+	VPERMD     Z20, Z14, Z20
+	VPINSRW      $0, (AX)(SI*1), X8, X8
+	VPINSRW      $1, (BX)(SI*1), X8, X8
+	VPINSRW      $2, (CX)(SI*1), X8, X8
+	VPINSRW      $3, (DX)(SI*1), X8, X8
+	VPINSRW      $4, (R8)(SI*1), X8, X8
+	VPINSRW      $5, (R9)(SI*1), X8, X8
+	VPINSRW      $6, (R10)(SI*1), X8, X8
+	VPINSRW      $7, (R11)(SI*1), X8, X8
+	VCVTPH2PS    X8, Y8
+	VPBROADCASTD (R13), Y7
+	VPSLLD       $7, Y7, Y7
+	VPSUBD       Y7, Y6, Y6
+	VCVTDQ2PS    Y6, Y6
+	VBROADCASTSS (R12), Y9
+	VMULPS       Y9, Y8, Y9
+	VMULPS       Y9, Y6, Y6
+	VADDPS       Y6, Y13, Y13
+	VPBROADCASTD (R13)(R15*1), Y7
+	VPSLLD       $7, Y7, Y7
+	VPSUBD       Y7, Y20, Y20
+	VCVTDQ2PS    Y20, Y20
+	VBROADCASTSS (R12)(R15*1), Y9
+	VMULPS       Y9, Y8, Y9
+	VMULPS       Y9, Y20, Y20
+	VADDPS       Y20, Y29, Y29
+
+	ADDQ $34, SI
+	ADDQ $32, DI
+	ADDQ $4, R12
+	ADDQ $4, R13
+	DECQ nb+48(FP)
+	JNZ  loop
+
+done:
+	MOVQ    out+56(FP), R15
+	VMOVUPS Y13, (R15)
+	VMOVUPS Y29, 32(R15)
+	VZEROUPPER
+	RET
+
+// func q4_0Rows8x2VNNI(p *[8]unsafe.Pointer, y, d, s unsafe.Pointer, dy, dd uintptr, nb int, out *[16]float32)
+//
+// q4_0Rows8VNNI against two activation rows: the second's quants at y+dy, its
+// scales and sums at d+dd and s+dd. Each weight block is loaded once.
+TEXT ·q4_0Rows8x2VNNI(SB), NOSPLIT, $0-64
+	MOVQ p+0(FP), R15
+	MOVQ 0(R15), AX
+	MOVQ 8(R15), BX
+	MOVQ 16(R15), CX
+	MOVQ 24(R15), DX
+	MOVQ 32(R15), R8
+	MOVQ 40(R15), R9
+	MOVQ 48(R15), R10
+	MOVQ 56(R15), R11
+	MOVQ y+8(FP), DI
+	MOVQ d+16(FP), R12
+	MOVQ s+24(FP), R13
+	MOVQ dy+32(FP), R14
+	MOVQ dd+40(FP), R15
+	XORQ SI, SI
+	MOVL $0x0f0f0f0f, AX
+	VPBROADCASTD AX, Z15
+	MOVQ p+0(FP), AX
+	MOVQ 0(AX), AX
+	VMOVDQU32 ·reduceIdx(SB), Z14
+	VXORPS Y13, Y13, Y13
+	VXORPS Y29, Y29, Y29
+	CMPQ nb+48(FP), $0
+	JEQ  done
+
+loop:
+	PREFETCHT0 512(AX)(SI*1)
+	PREFETCHT0 512(BX)(SI*1)
+	PREFETCHT0 512(CX)(SI*1)
+	PREFETCHT0 512(DX)(SI*1)
+	PREFETCHT0 512(R8)(SI*1)
+	PREFETCHT0 512(R9)(SI*1)
+	PREFETCHT0 512(R10)(SI*1)
+	PREFETCHT0 512(R11)(SI*1)
+
+	VBROADCASTI32X4 (DI), Z0
+	VBROADCASTI32X4 16(DI), Z1
+	VBROADCASTI32X4 (DI)(R14*1), Z22
+	VBROADCASTI32X4 16(DI)(R14*1), Z23
+	VMOVDQU      2(AX)(SI*1), X2
+	VINSERTI32X4 $1, 2(BX)(SI*1), Z2, Z2
+	VINSERTI32X4 $2, 2(CX)(SI*1), Z2, Z2
+	VINSERTI32X4 $3, 2(DX)(SI*1), Z2, Z2
+	VPSRLW       $4, Z2, Z3
+	VPANDD       Z15, Z2, Z2
+	VPANDD       Z15, Z3, Z3
+	VPXORD       Z4, Z4, Z4
+	VPDPBUSD     Z0, Z2, Z4
+	VPDPBUSD     Z1, Z3, Z4
+	VPXORD       Z16, Z16, Z16
+	VPDPBUSD     Z22, Z2, Z16
+	VPDPBUSD     Z23, Z3, Z16
+	VMOVDQU      2(R8)(SI*1), X2
+	VINSERTI32X4 $1, 2(R9)(SI*1), Z2, Z2
+	VINSERTI32X4 $2, 2(R10)(SI*1), Z2, Z2
+	VINSERTI32X4 $3, 2(R11)(SI*1), Z2, Z2
+	VPSRLW       $4, Z2, Z3
+	VPANDD       Z15, Z2, Z2
+	VPANDD       Z15, Z3, Z3
+	VPXORD       Z5, Z5, Z5
+	VPDPBUSD     Z0, Z2, Z5
+	VPDPBUSD     Z1, Z3, Z5
+	VPXORD       Z17, Z17, Z17
+	VPDPBUSD     Z22, Z2, Z17
+	VPDPBUSD     Z23, Z3, Z17
+	VPUNPCKLDQ Z5, Z4, Z6
+	VPUNPCKHDQ Z5, Z4, Z7
+	VPADDD     Z7, Z6, Z6
+	VPSHUFD    $0x4e, Z6, Z7
+	VPADDD     Z7, Z6, Z6
+	VPERMD     Z6, Z14, Z6
+	VPUNPCKLDQ Z17, Z16, Z20
+	VPUNPCKHDQ Z17, Z16, Z21
+	VPADDD     Z21, Z20, Z20
+	VPSHUFD    $0x4e, Z20, Z21
+	VPADDD     Z21, Z20, Z20
+	VPERMD     Z20, Z14, Z20
+	VPINSRW      $0, (AX)(SI*1), X8, X8
+	VPINSRW      $1, (BX)(SI*1), X8, X8
+	VPINSRW      $2, (CX)(SI*1), X8, X8
+	VPINSRW      $3, (DX)(SI*1), X8, X8
+	VPINSRW      $4, (R8)(SI*1), X8, X8
+	VPINSRW      $5, (R9)(SI*1), X8, X8
+	VPINSRW      $6, (R10)(SI*1), X8, X8
+	VPINSRW      $7, (R11)(SI*1), X8, X8
+	VCVTPH2PS    X8, Y8
+	VPBROADCASTD (R13), Y7
+	VPSLLD       $3, Y7, Y7
+	VPSUBD       Y7, Y6, Y6
+	VCVTDQ2PS    Y6, Y6
+	VBROADCASTSS (R12), Y9
+	VMULPS       Y9, Y8, Y9
+	VMULPS       Y9, Y6, Y6
+	VADDPS       Y6, Y13, Y13
+	VPBROADCASTD (R13)(R15*1), Y7
+	VPSLLD       $3, Y7, Y7
+	VPSUBD       Y7, Y20, Y20
+	VCVTDQ2PS    Y20, Y20
+	VBROADCASTSS (R12)(R15*1), Y9
+	VMULPS       Y9, Y8, Y9
+	VMULPS       Y9, Y20, Y20
+	VADDPS       Y20, Y29, Y29
+
+	ADDQ $18, SI
+	ADDQ $32, DI
+	ADDQ $4, R12
+	ADDQ $4, R13
+	DECQ nb+48(FP)
+	JNZ  loop
+
+done:
+	MOVQ    out+56(FP), R15
+	VMOVUPS Y13, (R15)
+	VMOVUPS Y29, 32(R15)
+	VZEROUPPER
+	RET
