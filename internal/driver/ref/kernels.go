@@ -411,31 +411,28 @@ func mustClone(info *ops.OpInfo, dst *ops.Tensor, srcs []*ops.Tensor) bool {
 // that passed them. (The op's own checks of the data, such as set_rows'
 // indices, run.)
 func refOp(info *ops.OpInfo, dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params, clone bool) error {
-	if clone {
-		d := *dst
-		d.Buf = slices.Clone(dst.Buf)
-		if err := info.Ref(&d, srcs, p); err != nil {
-			return err
-		}
-		copy(dst.Buf, d.Buf)
-		return nil
-	}
-	return info.Ref(dst, srcs, p)
+	return intoDst(dst, clone, func(d *ops.Tensor) error { return info.Ref(d, srcs, p) })
 }
 
 // runOp runs info into dst, or with clone into a copy of dst's
 // allocation that it then copies back (see runAliased).
 func runOp(info *ops.OpInfo, dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params, clone bool) error {
-	if clone {
-		d := *dst
-		d.Buf = slices.Clone(dst.Buf)
-		if err := info.Run(&d, srcs, p); err != nil {
-			return err
-		}
-		copy(dst.Buf, d.Buf)
-		return nil
+	return intoDst(dst, clone, func(d *ops.Tensor) error { return info.Run(d, srcs, p) })
+}
+
+// intoDst calls compute on dst, or with clone on a view of a copy of
+// dst's allocation, copied back into dst when compute succeeds.
+func intoDst(dst *ops.Tensor, clone bool, compute func(*ops.Tensor) error) error {
+	if !clone {
+		return compute(dst)
 	}
-	return info.Run(dst, srcs, p)
+	d := *dst
+	d.Buf = slices.Clone(dst.Buf)
+	if err := compute(&d); err != nil {
+		return err
+	}
+	copy(dst.Buf, d.Buf)
+	return nil
 }
 
 // sharesStorage reports whether s and dst are views of one allocation.
