@@ -302,9 +302,9 @@ func TestMulMatRow(t *testing.T) {
 // block-quantized source is 1 or 2 blocks of up to 256 values per row, so
 // its shapes reach 512x8x8x8 and one reference op (out_prod's per-row
 // dequantization) took tens of ms, starving the fuzzer. Every op's
-// branches are reached with fewer elements; 1<<16 still lets big
-// elementwise results split across refParallel's workers.
-const maxFuzzElems = 1 << 16
+// branches are reached with fewer elements, and FuzzCatalog lowers
+// refMinWork so that small ops still split across refParallel's workers.
+const maxFuzzElems = 1 << 13
 
 // FuzzCatalog builds random sources and params for a random op and checks
 // that the op either fails with an error or produces a result of the
@@ -314,6 +314,8 @@ func FuzzCatalog(f *testing.F) {
 	f.Add(uint8(9), []byte{8, 2, 3, 1, 3, 1, 1, 1, 4, 1, 1, 1}, []byte{0, 5, 0}, []byte{4, 1, 0, 0, 2, 3, 1, 1})
 	f.Add(uint8(16), []byte{32, 3, 4, 1, 32, 5, 2, 1, 16, 5, 2, 1, 5, 3, 1, 1}, []byte{0, 1, 1, 1}, []byte{1, 0, 0, 9})
 	f.Add(uint8(12), []byte{64, 4, 1, 1, 3, 1, 1, 1}, []byte{3, 5}, []byte{7, 0, 255, 1})
+	defer func(w int64) { refMinWork = w }(refMinWork)
+	refMinWork = 1 << 9 // see maxFuzzElems
 	f.Fuzz(func(t *testing.T, opIdx uint8, dims, types, vals []byte) {
 		info := &Catalog[int(opIdx)%len(Catalog)]
 		byteAt := func(b []byte, i int) byte {
