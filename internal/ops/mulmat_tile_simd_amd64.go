@@ -102,6 +102,12 @@ func widenF16sVec(src []uint16, dst []float32) {
 		return
 	}
 	dst = dst[:n]
+	if vecF16C {
+		if n8 := n &^ 7; n8 > 0 {
+			widenF16F16C(unsafe.Pointer(&dst[0]), unsafe.Pointer(&src[0]), n8)
+		}
+		return
+	}
 	keep, expo, inf, scale := f16Consts()
 	ps, pd := unsafe.Pointer(&src[0]), unsafe.Pointer(&dst[0])
 	for i := 0; i+8 <= n; i += 8 {

@@ -1,0 +1,140 @@
+//go:build goexperiment.simd && amd64
+
+#include "textflag.h"
+
+// One step of f16Dot4F16C: eight halves of each row at byte offset
+// off+SI widened by VCVTPH2PS, multiplied by the eight activations in Y4
+// and added to the row's running sums Y0-Y3 (multiply, then a separate
+// add: the order of dotF16Vec4R).
+#define STEP4(off, y) \
+	VCVTPH2PS off(AX)(SI*1), Y6 \
+	VCVTPH2PS off(BX)(SI*1), Y7 \
+	VCVTPH2PS off(CX)(SI*1), Y8 \
+	VCVTPH2PS off(DX)(SI*1), Y9 \
+	VMULPS    y, Y6, Y6 \
+	VMULPS    y, Y7, Y7 \
+	VMULPS    y, Y8, Y8 \
+	VMULPS    y, Y9, Y9 \
+	VADDPS    Y6, Y0, Y0 \
+	VADDPS    Y7, Y1, Y1 \
+	VADDPS    Y8, Y2, Y2 \
+	VADDPS    Y9, Y3, Y3
+
+// func f16Dot4F16C(p *[4]unsafe.Pointer, b unsafe.Pointer, n int, out *[4][8]float32)
+TEXT ·f16Dot4F16C(SB), NOSPLIT, $0-32
+	MOVQ p+0(FP), R8
+	MOVQ 0(R8), AX
+	MOVQ 8(R8), BX
+	MOVQ 16(R8), CX
+	MOVQ 24(R8), DX
+	MOVQ b+8(FP), DI
+	MOVQ n+16(FP), R9
+	MOVQ out+24(FP), R10
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	XORQ SI, SI          // byte offset into the rows (2 per element)
+	MOVQ R9, R11
+	ANDQ $-16, R11
+	SHLQ $1, R11         // bytes in whole groups of 16 elements
+	SHLQ $1, R9          // bytes in all n elements
+
+loop16:
+	CMPQ SI, R11
+	JGE  tail8
+	PREFETCHT0 1024(AX)(SI*1)
+	PREFETCHT0 1024(BX)(SI*1)
+	PREFETCHT0 1024(CX)(SI*1)
+	PREFETCHT0 1024(DX)(SI*1)
+	VMOVUPS (DI)(SI*2), Y4
+	VMOVUPS 32(DI)(SI*2), Y5
+	STEP4(0, Y4)
+	STEP4(16, Y5)
+	ADDQ $32, SI
+	JMP  loop16
+
+tail8:
+	CMPQ SI, R9
+	JGE  done
+	VMOVUPS (DI)(SI*2), Y4
+	STEP4(0, Y4)
+	ADDQ $16, SI
+	JMP  tail8
+
+done:
+	VMOVUPS Y0, 0(R10)
+	VMOVUPS Y1, 32(R10)
+	VMOVUPS Y2, 64(R10)
+	VMOVUPS Y3, 96(R10)
+	VZEROUPPER
+	RET
+
+// func widenF16F16C(dst, src unsafe.Pointer, n int)
+TEXT ·widenF16F16C(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	XORQ AX, AX
+	MOVQ CX, R11
+	ANDQ $-16, R11
+
+wloop16:
+	CMPQ AX, R11
+	JGE  wtail8
+	PREFETCHT0 1024(SI)(AX*2)
+	VCVTPH2PS (SI)(AX*2), Y0
+	VCVTPH2PS 16(SI)(AX*2), Y1
+	VMOVUPS   Y0, (DI)(AX*4)
+	VMOVUPS   Y1, 32(DI)(AX*4)
+	ADDQ $16, AX
+	JMP  wloop16
+
+wtail8:
+	CMPQ AX, CX
+	JGE  wdone
+	VCVTPH2PS (SI)(AX*2), Y0
+	VMOVUPS   Y0, (DI)(AX*4)
+	ADDQ $8, AX
+	JMP  wtail8
+
+wdone:
+	VZEROUPPER
+	RET
+
+// func widenF16x4F16C(src, dst *[4]unsafe.Pointer, n int)
+TEXT ·widenF16x4F16C(SB), NOSPLIT, $0-24
+	MOVQ src+0(FP), R8
+	MOVQ 0(R8), AX
+	MOVQ 8(R8), BX
+	MOVQ 16(R8), CX
+	MOVQ 24(R8), DX
+	MOVQ dst+8(FP), R8
+	MOVQ 0(R8), R10
+	MOVQ 8(R8), R11
+	MOVQ 16(R8), R12
+	MOVQ 24(R8), R13
+	MOVQ n+16(FP), R9
+	XORQ SI, SI
+
+xloop:
+	CMPQ SI, R9
+	JGE  xdone
+	PREFETCHT0 1024(AX)(SI*2)
+	PREFETCHT0 1024(BX)(SI*2)
+	PREFETCHT0 1024(CX)(SI*2)
+	PREFETCHT0 1024(DX)(SI*2)
+	VCVTPH2PS (AX)(SI*2), Y0
+	VCVTPH2PS (BX)(SI*2), Y1
+	VCVTPH2PS (CX)(SI*2), Y2
+	VCVTPH2PS (DX)(SI*2), Y3
+	VMOVUPS   Y0, (R10)(SI*4)
+	VMOVUPS   Y1, (R11)(SI*4)
+	VMOVUPS   Y2, (R12)(SI*4)
+	VMOVUPS   Y3, (R13)(SI*4)
+	ADDQ $8, SI
+	JMP  xloop
+
+xdone:
+	VZEROUPPER
+	RET
