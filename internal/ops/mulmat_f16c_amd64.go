@@ -57,3 +57,75 @@ func dotF16F16C4R(a0, a1, a2, a3 []byte, b []float32) [4]float32 {
 	}
 	return [4]float32{finish8(&s[0]), finish8(&s[1]), finish8(&s[2]), finish8(&s[3])}
 }
+
+// f16Tile4x2F16C adds, over n values (a multiple of 8), the products of
+// the four f16 weight rows at p[0..3] and the f32 activation rows x0 and
+// x1 to running lane sums in memory, those of (row i, column j) the eight
+// float32s at acc + i·rs + 32·j, each updated as s = s + w·x by a multiply
+// and a separate add, lane by lane (the f32Tile kernels' order).
+//
+//go:noescape
+func f16Tile4x2F16C(p *[4]unsafe.Pointer, x0, x1, acc unsafe.Pointer, rs, n int)
+
+// f16Tile4x1F16C is f16Tile4x2F16C for one activation row.
+//
+//go:noescape
+func f16Tile4x1F16C(p *[4]unsafe.Pointer, x0, acc unsafe.Pointer, rs, n int)
+
+// fTileKF16C is how many values of k a pass of mulTileF16C takes: the four
+// rows' halves (16 KB) stay in L1 for all the columns.
+const fTileKF16C = 2048
+
+// mulTileF16C is mulTile for f16 weights with the F16C kernels: the
+// weights are widened in the kernels, four rows at a time against two
+// columns (or one), instead of into scratch space first. The sums are
+// those of mulTile, in the same order.
+func (ft *floatTile) mulTileF16C(act *actRows, rowAt func(int) []byte, r0, r1, base, n int, put func(i01, i11 int, v float32)) {
+	k := act.k
+	k8 := k &^ 7
+	nr := r1 - r0
+	nrp := (nr + 3) &^ 3 // rows padded to groups of four: copies of the last one
+	size := nrp * n * 8
+	if cap(ft.acc) < size {
+		ft.acc = make([]float32, size)
+	}
+	acc := ft.acc[:size]
+	clear(acc)
+	var rows [mulMatRowTile + 3][]byte
+	for i := range nr {
+		rows[i] = rowAt(r0 + i)[:2*k]
+	}
+	for i := nr; i < nrp; i++ {
+		rows[i] = rows[nr-1]
+	}
+	y := act.f32[base*k : (base+n)*k]
+	if k8 > 0 {
+		pacc := unsafe.Pointer(&acc[0])
+		rs := 32 * n
+		for i := 0; i < nrp; i += 4 {
+			for k0 := 0; k0 < k8; k0 += fTileKF16C {
+				kc := min(fTileKF16C, k8-k0)
+				p := [4]unsafe.Pointer{unsafe.Pointer(&rows[i][2*k0]), unsafe.Pointer(&rows[i+1][2*k0]), unsafe.Pointer(&rows[i+2][2*k0]), unsafe.Pointer(&rows[i+3][2*k0])}
+				c := 0
+				for ; c+2 <= n; c += 2 {
+					f16Tile4x2F16C(&p, unsafe.Pointer(&y[c*k+k0]), unsafe.Pointer(&y[(c+1)*k+k0]), unsafe.Add(pacc, 32*(i*n+c)), rs, kc)
+				}
+				if c < n {
+					f16Tile4x1F16C(&p, unsafe.Pointer(&y[c*k+k0]), unsafe.Add(pacc, 32*(i*n+c)), rs, kc)
+				}
+			}
+		}
+	}
+	tab := f16ToF32Table()
+	for i := range nr {
+		row := rows[i]
+		for c := range n {
+			s := (*[8]float32)(acc[8*(i*n+c) : 8*(i*n+c)+8])
+			yc := y[c*k : (c+1)*k]
+			for j := k8; j < k; j++ {
+				s[0] += float32(tab[binary.LittleEndian.Uint16(row[2*j:])] * yc[j])
+			}
+			put(r0+i, c, finish8(s))
+		}
+	}
+}

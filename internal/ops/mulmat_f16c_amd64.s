@@ -138,3 +138,103 @@ xloop:
 xdone:
 	VZEROUPPER
 	RET
+
+// One row of f16Tile4x2F16C: the row's eight halves at (r)(SI*1) widened
+// into w, times x0 (Y8) and x1 (Y9) into the row's sums s0 and s1.
+#define ROW2(r, w, t, s0, s1) \
+	VCVTPH2PS (r)(SI*1), w \
+	VMULPS    Y8, w, t \
+	VADDPS    t, s0, s0 \
+	VMULPS    Y9, w, w \
+	VADDPS    w, s1, s1
+
+// func f16Tile4x2F16C(p *[4]unsafe.Pointer, x0, x1, acc unsafe.Pointer, rs, n int)
+TEXT ·f16Tile4x2F16C(SB), NOSPLIT, $0-48
+	MOVQ p+0(FP), R8
+	MOVQ 0(R8), AX
+	MOVQ 8(R8), BX
+	MOVQ 16(R8), CX
+	MOVQ 24(R8), DX
+	MOVQ x0+8(FP), DI
+	MOVQ x1+16(FP), R12
+	MOVQ acc+24(FP), R10
+	MOVQ rs+32(FP), R11
+	MOVQ n+40(FP), R9
+	LEAQ (R10)(R11*1), R13
+	VMOVUPS (R10), Y0
+	VMOVUPS 32(R10), Y1
+	VMOVUPS (R13), Y2
+	VMOVUPS 32(R13), Y3
+	VMOVUPS (R10)(R11*2), Y4
+	VMOVUPS 32(R10)(R11*2), Y5
+	VMOVUPS (R13)(R11*2), Y6
+	VMOVUPS 32(R13)(R11*2), Y7
+	XORQ SI, SI
+	SHLQ $1, R9
+
+t2loop:
+	CMPQ SI, R9
+	JGE  t2done
+	PREFETCHT0 512(AX)(SI*1)
+	PREFETCHT0 512(BX)(SI*1)
+	PREFETCHT0 512(CX)(SI*1)
+	PREFETCHT0 512(DX)(SI*1)
+	VMOVUPS (DI)(SI*2), Y8
+	VMOVUPS (R12)(SI*2), Y9
+	ROW2(AX, Y10, Y11, Y0, Y1)
+	ROW2(BX, Y12, Y13, Y2, Y3)
+	ROW2(CX, Y14, Y15, Y4, Y5)
+	ROW2(DX, Y10, Y11, Y6, Y7)
+	ADDQ $16, SI
+	JMP  t2loop
+
+t2done:
+	VMOVUPS Y0, (R10)
+	VMOVUPS Y1, 32(R10)
+	VMOVUPS Y2, (R13)
+	VMOVUPS Y3, 32(R13)
+	VMOVUPS Y4, (R10)(R11*2)
+	VMOVUPS Y5, 32(R10)(R11*2)
+	VMOVUPS Y6, (R13)(R11*2)
+	VMOVUPS Y7, 32(R13)(R11*2)
+	VZEROUPPER
+	RET
+
+// func f16Tile4x1F16C(p *[4]unsafe.Pointer, x0, acc unsafe.Pointer, rs, n int)
+TEXT ·f16Tile4x1F16C(SB), NOSPLIT, $0-40
+	MOVQ p+0(FP), R8
+	MOVQ 0(R8), AX
+	MOVQ 8(R8), BX
+	MOVQ 16(R8), CX
+	MOVQ 24(R8), DX
+	MOVQ x0+8(FP), DI
+	MOVQ acc+16(FP), R10
+	MOVQ rs+24(FP), R11
+	MOVQ n+32(FP), R9
+	LEAQ (R10)(R11*1), R13
+	VMOVUPS (R10), Y0
+	VMOVUPS (R13), Y1
+	VMOVUPS (R10)(R11*2), Y2
+	VMOVUPS (R13)(R11*2), Y3
+	XORQ SI, SI
+	SHLQ $1, R9
+
+t1loop:
+	CMPQ SI, R9
+	JGE  t1done
+	PREFETCHT0 512(AX)(SI*1)
+	PREFETCHT0 512(BX)(SI*1)
+	PREFETCHT0 512(CX)(SI*1)
+	PREFETCHT0 512(DX)(SI*1)
+	VMOVUPS (DI)(SI*2), Y4
+	STEP4(0, Y4)
+	ADDQ $16, SI
+	JMP  t1loop
+
+t1done:
+	VMOVUPS Y0, (R10)
+	VMOVUPS Y1, (R13)
+	VMOVUPS Y2, (R10)(R11*2)
+	VMOVUPS Y3, (R13)(R11*2)
+	VZEROUPPER
+	RET

@@ -147,7 +147,7 @@ func TestMulMatF16F16C(t *testing.T) {
 	}
 	defer func(v bool) { vecF16C = v }(vecF16C)
 	r := rand.New(rand.NewPCG(43, 44))
-	for _, s := range []struct{ k, m, n int64 }{{37, 9, 1}, {256, 13, 1}, {int64(fTileK16) + 21, 6, 2}, {136, 11, 3}, {1000, 8, 7}} {
+	for _, s := range []struct{ k, m, n int64 }{{37, 9, 1}, {256, 13, 1}, {int64(fTileK16) + 21, 6, 2}, {136, 11, 3}, {1000, 8, 7}, {2*fTileKF16C + 37, 17, 5}} {
 		for _, special := range []bool{false, true} {
 			a := rawWeights(r, F16, s.k, s.m)
 			if special {
