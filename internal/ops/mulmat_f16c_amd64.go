@@ -129,3 +129,35 @@ func (ft *floatTile) mulTileF16C(act *actRows, rowAt func(int) []byte, r0, r1, b
 		}
 	}
 }
+
+// f16Dot8F16C is f16Dot4F16C for eight rows.
+//
+//go:noescape
+func f16Dot8F16C(p *[8]unsafe.Pointer, b unsafe.Pointer, n int, out *[8][8]float32)
+
+// dotF16F16C8R is dotF16F16C4R of eight weight rows: eight streams from
+// memory and eight independent chains of adds.
+func dotF16F16C8R(a *[8][]byte, b []float32) [8]float32 {
+	n := len(b)
+	n8 := n &^ 7
+	var p [8]unsafe.Pointer
+	for j := range a {
+		a[j] = a[j][:2*n]
+		if n8 > 0 {
+			p[j] = unsafe.Pointer(&a[j][0])
+		}
+	}
+	var s [8][8]float32
+	if n8 > 0 {
+		f16Dot8F16C(&p, unsafe.Pointer(&b[0]), n8, &s)
+	}
+	tab := f16ToF32Table()
+	var out [8]float32
+	for j := range a {
+		for i := n8; i < n; i++ {
+			s[j][0] += float32(tab[binary.LittleEndian.Uint16(a[j][2*i:])] * b[i])
+		}
+		out[j] = finish8(&s[j])
+	}
+	return out
+}

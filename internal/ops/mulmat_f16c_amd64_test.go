@@ -147,7 +147,7 @@ func TestMulMatF16F16C(t *testing.T) {
 	}
 	defer func(v bool) { vecF16C = v }(vecF16C)
 	r := rand.New(rand.NewPCG(43, 44))
-	for _, s := range []struct{ k, m, n int64 }{{37, 9, 1}, {256, 13, 1}, {int64(fTileK16) + 21, 6, 2}, {136, 11, 3}, {1000, 8, 7}, {2*fTileKF16C + 37, 17, 5}} {
+	for _, s := range []struct{ k, m, n int64 }{{37, 9, 1}, {256, 13, 1}, {99, 29, 1}, {4096 + 5, 20, 1}, {int64(fTileK16) + 21, 6, 2}, {136, 11, 3}, {1000, 8, 7}, {2*fTileKF16C + 37, 17, 5}} {
 		for _, special := range []bool{false, true} {
 			a := rawWeights(r, F16, s.k, s.m)
 			if special {
@@ -166,6 +166,38 @@ func TestMulMatF16F16C(t *testing.T) {
 					t.Fatalf("k=%d m=%d n=%d special=%v: dst[%d] = %g (F16C), %g (archsimd)", s.k, s.m, s.n, special, i, g, w)
 				}
 			}
+		}
+	}
+}
+
+// TestDotF16F16C8R checks the eight-row F16C dot product against the
+// four-row archsimd kernel and the scalar dotF16Bytes, as TestDotF16F16C4R
+// does.
+func TestDotF16F16C8R(t *testing.T) {
+	if !hasF16C {
+		t.Skip("CPU without F16C")
+	}
+	defer func(v bool) { vecF16C = v }(vecF16C)
+	r := rand.New(rand.NewPCG(45, 46))
+	for _, k := range []int{0, 1, 7, 8, 9, 15, 16, 17, 24, 31, 33, 40, 100, 1000, 4096 + 13} {
+		for _, special := range []bool{false, true} {
+			rows := f16Rows(r, 8, k, special)
+			b := randF32(r, k)
+			var a [8][]byte
+			copy(a[:], rows)
+			got := dotF16F16C8R(&a, b)
+			vecF16C = false
+			for j := range 8 {
+				o := dotF16Vec4R(rows[j], rows[j], rows[j], rows[j], b)[0]
+				w := dotF16Bytes(rows[j], b)
+				g := got[j]
+				for _, ref := range []float32{o, w} {
+					if !(math.IsNaN(float64(g)) && math.IsNaN(float64(ref))) && math.Float32bits(g) != math.Float32bits(ref) {
+						t.Fatalf("k=%d special=%v row %d: F16C %g (%#x), want %g (%#x)", k, special, j, g, math.Float32bits(g), ref, math.Float32bits(ref))
+					}
+				}
+			}
+			vecF16C = true
 		}
 	}
 }

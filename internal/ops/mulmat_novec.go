@@ -87,3 +87,5 @@ var vecF16C = false
 func (*floatTile) mulTileF16C(*actRows, func(int) []byte, int, int, int, int, func(int, int, float32)) {
 	panic("unreachable")
 }
+
+func dotF16F16C8R(*[8][]byte, []float32) [8]float32 { panic("unreachable") }
