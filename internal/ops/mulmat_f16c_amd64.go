@@ -13,7 +13,9 @@ import (
 // out quiet, which the multiply that follows would do anyway), in place of
 // widenF16x8's integer bit-twiddling. The float32 operations per lane are
 // those of dotF16Vec4R and of the register tiles, in the same order, so
-// the results are bit-identical.
+// the results are bit-identical (NaN results aside: NaN either way, but
+// which operand's payload a two-NaN operation passes on depends on the
+// operand order, which the compiler chooses for the archsimd kernels).
 
 // vecF16C reports whether the F16C kernels run (tests turn it off).
 var vecF16C = hasF16C
@@ -31,12 +33,6 @@ func f16Dot4F16C(p *[4]unsafe.Pointer, b unsafe.Pointer, n int, out *[4][8]float
 //
 //go:noescape
 func widenF16F16C(dst, src unsafe.Pointer, n int)
-
-// widenF16x4F16C is widenF16F16C of the n halves at each of src[0..3] to
-// dst[0..3], the four rows read side by side.
-//
-//go:noescape
-func widenF16x4F16C(src, dst *[4]unsafe.Pointer, n int)
 
 // dotF16F16C4R is dotF16Vec4R by f16Dot4F16C.
 func dotF16F16C4R(a0, a1, a2, a3 []byte, b []float32) [4]float32 {

@@ -102,43 +102,6 @@ wdone:
 	VZEROUPPER
 	RET
 
-// func widenF16x4F16C(src, dst *[4]unsafe.Pointer, n int)
-TEXT ·widenF16x4F16C(SB), NOSPLIT, $0-24
-	MOVQ src+0(FP), R8
-	MOVQ 0(R8), AX
-	MOVQ 8(R8), BX
-	MOVQ 16(R8), CX
-	MOVQ 24(R8), DX
-	MOVQ dst+8(FP), R8
-	MOVQ 0(R8), R10
-	MOVQ 8(R8), R11
-	MOVQ 16(R8), R12
-	MOVQ 24(R8), R13
-	MOVQ n+16(FP), R9
-	XORQ SI, SI
-
-xloop:
-	CMPQ SI, R9
-	JGE  xdone
-	PREFETCHT0 1024(AX)(SI*2)
-	PREFETCHT0 1024(BX)(SI*2)
-	PREFETCHT0 1024(CX)(SI*2)
-	PREFETCHT0 1024(DX)(SI*2)
-	VCVTPH2PS (AX)(SI*2), Y0
-	VCVTPH2PS (BX)(SI*2), Y1
-	VCVTPH2PS (CX)(SI*2), Y2
-	VCVTPH2PS (DX)(SI*2), Y3
-	VMOVUPS   Y0, (R10)(SI*4)
-	VMOVUPS   Y1, (R11)(SI*4)
-	VMOVUPS   Y2, (R12)(SI*4)
-	VMOVUPS   Y3, (R13)(SI*4)
-	ADDQ $8, SI
-	JMP  xloop
-
-xdone:
-	VZEROUPPER
-	RET
-
 // One row of f16Tile4x2F16C: the row's eight halves at (r)(SI*1) widened
 // into w, times x0 (Y8) and x1 (Y9) into the row's sums s0 and s1.
 #define ROW2(r, w, t, s0, s1) \

@@ -61,21 +61,6 @@ func TestWidenF16F16C(t *testing.T) {
 		widenF16sVec(src[:n-3], dst[:n-3])
 		check(fmt.Sprintf("widenF16sVec n=%d", n-3), dst, src, n-8)
 	}
-	// Four rows, each at its own offset into the halves.
-	const n = all / 4
-	var ps, pd [4]unsafe.Pointer
-	dsts := make([][]float32, 4)
-	for j := range 4 {
-		dsts[j] = make([]float32, n+8)
-		for i := range dsts[j] {
-			dsts[j][i] = math.Float32frombits(sentinel)
-		}
-		ps[j], pd[j] = unsafe.Pointer(&src[j*n]), unsafe.Pointer(&dsts[j][0])
-	}
-	widenF16x4F16C(&ps, &pd, n)
-	for j := range 4 {
-		check(fmt.Sprintf("widenF16x4F16C row %d", j), dsts[j], src[j*n:], n)
-	}
 }
 
 // f16Rows returns m rows of k random halves (|x| < 2), a sixteenth of

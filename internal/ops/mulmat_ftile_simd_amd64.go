@@ -105,10 +105,6 @@ func storeF32x8(p unsafe.Pointer, off int, v archsimd.Float32x8) {
 // several rows at once keeps more of their cache lines in flight from
 // memory than one row after the other.
 func widenF16s4Vec(src, dst *[4]unsafe.Pointer, n int) {
-	if vecF16C {
-		widenF16x4F16C(src, dst, n)
-		return
-	}
 	keep, expo, inf, scale := f16Consts()
 	s0, s1, s2, s3 := src[0], src[1], src[2], src[3]
 	d0, d1, d2, d3 := dst[0], dst[1], dst[2], dst[3]

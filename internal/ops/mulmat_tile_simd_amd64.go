@@ -95,7 +95,8 @@ func q4Consts() (m4 archsimd.Uint8x32, sh archsimd.Uint32x8) {
 }
 
 // widenF16sVec sets dst[i] to the f16 value src[i] widened (exactly, as
-// F16ToF32), len(src) a multiple of 8.
+// F16ToF32; with F16C by VCVTPH2PS, which makes signalling NaNs quiet),
+// for the whole groups of eight of src.
 func widenF16sVec(src []uint16, dst []float32) {
 	n := len(src)
 	if n == 0 {
