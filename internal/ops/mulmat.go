@@ -349,6 +349,19 @@ func mulMat(dst, a, b *Tensor, vec bool) {
 					// The vector kernels take four rows at a time instead.
 					for c := 0; c < nc; c++ {
 						i01 := r0
+						if kc == F16 && vecF16C {
+							// Eight rows at once (mulmat_f16c_amd64.go).
+							for ; i01+8 <= r1; i01 += 8 {
+								var rws [8][]byte
+								for j := range rws {
+									rws[j] = rowAt(i01 + j)
+								}
+								out := dotF16F16C8R(&rws, act.f32[(base+i11+c)*act.k:(base+i11+c+1)*act.k])
+								for j, v := range out {
+									put(i01+j, i11+c, v)
+								}
+							}
+						}
 						for ; i01+4 <= r1; i01 += 4 {
 							out := act.dot4R(kc, rowAt(i01), rowAt(i01+1), rowAt(i01+2), rowAt(i01+3), base+i11+c)
 							for j, v := range out {

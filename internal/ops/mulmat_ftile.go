@@ -45,6 +45,10 @@ var floatTiles = sync.Pool{New: func() any { return new(floatTile) }}
 // from base on, calling put(i01, c, v) for row i01 and column c (only with
 // the vector kernels, on little-endian amd64).
 func (ft *floatTile) mulTile(act *actRows, t Type, rowAt func(int) []byte, r0, r1, base, n int, put func(i01, i11 int, v float32)) {
+	if t == F16 && vecF16C {
+		ft.mulTileF16C(act, rowAt, r0, r1, base, n, put)
+		return
+	}
 	k := act.k
 	k8 := k &^ 7
 	nr := r1 - r0

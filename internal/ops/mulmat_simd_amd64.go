@@ -447,6 +447,9 @@ func dotF16Vec(a []byte, b []float32) float32 {
 
 // dotF16Vec4R is dotF16Vec of four weight rows against b.
 func dotF16Vec4R(a0, a1, a2, a3 []byte, b []float32) [4]float32 {
+	if vecF16C {
+		return dotF16F16C4R(a0, a1, a2, a3, b)
+	}
 	n := len(b)
 	a0, a1, a2, a3 = a0[:2*n], a1[:2*n], a2[:2*n], a3[:2*n]
 	var c0, c1, c2, c3 archsimd.Float32x8
