@@ -112,18 +112,7 @@ func (ft *floatTile) mulTileF16C(act *actRows, rowAt func(int) []byte, r0, r1, b
 			}
 		}
 	}
-	tab := f16ToF32Table()
-	for i := range nr {
-		row := rows[i]
-		for c := range n {
-			s := (*[8]float32)(acc[8*(i*n+c) : 8*(i*n+c)+8])
-			yc := y[c*k : (c+1)*k]
-			for j := k8; j < k; j++ {
-				s[0] += float32(tab[binary.LittleEndian.Uint16(row[2*j:])] * yc[j])
-			}
-			put(r0+i, c, finish8(s))
-		}
-	}
+	finishTile(F16, rows[:nr], acc, y, k, r0, n, put)
 }
 
 // f16Dot8F16C is f16Dot4F16C for eight rows.

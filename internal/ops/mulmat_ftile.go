@@ -125,9 +125,16 @@ func (ft *floatTile) mulTile(act *actRows, t Type, rowAt func(int) []byte, r0, r
 			}
 		}
 	}
+	finishTile(t, rows[:nr], acc, y, k, r0, n, put)
+}
+
+// finishTile adds the values of k past the last multiple of 8 into lane 0
+// of each row's and column's eight running sums in acc (as dotF32 adds
+// its tail) and puts their reductions.
+func finishTile(t Type, rows [][]byte, acc, y []float32, k, r0, n int, put func(i01, i11 int, v float32)) {
+	k8 := k &^ 7
 	tab := f16ToF32Table()
-	for i := range nr {
-		row := rows[i]
+	for i, row := range rows {
 		for c := range n {
 			s := (*[8]float32)(acc[8*(i*n+c) : 8*(i*n+c)+8])
 			yc := y[c*k : (c+1)*k]
