@@ -52,75 +52,9 @@ func envStride(name string, def uint64) uint64 {
 	return def
 }
 
-// TestSilu512 checks the AVX-512 silu and swiglu kernel (siluVec512)
-// against the AVX2 kernel (siluVec), which the AVX2-only CPUs run, bit for
-// bit (NaN payloads included; with a NaN gate either NaN): on float32 bit
-// patterns at a stride (ET_SILU512_STRIDE; 1 is all 2^32), then on the
-// special values at every length 0..96 that is a multiple of 8, so that
-// the 32-, 16- and 8-value steps meet every position. It is skipped on
-// CPUs without AVX-512. (TestSiluVecUlp checks siluRow, which runs this
-// kernel there, against the scalar silu.)
-func TestSilu512(t *testing.T) {
-	if !vecExp512 {
-		t.Skip("CPU without AVX-512")
-	}
-	const chunk = 1 << 16
-	g := make([]float32, chunk)
-	for i := range g {
-		g[i] = float32(i%29-14) * 0.37
-	}
-	g[5], g[6], g[7], g[40] = float32(math.Inf(1)), float32(math.NaN()), 0, float32(math.Copysign(0, -1))
-	got, want := make([]float32, chunk), make([]float32, chunk)
-	check := func(x []float32) {
-		m := len(x) &^ 7
-		for _, gate := range [][]float32{nil, g} {
-			pg := ptr(nil)
-			if gate != nil {
-				pg = ptr(gate)
-			}
-			if m > 0 {
-				siluVec512(ptr(got), ptr(x), pg, m, expK8)
-				siluVec(ptr(want), ptr(x), pg, m, expK)
-				clearUpper()
-			}
-			for i := range m {
-				if math.Float32bits(got[i]) == math.Float32bits(want[i]) ||
-					(gate != nil && gate[i] != gate[i] && sameBits(got[i], want[i])) {
-					continue
-				}
-				gv := float32(1)
-				if gate != nil {
-					gv = gate[i]
-				}
-				t.Fatalf("len %d, gate %v: silu512(%g [%#08x]) = %#08x, AVX2 kernel %#08x", m, gv, x[i],
-					math.Float32bits(x[i]), math.Float32bits(got[i]), math.Float32bits(want[i]))
-			}
-		}
-	}
-	stride := envStride("ET_SILU512_STRIDE", 251)
-	n := bitPatterns(stride, chunk, check)
-	sp := specialF32()
-	x := append([]float32(nil), sp...)
-	for len(x) < 96 {
-		x = append(x, float32(len(x))*-0.61)
-	}
-	for m := 0; m <= 96; m += 8 {
-		check(x[:m])
-		// Each special value at each position of a 32-value step.
-		for off := 0; off < 32 && m == 96; off++ {
-			y := make([]float32, 96)
-			for i := range y {
-				y[i] = sp[(i+off)%len(sp)]
-			}
-			check(y)
-		}
-	}
-	t.Logf("%d bit patterns (stride %d) and the special values: bit-identical", n, stride)
-}
-
 // BenchmarkExpKernels times the exp-bound kernels of this CPU's paths side
 // by side on one llama-3-8B row (14336 values): silu by the AVX2 kernel
-// (siluVec) and the AVX-512 one (siluVec512), and soft_max's exp by
+// (siluVec8x2) and the AVX-512 one (siluAVX512), and soft_max's exp by
 // expShiftVec and expShiftVec2; cpu-ms/op is the process's CPU time.
 func BenchmarkExpKernels(b *testing.B) {
 	const n = 14336
@@ -139,8 +73,8 @@ func BenchmarkExpKernels(b *testing.B) {
 			b.ReportMetric(float64(processCPUNS()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
 		})
 	}
-	run("silu-avx2", vecExp, func() { siluVec(ptr(dst), ptr(x), nil, n, expK) })
-	run("silu-avx512", vecExp512, func() { siluVec512(ptr(dst), ptr(x), nil, n, expK8) })
+	run("silu-avx2", vecExp, func() { siluVec8x2(ptr(dst), ptr(x), nil, n) })
+	run("silu-avx512", vecExp512, func() { siluAVX512(ptr(dst), ptr(x), nil, n) })
 	w := randVals(33, n, -20, 0)
 	run("exp-1chain", vecQuant, func() { copy(dst, w); expShiftVec(ptr(dst), n, 0.5) })
 	run("exp-2chain", vecQuant, func() { copy(dst, w); expShiftVec2(ptr(dst), n&^15, 0.5) })

@@ -123,6 +123,9 @@ func refGLU(dst *Tensor, srcs []*Tensor, p Params) error {
 		})
 		return nil
 	}
+	// ggml computes swiglu on f32 rows by its row kernel (silu.go), on f16
+	// value by value.
+	f32Swiglu := p.Str("op") == "swiglu" && a.Type == F32 && (len(srcs) == 1 || srcs[1].Type == F32)
 	refParallel(dst.NRows(), n, func(lo, hi int64) {
 		ra := make([]float32, a.Ne[0])
 		var rb []float32
@@ -142,8 +145,12 @@ func refGLU(dst *Tensor, srcs []*Tensor, p Params) error {
 			} else {
 				srcs[1].Row(i1, i2, i3, rb)
 			}
-			for i := range out {
-				out[i] = f(x[i], g[i])
+			if f32Swiglu {
+				swigluRow(out, x[:n], g[:n])
+			} else {
+				for i := range out {
+					out[i] = f(x[i], g[i])
+				}
 			}
 			dst.SetRow(i1, i2, i3, out)
 		}

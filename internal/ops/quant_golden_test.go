@@ -26,12 +26,7 @@ func readGolden(t *testing.T, name string) []byte {
 }
 
 func goldenF32(t *testing.T, name string) []float32 {
-	b := readGolden(t, name)
-	v := make([]float32, len(b)/4)
-	for i := range v {
-		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
-	}
-	return v
+	return readF32File(t, filepath.Join("testdata", "quant", name))
 }
 
 func TestCodecsMatchGGML(t *testing.T) {

@@ -175,23 +175,6 @@ func centerSumSqScalar(dst, x []float32, mean float32) float64 {
 	return s
 }
 
-// siluRowScalar is dst = silu(x).
-func siluRowScalar(dst, x []float32) {
-	dst = dst[:len(x)]
-	for i, v := range x {
-		dst[i] = siluF32(v)
-	}
-}
-
-// swigluRowScalar is dst = silu(a)·b.
-func swigluRowScalar(dst, a, b []float32) {
-	b = b[:len(a)]
-	dst = dst[:len(a)]
-	for i, v := range a {
-		dst[i] = siluF32(v) * b[i]
-	}
-}
-
 // f32ToF16RowScalar is dst = F32ToF16(src).
 func f32ToF16RowScalar(dst []uint16, src []float32) {
 	dst = dst[:len(src)]

@@ -121,54 +121,6 @@ func checkF32ToF16Row(t *testing.T, name string, f func(dst []uint16, src []floa
 	}
 }
 
-// TestSiluRowVec checks silu and swiglu on rows against the scalar
-// float32 formulas over the whole range where silu is not 0 or x: at most
-// one float32 ulp apart, and that for almost no values (the vector exp
-// rounds differently only near float32 ties).
-func TestSiluRowVec(t *testing.T) {
-	var x []float32
-	for _, lim := range []float32{-120, 120} {
-		top := math.Float32bits(lim)
-		for b := uint32(0); b < top; b += 997 {
-			x = append(x, math.Float32frombits(b|math.Float32bits(lim)&0x80000000))
-		}
-	}
-	x = append(x, 0, float32(math.Copysign(0, -1)), float32(math.Inf(-1)), float32(math.Inf(1)), float32(math.NaN()),
-		-104, -103.97208, -88.72284, 88.72283, 100, 1e30, -1e30)
-	for len(x)%8 != 5 {
-		x = append(x, 0.5)
-	}
-	g := rowVals(9, len(x))
-	for i := range g {
-		if math.IsInf(float64(g[i]), 0) || g[i] != g[i] {
-			g[i] = 1.5
-		}
-	}
-	silu, swi := make([]float32, len(x)), make([]float32, len(x))
-	siluRow(silu, x)
-	swigluRow(swi, x, g)
-	diffs := 0
-	for i, v := range x {
-		for _, c := range []struct {
-			name      string
-			got, want float32
-		}{{"silu", silu[i], siluF32(v)}, {"swiglu", swi[i], siluF32(v) * g[i]}} {
-			if sameBits(c.got, c.want) {
-				continue
-			}
-			d := int64(math.Float32bits(c.got)) - int64(math.Float32bits(c.want))
-			if d < -1 || d > 1 || c.got != c.got || c.want != c.want {
-				t.Fatalf("%s(%g) = %g, want %g", c.name, v, c.got, c.want)
-			}
-			diffs++
-		}
-	}
-	if diffs > len(x)/100000+2 {
-		t.Errorf("%d of %d values one ulp off, want almost none", diffs, 2*len(x))
-	}
-	t.Logf("%d values, %d one ulp off", 2*len(x), diffs)
-}
-
 // TestNormSumsFloat64 checks the float64 sums of the norms (lane-wise
 // partial sums in the vector code) against an independent sum in
 // extended precision (float64 with Neumaier compensation over the exact
@@ -264,8 +216,9 @@ func TestSincosIsSinCos(t *testing.T) {
 
 // TestEltwiseLongRows runs unary and glu (split and single-tensor forms)
 // on f32 rows longer than eltChunk, which are split into pieces across
-// workers, and checks every element against the op's scalar function (one
-// float32 ulp allowed for the vector exp, see TestSiluRowVec).
+// workers, and checks every element against the op's scalar function
+// (silu's and swiglu's are ggml's split of a row: siluGGML on the first
+// n0&^15 values, siluF32 after, see silu.go), bit for bit.
 func TestEltwiseLongRows(t *testing.T) {
 	const n0, rows = 2*eltChunk + 904, 3
 	a := FromF32(F32, []int64{n0, rows}, randVals(21, n0*rows, -9, 9))
@@ -273,10 +226,22 @@ func TestEltwiseLongRows(t *testing.T) {
 	x2 := FromF32(F32, []int64{2 * n0, rows}, randVals(23, 2*n0*rows, -9, 9))
 	near := func(what string, i int, got, want float32) {
 		t.Helper()
-		d := int64(math.Float32bits(got)) - int64(math.Float32bits(want))
-		if d < -1 || d > 1 {
+		if !sameBits(got, want) {
 			t.Fatalf("%s element %d: got %g, want %g", what, i, got, want)
 		}
+	}
+	// The scalar function of element i of a row of n0 values.
+	unary := func(op string, i int) func(float32) float32 {
+		if op == "silu" && i%n0 < n0&^(siluBlock-1) {
+			return siluGGML
+		}
+		return UnaryFunc(op)
+	}
+	glu := func(op string, i int) func(a, b float32) float32 {
+		if op == "swiglu" && i%n0 < n0&^(siluBlock-1) {
+			return func(a, b float32) float32 { return siluGGML(a) * b }
+		}
+		return GLUFunc(op, 0, 0)
 	}
 	run := func(op string, srcs []*Tensor, params map[string]any) []float32 {
 		info, _ := Lookup(op)
@@ -292,15 +257,13 @@ func TestEltwiseLongRows(t *testing.T) {
 	}
 	av, bv, xv := a.ToF32(), b.ToF32(), x2.ToF32()
 	for _, op := range []string{"silu", "tanh", "relu"} {
-		f := UnaryFunc(op)
 		for i, g := range run("unary", []*Tensor{a}, map[string]any{"op": op}) {
-			near("unary "+op, i, g, f(av[i]))
+			near("unary "+op, i, g, unary(op, i)(av[i]))
 		}
 	}
 	for _, op := range []string{"swiglu", "reglu"} {
-		f := GLUFunc(op, 0, 0)
 		for i, g := range run("glu", []*Tensor{a, b}, map[string]any{"op": op}) {
-			near("glu split "+op, i, g, f(av[i], bv[i]))
+			near("glu split "+op, i, g, glu(op, i)(av[i], bv[i]))
 		}
 		for _, swapped := range []bool{false, true} {
 			got := run("glu", []*Tensor{x2}, map[string]any{"op": op, "swapped": swapped})
@@ -310,7 +273,7 @@ func TestEltwiseLongRows(t *testing.T) {
 				if swapped {
 					u, v = v, u
 				}
-				near("glu single "+op, i, g, f(u, v))
+				near("glu single "+op, i, g, glu(op, i)(u, v))
 			}
 		}
 	}

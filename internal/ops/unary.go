@@ -119,8 +119,8 @@ func refUnary(dst *Tensor, srcs []*Tensor, p Params) error {
 			y[i] = f(v)
 		}
 	}
-	if p.Str("op") == "silu" {
-		kern = siluRow
+	if p.Str("op") == "silu" && srcs[0].Type == F32 {
+		kern = siluRow // ggml's split of an f32 row (silu.go); f16 rows are silu of each value
 	}
 	if x := srcs[0]; denseF32Rows(dst, x) && dst.Ne == x.Ne {
 		// exp, tanh, erf: a few ns an element, 4 work units.
