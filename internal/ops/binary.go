@@ -72,7 +72,7 @@ func binaryRowsKern(dst, a, b *Tensor, kern func(out, x, y []float32), f func(x,
 	ne := a.Ne
 	n0, m0 := ne[0], b.Ne[0]
 	if denseF32Rows(dst, a, b) && dst.Ne == a.Ne {
-		if n, cost := a.NRows(), max(1, n0/4); refInline(n, cost) {
+		if n, cost := a.NRows(), max(1, n0); refInline(n, cost) {
 			binaryDenseRows(dst, a, b, kern, 0, n) // no closure to allocate
 		} else {
 			refParallel(n, cost, func(lo, hi int64) { binaryDenseRows(dst, a, b, kern, lo, hi) })

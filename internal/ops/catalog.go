@@ -727,10 +727,12 @@ func refParallel(n, cost int64, fn func(lo, hi int64)) {
 	ParallelFor(int(n), int(refGrain(cost)), func(lo, hi int) { fn(int64(lo), int64(hi)) })
 }
 
-// refMinWork is the least work, in elements, of one refParallel chunk. A
-// variable only so that FuzzCatalog can split small ops too: the split's
-// chunk boundaries are code of their own, and big inputs starve the fuzzer.
-var refMinWork int64 = 1 << 15
+// refMinWork is the least work, in elements, of one refParallel chunk:
+// 16K, a few µs of element-wise work, which the pool's spinning helpers
+// (ParallelFor) take on at once. A variable only so that FuzzCatalog can
+// split small ops too: the split's chunk boundaries are code of their own,
+// and big inputs starve the fuzzer.
+var refMinWork int64 = 1 << 14
 
 // refGrain is refParallel's smallest chunk for units of cost elements.
 func refGrain(cost int64) int64 {

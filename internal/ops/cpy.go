@@ -81,7 +81,7 @@ func refCpy(dst *Tensor, srcs []*Tensor, _ Params) error {
 		return nil
 	}
 	if dst.Type == F16 && denseF32Rows(x) && denseF16Rows(dst) {
-		if n, cost := x.NRows(), max(1, x.Ne[0]/4); refInline(n, cost) {
+		if n, cost := x.NRows(), max(1, x.Ne[0]); refInline(n, cost) {
 			cpyF16Rows(dst, x, 0, n) // no closure to allocate
 		} else {
 			refParallel(n, cost, func(lo, hi int64) { cpyF16Rows(dst, x, lo, hi) })
@@ -147,10 +147,10 @@ func refCont(dst *Tensor, srcs []*Tensor, _ Params) error {
 // copyRaw copies x's elements (blocks) into dst of the same type and
 // shape as bytes, whatever the strides of either.
 func copyRaw(dst, x *Tensor) {
-	// A byte copy costs what the vector row kernels' elements do (n0/4):
-	// copying cont n = 32's 512 KB on two goroutines took 20 µs against
-	// 15 µs on one.
-	if n, cost := x.NRows(), max(1, x.Ne[0]/4); refInline(n, cost) {
+	// A byte copy costs one unit an element: with the pool's helpers
+	// already running (ParallelFor), cont n = 32's 512 KB takes 10 µs on
+	// two goroutines against 15-20 µs on one.
+	if n, cost := x.NRows(), max(1, x.Ne[0]); refInline(n, cost) {
 		copyRawRows(dst, x, 0, n) // no closure to allocate
 	} else {
 		refParallel(n, cost, func(lo, hi int64) { copyRawRows(dst, x, lo, hi) })

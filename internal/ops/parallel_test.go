@@ -5,6 +5,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 func TestParallelFor(t *testing.T) {
@@ -67,4 +68,35 @@ func TestParallelForNestedAndConcurrent(t *testing.T) {
 			t.Fatalf("index %d visited %d times, want %d", i, h, 3*50)
 		}
 	}
+}
+
+// The pool's helpers sleep after poolSpin without a job; the next job must
+// wake them (or run without them) and still visit every index once, for
+// jobs back to back, after a pause, and with GOMAXPROCS changed between.
+func TestParallelForPoolSleepAndWake(t *testing.T) {
+	old := runtime.GOMAXPROCS(2)
+	defer runtime.GOMAXPROCS(old)
+	run := func(n int) {
+		hits := make([]int32, n)
+		ParallelFor(n, 1, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				atomic.AddInt32(&hits[i], 1)
+			}
+		})
+		for i, h := range hits {
+			if h != 1 {
+				t.Fatalf("n=%d: index %d visited %d times", n, i, h)
+			}
+		}
+	}
+	for rep := 0; rep < 200; rep++ {
+		run(1 + rep%37)
+	}
+	time.Sleep(5 * poolSpin) // every helper asleep
+	run(100)
+	runtime.GOMAXPROCS(4)
+	run(1000)
+	time.Sleep(5 * poolSpin)
+	runtime.GOMAXPROCS(2)
+	run(1000)
 }
