@@ -20,12 +20,24 @@ func cpuidF16C() bool
 //go:noescape
 func f32ToF16F16C(dst *uint16, src *float32, n int) int
 
-// f32ToF16RowF16C is f32ToF16Row with F16C: groups of eight with a NaN,
-// and the tail, go through the scalar code.
+// f32ToF16AVX512 is f32ToF16F16C with AVX-512, 32 values a step (n a
+// multiple of 32), stopping before the first 32 that hold a NaN.
+//
+//go:noescape
+func f32ToF16AVX512(dst *uint16, src *float32, n int) int
+
+// f32ToF16RowF16C is f32ToF16Row with F16C (32 values a step with
+// AVX-512, then eight): groups of eight with a NaN, and the tail, go
+// through the scalar code.
 func f32ToF16RowF16C(dst []uint16, src []float32) {
 	n := len(src) &^ 7
 	dst = dst[:len(src)]
 	for i := 0; i < n; {
+		if vecExp512 && n-i >= 32 {
+			if i += f32ToF16AVX512(&dst[i], &src[i], (n-i)&^31); i == n {
+				break
+			}
+		}
 		i += f32ToF16F16C(&dst[i], &src[i], n-i)
 		if i < n {
 			f32ToF16RowScalar(dst[i:i+8], src[i:i+8])

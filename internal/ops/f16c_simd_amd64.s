@@ -36,3 +36,32 @@ done:
 	VZEROUPPER
 	MOVQ AX, ret+24(FP)
 	RET
+
+// func f32ToF16AVX512(dst *uint16, src *float32, n int) int
+TEXT ·f32ToF16AVX512(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	XORQ AX, AX
+
+loop512:
+	CMPQ AX, CX
+	JGE  done512
+	VMOVUPS   (SI)(AX*4), Z0
+	VMOVUPS   64(SI)(AX*4), Z1
+	VCMPPS    $3, Z0, Z0, K1 // unordered: the NaN lanes
+	VCMPPS    $3, Z1, Z1, K2
+	KORW      K1, K2, K3
+	KORTESTW  K3, K3
+	JNZ       done512
+	VCVTPS2PH $0, Z0, Y2
+	VCVTPS2PH $0, Z1, Y3
+	VMOVDQU   Y2, (DI)(AX*2)
+	VMOVDQU   Y3, 32(DI)(AX*2)
+	ADDQ      $32, AX
+	JMP       loop512
+
+done512:
+	VZEROUPPER
+	MOVQ AX, ret+24(FP)
+	RET

@@ -21,7 +21,9 @@ func TestF32ToF16RowImpls(t *testing.T) {
 	}
 	checkF32ToF16Row(t, "f32ToF16RowF16C", f32ToF16RowF16C)
 	nan := math.Float32frombits(0x7fc01234) // a payload F16C would keep
-	for n := 8; n <= 40; n++ {
+	// Lengths that take the 32-value AVX-512 steps, the eight-value ones and
+	// the tail.
+	for n := 8; n <= 100; n++ {
 		for pos := 0; pos < n; pos++ {
 			src := make([]float32, n)
 			for i := range src {

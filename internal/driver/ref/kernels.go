@@ -1,6 +1,7 @@
 package ref
 
 import (
+	"bytes"
 	"fmt"
 	"slices"
 	"strings"
@@ -119,6 +120,12 @@ type cachedParams struct {
 type decodeCache struct {
 	m map[string]map[string]*cachedParams // kernel → params bytes → entry
 	n int
+	// The entry lookup found last, with its kernel and bytes: a perf run
+	// launches the same bytes again and again, and comparing them is a
+	// fifth of the cost of two map lookups that hash them.
+	lastName string
+	lastArgs []byte
+	last     *cachedParams
 }
 
 const maxCachedParams = 256
@@ -128,7 +135,14 @@ func (c *decodeCache) lookup(name string, args []byte) *cachedParams {
 	if c == nil {
 		return nil
 	}
-	return c.m[name][string(args)] // no allocation for the key
+	if c.last != nil && name == c.lastName && bytes.Equal(args, c.lastArgs) {
+		return c.last
+	}
+	e := c.m[name][string(args)] // no allocation for the key
+	if e != nil {
+		c.lastName, c.lastArgs, c.last = name, append(c.lastArgs[:0], args...), e
+	}
+	return e
 }
 
 // dropReplays forgets every entry's replay (the decoded params stay).
@@ -155,7 +169,7 @@ func (c *decodeCache) decode(m *abi.Manifest, l *abi.Layout, name string, args [
 		return v, nil, err
 	}
 	if c.m == nil || c.n >= maxCachedParams {
-		c.m, c.n = map[string]map[string]*cachedParams{}, 0
+		c.m, c.n, c.last = map[string]map[string]*cachedParams{}, 0, nil
 	}
 	if c.m[name] == nil {
 		c.m[name] = map[string]*cachedParams{}
@@ -233,14 +247,25 @@ func (r *run) exec(name string, args []byte) error {
 // replayable reports whether kernel name does nothing but make tensors
 // of device memory (r.load, r.store) and compute ops on them (r.compute),
 // so that running its one compute call again is the whole kernel: the
-// one-op kernels and el_map_f32. (memops writes memory itself, the
-// uberkernel reads its instructions from memory, the sequence kernels
-// make tensors of their own.)
+// one-op kernels, el_map_f32, and the kernels of replayKernels. (memops
+// writes memory itself, the uberkernel reads its instructions from
+// memory, the sequence kernels make tensors of their own.) Whether a
+// launch made exactly one compute call, on device memory only, exec
+// checks each time: soft_max with sinks but no mask (a host mask),
+// and mul_mat with a bias (two calls) are not replayed; rms_norm_mul
+// always computes through a host intermediate.
 func replayable(name string) bool {
 	if _, ok := opKernels[name]; ok {
 		return true
 	}
-	return name == "el_map_f32"
+	return replayKernels[name]
+}
+
+var replayKernels = map[string]bool{
+	"el_map_f32": true, "softmax_f32": true, "rope_f32": true, "glu_f32": true,
+	"mul_mat_f32": true, "mul_mat_f32_matrix_engine": true, "mul_mat_f16": true, "mul_mat_f16_matrix_engine": true,
+	"mul_mat_Q4_0": true, "mul_mat_Q4_0_matrix_engine": true, "mul_mat_Q8_0": true,
+	"flash_attn_ext_f16_me": true, "flash_attn_ext_f32": true,
 }
 
 // --- tensor access ---

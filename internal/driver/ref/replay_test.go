@@ -1,6 +1,8 @@
 package ref
 
 import (
+	"fmt"
+	"reflect"
 	"testing"
 
 	"github.com/ainekko/et/internal/driver"
@@ -155,22 +157,54 @@ func TestReplayOnlyWholeKernels(t *testing.T) {
 	}
 }
 
-// The launch log keeps every record in order across its chunks.
+// The launch log keeps every record in order across its chunks, and its
+// runs of repeated launches expand to the records they stand for.
 func TestLaunchLog(t *testing.T) {
 	var l launchLog
-	const n = 2*launchChunk + 3
-	for i := range n {
-		l.add(LaunchRecord{StartCycle: uint64(i)})
+	var want []LaunchRecord
+	add := func(r LaunchRecord) {
+		l.add(r)
+		want = append(want, r)
 	}
-	for _, from := range []int{-1, 0, 1, launchChunk - 1, launchChunk, launchChunk + 1, 2 * launchChunk, n - 1, n, n + 5} {
-		got := l.from(from)
-		want := max(n-max(from, 0), 0)
-		if len(got) != want {
-			t.Fatalf("from(%d): %d records, want %d", from, len(got), want)
+	cycle := uint64(0)
+	for i := range 8*launchChunk + 7 {
+		// Runs of 1 to 5 repeats of a launch, and now and then one that
+		// breaks a run: another kernel, params size, duration, an
+		// uberkernel list or a gap before it.
+		k, d := fmt.Sprint("k", i/5%3), uint64(10+i/5%4)
+		r := LaunchRecord{Kernel: k, StartCycle: cycle, EndCycle: cycle + d, ParamsSize: 8}
+		switch i % 97 {
+		case 13:
+			r.ParamsSize = 16
+		case 29:
+			r.Insts = []string{"a", "b"}
+		case 41:
+			r.StartCycle++
+			r.EndCycle++
 		}
-		for j, r := range got {
-			if r.StartCycle != uint64(max(from, 0)+j) {
-				t.Fatalf("from(%d)[%d] is launch %d", from, j, r.StartCycle)
+		add(r)
+		cycle = r.EndCycle
+	}
+	if l.n != len(want) {
+		t.Fatalf("n = %d, want %d", l.n, len(want))
+	}
+	runs := 0
+	for _, ch := range l.chunks {
+		runs += len(ch)
+	}
+	if runs >= len(want)/2 || len(l.chunks) < 2 {
+		t.Fatalf("%d launches in %d runs and %d chunks: repeats were not coalesced, or the test spans one chunk",
+			len(want), runs, len(l.chunks))
+	}
+	for _, from := range []int{-1, 0, 1, 2, 4, 5, 6, launchChunk - 1, launchChunk, launchChunk + 1, 2 * launchChunk, 6*launchChunk + 3, len(want) - 1, len(want), len(want) + 5} {
+		got := l.from(from)
+		w := want[min(max(from, 0), len(want)):]
+		if len(got) != len(w) {
+			t.Fatalf("from(%d): %d records, want %d", from, len(got), len(w))
+		}
+		for j := range got {
+			if !reflect.DeepEqual(got[j], w[j]) {
+				t.Fatalf("from(%d)[%d] = %+v, want %+v", from, j, got[j], w[j])
 			}
 		}
 	}
