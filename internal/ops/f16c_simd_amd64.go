@@ -33,7 +33,7 @@ func f32ToF16RowF16C(dst []uint16, src []float32) {
 	n := len(src) &^ 7
 	dst = dst[:len(src)]
 	for i := 0; i < n; {
-		if vecExp512 && n-i >= 32 {
+		if siluAVX512OK && n-i >= 32 {
 			if i += f32ToF16AVX512(&dst[i], &src[i], (n-i)&^31); i == n {
 				break
 			}

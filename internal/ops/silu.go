@@ -44,9 +44,22 @@ const siluBlock = 16
 // fma32 is a·b + c rounded once to float32 (VFMADD on float32 lanes). The
 // product is exact in float64; the float64 sum s may round, and rounding
 // s again to float32 then differs from rounding the exact sum only when s
-// lands exactly on a tie between two float32s, where the sign of the
-// rounding error (TwoSum) decides.
+// lands exactly on a tie between two float32s (a tie is a float64, so the
+// exact sum lies on the tie's side that s does otherwise): its 29 bits
+// below float32's mantissa are then 1000...0. At a tie, or where s is not
+// a normal float32, fma32Slow decides by the rounding error's sign.
 func fma32(a, b, c float32) float32 {
+	s := float64(a)*float64(b) + float64(c)
+	// The biased exponent in [1023-126, 1023+127] (one unsigned compare),
+	// and not a tie.
+	if bits := math.Float64bits(s); (bits>>52&0x7ff)-(1023-126) < 254 && bits&(1<<29-1) != 1<<28 {
+		return float32(s)
+	}
+	return fma32Slow(a, b, c)
+}
+
+// fma32Slow is fma32 by TwoSum: s + e is the exact sum.
+func fma32Slow(a, b, c float32) float32 {
 	p, q := float64(a)*float64(b), float64(c)
 	s := p + q
 	r := float32(s)
@@ -89,8 +102,9 @@ func expGGML(x float32) float32 {
 	if n != n {
 		return n
 	}
-	// VSCALEFPS: j·2^n rounded once; the float64 product is exact.
-	return float32(float64(j) * math.Ldexp(1, int(n)))
+	// VSCALEFPS: j·2^n rounded once; the float64 product is exact
+	// (|n| <= 192: 2^n is a normal float64).
+	return float32(float64(j) * math.Float64frombits(uint64(int64(n)+1023)<<52))
 }
 
 // siluGGML is ggml_v_silu on one value: x / (1 + exp(0 − x)).

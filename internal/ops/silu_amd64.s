@@ -1,5 +1,3 @@
-//go:build goexperiment.simd && amd64
-
 #include "textflag.h"
 
 // The constants of ggml's vector exp (silu.go), as float32 bits.
@@ -16,7 +14,8 @@ DATA siluK<>+36(SB)/4, $0x3f800000 // 1
 DATA siluK<>+40(SB)/4, $0x43400000 // 192
 DATA siluK<>+44(SB)/4, $0xc3400000 // -192
 DATA siluK<>+48(SB)/4, $0x7f800000 // +Inf
-GLOBL siluK<>(SB), RODATA|NOPTR, $52
+DATA siluK<>+52(SB)/4, $127        // the float32 exponent bias (int32)
+GLOBL siluK<>(SB), RODATA|NOPTR, $56
 
 // SILU16 computes ggml's silu of the 16 lanes of X in place (X = x /
 // (1 + exp(0 - x))), with K, R, U, P, Q as scratch and the constants in
@@ -108,4 +107,125 @@ store16:
 
 done:
 	VZEROUPPER
+	RET
+
+// SILU8 is SILU16 on the 8 lanes of Y registers with AVX2 and FMA: the
+// constants are broadcast from memory into T as each step needs them, Y15
+// is zero, and j·2^n (no VSCALEFPS) is (j·2^h)·2^(n-h), h = n >> 1: the
+// first product is exact, the second rounds once, as VSCALEFPS does.
+#define SILU8(X, K, R, U, P, Q, T) \
+	VSUBPS       X, Y15, R              \ // nx = 0 - x
+	VBROADCASTSS siluK<>+4(SB), K       \
+	VBROADCASTSS siluK<>+0(SB), T       \
+	VFMADD213PS  T, R, K                \ // z = nx·log2e + shift
+	VSUBPS       T, K, K                \ // n = z - shift
+	VBROADCASTSS siluK<>+8(SB), T       \
+	VFMADD231PS  T, K, R                \ // b = nx - n·ln2hi
+	VBROADCASTSS siluK<>+12(SB), T      \
+	VFMADD231PS  T, K, R                \ // b = b - n·ln2lo
+	VMULPS       R, R, U                \ // u = b·b
+	VBROADCASTSS siluK<>+16(SB), P      \
+	VBROADCASTSS siluK<>+20(SB), T      \
+	VFMADD213PS  T, R, P                \ // c5·b + c4
+	VBROADCASTSS siluK<>+24(SB), Q      \
+	VBROADCASTSS siluK<>+28(SB), T      \
+	VFMADD213PS  T, R, Q                \ // c3·b + c2
+	VFMADD213PS  Q, U, P                \
+	VBROADCASTSS siluK<>+32(SB), Q      \
+	VBROADCASTSS siluK<>+36(SB), T      \
+	VFMADD213PS  T, R, Q                \ // c1·b + 1
+	VFMADD213PS  Q, U, P                \ // j
+	VCVTTPS2DQ   K, Q                   \ // n as int32 (exact; lanes |n| > 192 are replaced below)
+	VPSRAD       $1, Q, R               \ // h
+	VPSUBD       R, Q, Q                \ // n - h
+	VPBROADCASTD siluK<>+52(SB), T      \ // 127
+	VPADDD       T, R, R                \
+	VPSLLD       $23, R, R              \ // 2^h
+	VPADDD       T, Q, Q                \
+	VPSLLD       $23, Q, Q              \ // 2^(n-h)
+	VMULPS       R, P, P                \
+	VMULPS       Q, P, P                \ // e = j·2^n
+	VBROADCASTSS siluK<>+40(SB), T      \
+	VCMPPS       $0x1e, T, K, R         \ // n > 192: +Inf
+	VBROADCASTSS siluK<>+48(SB), Q      \
+	VBLENDVPS    R, Q, P, P             \
+	VBROADCASTSS siluK<>+44(SB), T      \
+	VCMPPS       $0x11, T, K, R         \ // n < -192: 0
+	VBLENDVPS    R, Y15, P, P           \
+	VBROADCASTSS siluK<>+36(SB), T      \
+	VADDPS       T, P, P                \ // 1 + e
+	VDIVPS       P, X, X                  // x / (1 + e)
+
+// func siluAVX2(pd, px, pg unsafe.Pointer, n int)
+//
+// siluAVX512 with AVX2 and FMA: 16 values a step in two chains of eight
+// lanes, n a multiple of 16.
+TEXT ·siluAVX2(SB), NOSPLIT, $0-32
+	MOVQ pd+0(FP), DI
+	MOVQ px+8(FP), SI
+	MOVQ pg+16(FP), DX
+	MOVQ n+24(FP), CX
+	VXORPS Y15, Y15, Y15
+	XORQ   AX, AX
+
+loop16:
+	CMPQ AX, CX
+	JGE  done2
+	VMOVUPS (SI)(AX*4), Y0
+	VMOVUPS 32(SI)(AX*4), Y7
+	SILU8(Y0, Y1, Y2, Y3, Y4, Y5, Y6)
+	SILU8(Y7, Y8, Y9, Y10, Y11, Y12, Y13)
+	TESTQ DX, DX
+	JZ    store2
+	VMULPS (DX)(AX*4), Y0, Y0
+	VMULPS 32(DX)(AX*4), Y7, Y7
+
+store2:
+	VMOVUPS Y0, (DI)(AX*4)
+	VMOVUPS Y7, 32(DI)(AX*4)
+	ADDQ    $16, AX
+	JMP     loop16
+
+done2:
+	VZEROUPPER
+	RET
+
+// func siluCPU() (avx2fma, avx512 bool)
+//
+// Whether the CPU and the OS support the AVX2 and FMA kernel, and the
+// AVX-512 one: CPUID.1:ECX FMA (12), OSXSAVE (27), AVX (28); XCR0 the
+// SSE and AVX states (bits 1, 2) and the AVX-512 ones (5, 6, 7); CPUID.7:EBX
+// AVX2 (5), AVX512F (16).
+TEXT ·siluCPU(SB), NOSPLIT, $0-2
+	MOVB $0, avx2fma+0(FP)
+	MOVB $0, avx512+1(FP)
+	MOVL $1, AX
+	XORL CX, CX
+	CPUID
+	MOVL CX, R8
+	ANDL $0x18001000, R8 // FMA, OSXSAVE, AVX
+	CMPL R8, $0x18001000
+	JNE  nocpu
+	XORL CX, CX
+	XGETBV
+	MOVL AX, R9 // XCR0, low half
+	MOVL $7, AX
+	XORL CX, CX
+	CPUID
+	MOVL R9, R10
+	ANDL $6, R10
+	CMPL R10, $6
+	JNE  nocpu
+	MOVL BX, R10
+	ANDL $0x20, R10 // AVX2
+	JZ   nocpu
+	MOVB $1, avx2fma+0(FP)
+	ANDL $0xe6, R9
+	CMPL R9, $0xe6
+	JNE  nocpu
+	ANDL $0x10000, BX // AVX512F
+	JZ   nocpu
+	MOVB $1, avx512+1(FP)
+
+nocpu:
 	RET

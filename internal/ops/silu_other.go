@@ -1,0 +1,8 @@
+//go:build !amd64
+
+package ops
+
+// Without the amd64 kernels, silu and swiglu run the scalar code.
+
+func siluRow(dst, x []float32)      { siluRowScalar(dst, x) }
+func swigluRow(dst, a, b []float32) { swigluRowScalar(dst, a, b) }
