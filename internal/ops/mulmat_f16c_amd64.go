@@ -103,6 +103,20 @@ func (ft *floatTile) mulTileF16C(act *actRows, rowAt func(int) []byte, r0, r1, b
 				kc := min(fTileKF16C, k8-k0)
 				p := [4]unsafe.Pointer{unsafe.Pointer(&rows[i][2*k0]), unsafe.Pointer(&rows[i+1][2*k0]), unsafe.Pointer(&rows[i+2][2*k0]), unsafe.Pointer(&rows[i+3][2*k0])}
 				c := 0
+				if vecTile4 {
+					for ; c+3 <= n; c += 4 {
+						var xs [4]unsafe.Pointer
+						for j := range min(4, n-c) {
+							xs[j] = unsafe.Pointer(&y[(c+j)*k+k0])
+						}
+						if n-c == 3 {
+							f16Tile4x3F16C(&p, &xs, unsafe.Add(pacc, 32*(i*n+c)), rs, kc)
+						} else {
+							f16Tile4x4F16C(&p, &xs, unsafe.Add(pacc, 32*(i*n+c)), rs, kc)
+						}
+					}
+					c = min(c, n) // n-c is now 0, 1 or 2: the kernels below
+				}
 				for ; c+2 <= n; c += 2 {
 					f16Tile4x2F16C(&p, unsafe.Pointer(&y[c*k+k0]), unsafe.Pointer(&y[(c+1)*k+k0]), unsafe.Add(pacc, 32*(i*n+c)), rs, kc)
 				}

@@ -11,7 +11,8 @@ import (
 // (mulmat_ftile_simd_amd64.go), for several columns: two weight rows
 // against three activation rows, or three against two (or four against
 // one), per pass, so that six (or four) independent chains of adds run at
-// once. Each (row, column) dot product keeps its own eight running lane
+// once; on CPUs with AVX-512, four rows against up to four columns, in
+// assembly with sixteen chains (mulmat_tile4_amd64.s). Each (row, column) dot product keeps its own eight running lane
 // sums, lane j summing the elements i ≡ j (mod 8) in order with a
 // multiply and a separate add, as dotF32Vec and dotF16Vec do; the tail
 // goes to lane 0 and the lanes are reduced by finish8. The results are
@@ -26,7 +27,7 @@ import (
 // the cache for all the tile's rows, and each row is read in runs of 4 or
 // 8 KB.
 const (
-	fTileK   = 1024
+	fTileK   = 2048
 	fTileK16 = 4096
 )
 
@@ -108,6 +109,30 @@ func (ft *floatTile) mulTile(act *actRows, t Type, rowAt func(int) []byte, r0, r
 			x := func(c int) unsafe.Pointer { return unsafe.Pointer(&y[c*k+k0]) }
 			sums := func(i, c int) unsafe.Pointer { return unsafe.Add(pacc, 32*(i*n+c)) }
 			c := 0
+			if vecTile4 {
+				// Four rows against up to four columns a pass: the
+				// columns' chunk stays in L1 while the tile's weight rows
+				// stream from L2.
+				for ; c < n; c += 4 {
+					var xs [4]unsafe.Pointer
+					for j := range min(4, n-c) {
+						xs[j] = x(c + j)
+					}
+					for i := 0; i < nr; i += 4 {
+						ws, s := (*[4]unsafe.Pointer)(w[i:i+4]), sums(i, c)
+						switch n - c {
+						case 1:
+							f32Tile4x1(ws[0], ws[1], ws[2], ws[3], xs[0], s, rs, kc)
+						case 2:
+							f32Tile4x2(ws, &xs, s, rs, kc)
+						case 3:
+							f32Tile4x3(ws, &xs, s, rs, kc)
+						default:
+							f32Tile4x4(ws, &xs, s, rs, kc)
+						}
+					}
+				}
+			}
 			for ; c+3 <= n; c += 3 {
 				for i := 0; i < nr; i += 2 {
 					f32Tile2x3(w[i], w[i+1], x(c), x(c+1), x(c+2), sums(i, c), rs, kc)

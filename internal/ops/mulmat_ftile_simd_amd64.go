@@ -116,3 +116,29 @@ func widenF16s4Vec(src, dst *[4]unsafe.Pointer, n int) {
 	}
 	archsimd.ClearAVXUpperBits()
 }
+
+// vecTile4 reports whether the 4x4 tiles (mulmat_tile4_amd64.s) run:
+// they keep their sums in Y16-Y31, which need AVX-512VL.
+var vecTile4 = archsimd.X86.AVX512()
+
+// f32Tile4x4, f32Tile4x3 and f32Tile4x2 are four weight rows (w)
+// against four, three or two activation rows (x), the sums of (row i,
+// column j) at acc + i·rs + 32·j, as f32Tile2x3.
+//
+//go:noescape
+func f32Tile4x4(w, x *[4]unsafe.Pointer, acc unsafe.Pointer, rs, nv int)
+
+//go:noescape
+func f32Tile4x3(w, x *[4]unsafe.Pointer, acc unsafe.Pointer, rs, nv int)
+
+//go:noescape
+func f32Tile4x2(w, x *[4]unsafe.Pointer, acc unsafe.Pointer, rs, nv int)
+
+// f16Tile4x4F16C and f16Tile4x3F16C are f32Tile4x4 and f32Tile4x3 on f16
+// weight rows (p), widened by VCVTPH2PS.
+//
+//go:noescape
+func f16Tile4x4F16C(p, x *[4]unsafe.Pointer, acc unsafe.Pointer, rs, nv int)
+
+//go:noescape
+func f16Tile4x3F16C(p, x *[4]unsafe.Pointer, acc unsafe.Pointer, rs, nv int)

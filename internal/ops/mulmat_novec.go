@@ -68,10 +68,16 @@ func q4_0Rows8FusedVec(*[8]unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsaf
 	panic("unreachable")
 }
 
-func f32Tile2x3(_, _, _, _, _, _ unsafe.Pointer, _, _ int) { panic("unreachable") }
-func f32Tile3x2(_, _, _, _, _, _ unsafe.Pointer, _, _ int) { panic("unreachable") }
-func f32Tile4x1(_, _, _, _, _, _ unsafe.Pointer, _, _ int) { panic("unreachable") }
-func widenF16s4Vec(_, _ *[4]unsafe.Pointer, _ int)         { panic("unreachable") }
+func f32Tile2x3(_, _, _, _, _, _ unsafe.Pointer, _, _ int)           { panic("unreachable") }
+func f32Tile3x2(_, _, _, _, _, _ unsafe.Pointer, _, _ int)           { panic("unreachable") }
+func f32Tile4x1(_, _, _, _, _, _ unsafe.Pointer, _, _ int)           { panic("unreachable") }
+func f32Tile4x4(_, _ *[4]unsafe.Pointer, _ unsafe.Pointer, _, _ int) { panic("unreachable") }
+func f32Tile4x3(_, _ *[4]unsafe.Pointer, _ unsafe.Pointer, _, _ int) { panic("unreachable") }
+func f32Tile4x2(_, _ *[4]unsafe.Pointer, _ unsafe.Pointer, _, _ int) { panic("unreachable") }
+
+const vecTile4 = false
+
+func widenF16s4Vec(_, _ *[4]unsafe.Pointer, _ int) { panic("unreachable") }
 
 func q4_0Rows8Fused2Vec(*[8]unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, int) (_, _ [8]float32) {
 	panic("unreachable")
