@@ -82,8 +82,12 @@ func (j *pfJob) work() {
 
 // poolSpin is how long a pool helper polls for the next job after one
 // before it sleeps: longer than the gap between the ops of a graph or of
-// a perf loop, far shorter than a human notices.
-const poolSpin = 200 * time.Microsecond
+// a perf loop (a microsecond or two), short enough that polling helpers
+// do not take the CPU from other processes for long. At 200 µs the
+// fuzzers' two worker processes lost 40% of their execs to each other's
+// helpers (FuzzCatalog 1.09M execs a minute, 1.72M at 20 µs); the perf
+// rounds ran the same at both.
+const poolSpin = 20 * time.Microsecond
 
 // workerPool holds the helpers of ParallelFor. job and gen publish a job:
 // a helper that sees gen change takes the job (a helper that comes late
