@@ -293,6 +293,16 @@ func mulMat(dst, a, b *Tensor, vec bool) {
 						w8[g].load(kt, &rws, nb)
 					}
 				}
+				// Each group's kernels prefetch the rows after it: the next
+				// group's, or the next tile's in this matrix.
+				for g := range ng {
+					var nx unsafe.Pointer
+					nr := r0 + 8*g + 8
+					if deq == nil && (nr < r1 || w+1 < hi && (w+1)%tiles != 0) {
+						nx = unsafe.Pointer(&rowAt(nr)[0])
+					}
+					w8[g].setNext(nx, int(a.Nb[1]), rowBytes)
+				}
 				// Blocks of columns, so that their activations stay in
 				// the cache with the tile's weights.
 				for c0 := 0; c0 < n; c0 += mulMatColBlock {

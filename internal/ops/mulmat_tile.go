@@ -24,9 +24,10 @@ func (act *actRows) has8R(t Type) bool {
 // scales, widened to float32, for dot8R.
 type rows8 struct {
 	p     [8]unsafe.Pointer
-	fused bool      // no scales gathered: dot8R uses the fused kernels
-	sc    []uint16  // the f16 scales, block j of row r at sc[8j+r]
-	da    []float32 // sc widened
+	fused bool           // no scales gathered: dot8R uses the fused kernels
+	next  unsafe.Pointer // the first of the eight rows to prefetch (setNext), or nil
+	sc    []uint16       // the f16 scales, block j of row r at sc[8j+r]
+	da    []float32      // sc widened
 }
 
 // setRows sets r to rows (of t, nb blocks each, as RowBytes returns
@@ -38,6 +39,16 @@ func (r *rows8) setRows(t Type, rows *[8][]byte, nb int) {
 		r.p[i] = unsafe.Pointer(&row[0])
 	}
 	r.fused = true
+}
+
+// setNext sets the rows the VNNI kernels prefetch while they run r's:
+// the eight rows of rowBytes each from next on, if they follow each other
+// in memory (stride == rowBytes), else none.
+func (r *rows8) setNext(next unsafe.Pointer, stride, rowBytes int) {
+	r.next = nil
+	if stride == rowBytes {
+		r.next = next
+	}
 }
 
 // load sets r to rows (of t, nb blocks each, as RowBytes returns them).
@@ -82,7 +93,7 @@ func (act *actRows) dot8R(t Type, w *rows8, r int) [8]float32 {
 			if vecVNNI {
 				var out [8]float32
 				s := act.s[r*nb : (r+1)*nb+actPad-1]
-				q8_0Rows8VNNI(&w.p, unsafe.Pointer(&y[0]), unsafe.Pointer(&d[0]), unsafe.Pointer(&s[0]), nb, &out)
+				q8_0Rows8VNNI(&w.p, unsafe.Pointer(&y[0]), unsafe.Pointer(&d[0]), unsafe.Pointer(&s[0]), nb, &out, w.next)
 				return out
 			}
 			return q8_0Rows8FusedVec(&w.p, unsafe.Pointer(&y[0]), unsafe.Pointer(&d[0]), nb)
@@ -90,7 +101,7 @@ func (act *actRows) dot8R(t Type, w *rows8, r int) [8]float32 {
 		s := act.s[r*nb : (r+1)*nb+actPad-1]
 		if vecVNNI {
 			var out [8]float32
-			q4_0Rows8VNNI(&w.p, unsafe.Pointer(&y[0]), unsafe.Pointer(&d[0]), unsafe.Pointer(&s[0]), nb, &out)
+			q4_0Rows8VNNI(&w.p, unsafe.Pointer(&y[0]), unsafe.Pointer(&d[0]), unsafe.Pointer(&s[0]), nb, &out, w.next)
 			return out
 		}
 		if vec512 {
@@ -128,18 +139,19 @@ func (act *actRows) dot8R2(t Type, w *rows8, r, r2 int) (out, out2 [8]float32) {
 	d, d2 := act.d[r*nb:(r+1)*nb+actPad-1], act.d[r2*nb:(r2+1)*nb+actPad-1]
 	if vecVNNI {
 		// The second row's quants, scales and sums by their offsets from
-		// the first's, in the same arrays (negative offsets wrap).
+		// the first's, in the same arrays (negative offsets wrap); the
+		// kernels take the quants' as eight times the others'.
 		s := act.s[r*nb : (r+1)*nb+actPad-1]
 		dy := uintptr(unsafe.Pointer(&y2[0])) - uintptr(unsafe.Pointer(&y[0]))
 		dd := uintptr(unsafe.Pointer(&d2[0])) - uintptr(unsafe.Pointer(&d[0]))
-		if dd != uintptr(unsafe.Pointer(&act.s[r2*nb]))-uintptr(unsafe.Pointer(&s[0])) {
-			panic("ops: dot8R2: scales and sums laid out differently")
+		if dd != uintptr(unsafe.Pointer(&act.s[r2*nb]))-uintptr(unsafe.Pointer(&s[0])) || dy != 8*dd {
+			panic("ops: dot8R2: quants, scales and sums laid out differently")
 		}
 		var o [16]float32
 		if t == Q8_0 {
-			q8_0Rows8x2VNNI(&w.p, unsafe.Pointer(&y[0]), unsafe.Pointer(&d[0]), unsafe.Pointer(&s[0]), dy, dd, nb, &o)
+			q8_0Rows8x2VNNI(&w.p, unsafe.Pointer(&y[0]), unsafe.Pointer(&d[0]), unsafe.Pointer(&s[0]), dd, nb, &o, w.next)
 		} else {
-			q4_0Rows8x2VNNI(&w.p, unsafe.Pointer(&y[0]), unsafe.Pointer(&d[0]), unsafe.Pointer(&s[0]), dy, dd, nb, &o)
+			q4_0Rows8x2VNNI(&w.p, unsafe.Pointer(&y[0]), unsafe.Pointer(&d[0]), unsafe.Pointer(&s[0]), dd, nb, &o, w.next)
 		}
 		return [8]float32(o[:8]), [8]float32(o[8:])
 	}

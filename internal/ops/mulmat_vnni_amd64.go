@@ -21,7 +21,7 @@ import (
 var vecVNNI = vec512 && archsimd.X86.AVX512VNNI() && cpuidF16C()
 
 //go:noescape
-func q4_0Rows8VNNI(p *[8]unsafe.Pointer, y, d, s unsafe.Pointer, nb int, out *[8]float32)
+func q4_0Rows8VNNI(p *[8]unsafe.Pointer, y, d, s unsafe.Pointer, nb int, out *[8]float32, next unsafe.Pointer)
 
 // q8_0Rows8VNNI is q8_0Rows8FusedVec by AVX-512 VNNI: VPDPBUSD multiplies
 // unsigned by signed bytes, so the quants x go in as x+128 (their sign bit
@@ -29,15 +29,23 @@ func q4_0Rows8VNNI(p *[8]unsafe.Pointer, y, d, s unsafe.Pointer, nb int, out *[8
 // the exact int32 sum.
 //
 //go:noescape
-func q8_0Rows8VNNI(p *[8]unsafe.Pointer, y, d, s unsafe.Pointer, nb int, out *[8]float32)
+func q8_0Rows8VNNI(p *[8]unsafe.Pointer, y, d, s unsafe.Pointer, nb int, out *[8]float32, next unsafe.Pointer)
 
 // q8_0Rows8x2VNNI and q4_0Rows8x2VNNI are q8_0Rows8VNNI and q4_0Rows8VNNI
-// against two activation rows, the second's quants at y+dy and its scales
-// and sums at d+dd and s+dd, each weight block loaded once: out[0:8] for
-// the first row, out[8:16] for the second.
+// against two activation rows, the second's scales and sums at d+dd and
+// s+dd and its quants at y+8·dd (a row has k quants of one byte and k/32
+// scales of four), each weight block loaded once: out[0:8] for the first
+// row, out[8:16] for the second.
+//
+// All four kernels prefetch, while they run, the eight rows after theirs
+// in memory from next (rows8.next) or, where next is nil, their own rows
+// 512 bytes ahead: one block of the next rows for each of their own (at
+// next + 8·offset), so the weights stream as one sequential run, where
+// eight streams of short rows (MUL_MAT_ID's experts: k = 2048, 2 KiB a
+// row) ran at half the DRAM bandwidth.
 //
 //go:noescape
-func q8_0Rows8x2VNNI(p *[8]unsafe.Pointer, y, d, s unsafe.Pointer, dy, dd uintptr, nb int, out *[16]float32)
+func q8_0Rows8x2VNNI(p *[8]unsafe.Pointer, y, d, s unsafe.Pointer, dd uintptr, nb int, out *[16]float32, next unsafe.Pointer)
 
 //go:noescape
-func q4_0Rows8x2VNNI(p *[8]unsafe.Pointer, y, d, s unsafe.Pointer, dy, dd uintptr, nb int, out *[16]float32)
+func q4_0Rows8x2VNNI(p *[8]unsafe.Pointer, y, d, s unsafe.Pointer, dd uintptr, nb int, out *[16]float32, next unsafe.Pointer)

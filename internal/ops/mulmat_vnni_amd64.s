@@ -2,10 +2,49 @@
 
 #include "textflag.h"
 
-// func q4_0Rows8VNNI(p *[8]unsafe.Pointer, y, d, s unsafe.Pointer, nb int, out *[8]float32)
+// AHEAD_Q8_0(next) and AHEAD_Q4_0(next), at the top of each block's
+// iteration (SI its offset in the rows AX-R11): where next is not nil, the
+// block of the eight rows from next that goes with this one (at SI·8: eight
+// blocks of 34 or 18 bytes), to L2, so that the weights stream as one
+// sequential run; where it is nil, each of the rows 512 bytes ahead.
+#define ROWS_AHEAD \
+	PREFETCHT0 512(AX)(SI*1) \
+	PREFETCHT0 512(BX)(SI*1) \
+	PREFETCHT0 512(CX)(SI*1) \
+	PREFETCHT0 512(DX)(SI*1) \
+	PREFETCHT0 512(R8)(SI*1) \
+	PREFETCHT0 512(R9)(SI*1) \
+	PREFETCHT0 512(R10)(SI*1) \
+	PREFETCHT0 512(R11)(SI*1)
+
+#define AHEAD_Q8_0(next) \
+	TESTQ next, next \
+	JZ    rowahead \
+	PREFETCHT1 (next)(SI*8) \
+	PREFETCHT1 64(next)(SI*8) \
+	PREFETCHT1 128(next)(SI*8) \
+	PREFETCHT1 192(next)(SI*8) \
+	PREFETCHT1 256(next)(SI*8) \
+	JMP   ahead \
+rowahead: \
+	ROWS_AHEAD \
+ahead:
+
+#define AHEAD_Q4_0(next) \
+	TESTQ next, next \
+	JZ    rowahead \
+	PREFETCHT1 (next)(SI*8) \
+	PREFETCHT1 64(next)(SI*8) \
+	PREFETCHT1 128(next)(SI*8) \
+	JMP   ahead \
+rowahead: \
+	ROWS_AHEAD \
+ahead:
+
+// func q4_0Rows8VNNI(p *[8]unsafe.Pointer, y, d, s unsafe.Pointer, nb int, out *[8]float32, next unsafe.Pointer)
 //
 // q4_0Rows8FusedVec by AVX-512 VNNI; see mulmat_vnni_amd64.go.
-TEXT ·q4_0Rows8VNNI(SB), NOSPLIT, $0-48
+TEXT ·q4_0Rows8VNNI(SB), NOSPLIT, $0-56
 	MOVQ p+0(FP), R15
 	MOVQ 0(R15), AX
 	MOVQ 8(R15), BX
@@ -22,21 +61,16 @@ TEXT ·q4_0Rows8VNNI(SB), NOSPLIT, $0-48
 	XORQ SI, SI
 	MOVL $0x0f0f0f0f, R15
 	VPBROADCASTD R15, Z15
+	MOVQ next+48(FP), R15
 	VMOVDQU32 ·reduceIdx(SB), Z14
 	VXORPS Y13, Y13, Y13
 	TESTQ R14, R14
 	JZ   done
 
 loop:
-	// Weights ahead, for the eight streams.
-	PREFETCHT0 512(AX)(SI*1)
-	PREFETCHT0 512(BX)(SI*1)
-	PREFETCHT0 512(CX)(SI*1)
-	PREFETCHT0 512(DX)(SI*1)
-	PREFETCHT0 512(R8)(SI*1)
-	PREFETCHT0 512(R9)(SI*1)
-	PREFETCHT0 512(R10)(SI*1)
-	PREFETCHT0 512(R11)(SI*1)
+	// The next eight rows, one block of theirs for each of ours, or
+	// without them (nil) these rows 512 bytes ahead.
+	AHEAD_Q4_0(R15)
 
 	// The block's activations 0-15 and 16-31, in each 128-bit lane.
 	VBROADCASTI32X4 (DI), Z0
@@ -109,10 +143,10 @@ done:
 	VZEROUPPER
 	RET
 
-// func q8_0Rows8VNNI(p *[8]unsafe.Pointer, y, d, s unsafe.Pointer, nb int, out *[8]float32)
+// func q8_0Rows8VNNI(p *[8]unsafe.Pointer, y, d, s unsafe.Pointer, nb int, out *[8]float32, next unsafe.Pointer)
 //
 // q8_0Rows8FusedVec by AVX-512 VNNI; see mulmat_vnni_amd64.go.
-TEXT ·q8_0Rows8VNNI(SB), NOSPLIT, $0-48
+TEXT ·q8_0Rows8VNNI(SB), NOSPLIT, $0-56
 	MOVQ p+0(FP), R15
 	MOVQ 0(R15), AX
 	MOVQ 8(R15), BX
@@ -129,21 +163,16 @@ TEXT ·q8_0Rows8VNNI(SB), NOSPLIT, $0-48
 	XORQ SI, SI
 	MOVL $0x80808080, R15
 	VPBROADCASTD R15, Z15
+	MOVQ next+48(FP), R15
 	VMOVDQU32 ·reduceIdx(SB), Z14
 	VXORPS Y13, Y13, Y13
 	TESTQ R14, R14
 	JZ   done
 
 loop:
-	// Weights ahead, for the eight streams.
-	PREFETCHT0 512(AX)(SI*1)
-	PREFETCHT0 512(BX)(SI*1)
-	PREFETCHT0 512(CX)(SI*1)
-	PREFETCHT0 512(DX)(SI*1)
-	PREFETCHT0 512(R8)(SI*1)
-	PREFETCHT0 512(R9)(SI*1)
-	PREFETCHT0 512(R10)(SI*1)
-	PREFETCHT0 512(R11)(SI*1)
+	// The next eight rows, one block of theirs for each of ours, or
+	// without them (nil) these rows 512 bytes ahead.
+	AHEAD_Q8_0(R15)
 
 	// The block's 32 activations, in each 256-bit half.
 	VBROADCASTI64X4 (DI), Z0
@@ -220,9 +249,9 @@ done:
 	VZEROUPPER
 	RET
 
-// func q8_0Rows8x2VNNI(p *[8]unsafe.Pointer, y, d, s unsafe.Pointer, dy, dd uintptr, nb int, out *[16]float32)
+// func q8_0Rows8x2VNNI(p *[8]unsafe.Pointer, y, d, s unsafe.Pointer, dd uintptr, nb int, out *[16]float32, next unsafe.Pointer)
 //
-// q8_0Rows8VNNI against two activation rows: the second's quants at y+dy, its
+// q8_0Rows8VNNI against two activation rows: the second's quants at y+8·dd, its
 // scales and sums at d+dd and s+dd. Each weight block is loaded once.
 TEXT ·q8_0Rows8x2VNNI(SB), NOSPLIT, $0-64
 	MOVQ p+0(FP), R15
@@ -237,8 +266,8 @@ TEXT ·q8_0Rows8x2VNNI(SB), NOSPLIT, $0-64
 	MOVQ y+8(FP), DI
 	MOVQ d+16(FP), R12
 	MOVQ s+24(FP), R13
-	MOVQ dy+32(FP), R14
-	MOVQ dd+40(FP), R15
+	MOVQ dd+32(FP), R15
+	MOVQ next+56(FP), R14
 	XORQ SI, SI
 	MOVL $0x80808080, AX
 	VPBROADCASTD AX, Z15
@@ -247,21 +276,16 @@ TEXT ·q8_0Rows8x2VNNI(SB), NOSPLIT, $0-64
 	VMOVDQU32 ·reduceIdx(SB), Z14
 	VXORPS Y13, Y13, Y13
 	VXORPS Y29, Y29, Y29
-	CMPQ nb+48(FP), $0
+	CMPQ nb+40(FP), $0
 	JEQ  done
 
 loop:
-	PREFETCHT0 512(AX)(SI*1)
-	PREFETCHT0 512(BX)(SI*1)
-	PREFETCHT0 512(CX)(SI*1)
-	PREFETCHT0 512(DX)(SI*1)
-	PREFETCHT0 512(R8)(SI*1)
-	PREFETCHT0 512(R9)(SI*1)
-	PREFETCHT0 512(R10)(SI*1)
-	PREFETCHT0 512(R11)(SI*1)
+	// The next eight rows, one block of theirs for each of ours, or
+	// without them (nil) these rows 512 bytes ahead.
+	AHEAD_Q8_0(R14)
 
 	VBROADCASTI64X4 (DI), Z0
-	VBROADCASTI64X4 (DI)(R14*1), Z1
+	VBROADCASTI64X4 (DI)(R15*8), Z1
 	VMOVDQU      2(AX)(SI*1), Y2
 	VINSERTI64X4 $1, 2(BX)(SI*1), Z2, Z2
 	VPXORD       Z15, Z2, Z2
@@ -344,19 +368,19 @@ loop:
 	ADDQ $32, DI
 	ADDQ $4, R12
 	ADDQ $4, R13
-	DECQ nb+48(FP)
+	DECQ nb+40(FP)
 	JNZ  loop
 
 done:
-	MOVQ    out+56(FP), R15
+	MOVQ    out+48(FP), R15
 	VMOVUPS Y13, (R15)
 	VMOVUPS Y29, 32(R15)
 	VZEROUPPER
 	RET
 
-// func q4_0Rows8x2VNNI(p *[8]unsafe.Pointer, y, d, s unsafe.Pointer, dy, dd uintptr, nb int, out *[16]float32)
+// func q4_0Rows8x2VNNI(p *[8]unsafe.Pointer, y, d, s unsafe.Pointer, dd uintptr, nb int, out *[16]float32, next unsafe.Pointer)
 //
-// q4_0Rows8VNNI against two activation rows: the second's quants at y+dy, its
+// q4_0Rows8VNNI against two activation rows: the second's quants at y+8·dd, its
 // scales and sums at d+dd and s+dd. Each weight block is loaded once.
 TEXT ·q4_0Rows8x2VNNI(SB), NOSPLIT, $0-64
 	MOVQ p+0(FP), R15
@@ -371,8 +395,8 @@ TEXT ·q4_0Rows8x2VNNI(SB), NOSPLIT, $0-64
 	MOVQ y+8(FP), DI
 	MOVQ d+16(FP), R12
 	MOVQ s+24(FP), R13
-	MOVQ dy+32(FP), R14
-	MOVQ dd+40(FP), R15
+	MOVQ dd+32(FP), R15
+	MOVQ next+56(FP), R14
 	XORQ SI, SI
 	MOVL $0x0f0f0f0f, AX
 	VPBROADCASTD AX, Z15
@@ -381,23 +405,18 @@ TEXT ·q4_0Rows8x2VNNI(SB), NOSPLIT, $0-64
 	VMOVDQU32 ·reduceIdx(SB), Z14
 	VXORPS Y13, Y13, Y13
 	VXORPS Y29, Y29, Y29
-	CMPQ nb+48(FP), $0
+	CMPQ nb+40(FP), $0
 	JEQ  done
 
 loop:
-	PREFETCHT0 512(AX)(SI*1)
-	PREFETCHT0 512(BX)(SI*1)
-	PREFETCHT0 512(CX)(SI*1)
-	PREFETCHT0 512(DX)(SI*1)
-	PREFETCHT0 512(R8)(SI*1)
-	PREFETCHT0 512(R9)(SI*1)
-	PREFETCHT0 512(R10)(SI*1)
-	PREFETCHT0 512(R11)(SI*1)
+	// The next eight rows, one block of theirs for each of ours, or
+	// without them (nil) these rows 512 bytes ahead.
+	AHEAD_Q4_0(R14)
 
 	VBROADCASTI32X4 (DI), Z0
 	VBROADCASTI32X4 16(DI), Z1
-	VBROADCASTI32X4 (DI)(R14*1), Z22
-	VBROADCASTI32X4 16(DI)(R14*1), Z23
+	VBROADCASTI32X4 (DI)(R15*8), Z22
+	VBROADCASTI32X4 16(DI)(R15*8), Z23
 	VMOVDQU      2(AX)(SI*1), X2
 	VINSERTI32X4 $1, 2(BX)(SI*1), Z2, Z2
 	VINSERTI32X4 $2, 2(CX)(SI*1), Z2, Z2
@@ -466,11 +485,11 @@ loop:
 	ADDQ $32, DI
 	ADDQ $4, R12
 	ADDQ $4, R13
-	DECQ nb+48(FP)
+	DECQ nb+40(FP)
 	JNZ  loop
 
 done:
-	MOVQ    out+56(FP), R15
+	MOVQ    out+48(FP), R15
 	VMOVUPS Y13, (R15)
 	VMOVUPS Y29, 32(R15)
 	VZEROUPPER

@@ -3,6 +3,7 @@ package ops
 import (
 	"encoding/binary"
 	"math"
+	"unsafe"
 )
 
 // mul_mat_id: the expert matmul of mixture-of-experts models
@@ -167,6 +168,16 @@ func mulMatID8(dst, as *Tensor, act *actRows, kt Type, expert []int64, nUsed, nb
 				} else {
 					w8.load(kt, &rws, nb)
 				}
+				// The kernels prefetch the rows after these: this tile's
+				// next eight, or the next work item's first.
+				var nx unsafe.Pointer
+				if i01+8 < r1 {
+					nx = unsafe.Pointer(&rowAt(i01 + 8)[0])
+				} else if w+1 < hi {
+					t1, id1 := (w+1)%tiles, used[(w+1)/tiles]
+					nx = unsafe.Pointer(&as.RowBytes(int64(t1*mulMatRowTile), int64(id1), 0)[0])
+				}
+				w8.setNext(nx, int(as.Nb[1]), rowBytes)
 				cs := cols[id]
 				if act.has8R2(kt, &w8) {
 					for ; len(cs) >= 2; cs = cs[2:] {
