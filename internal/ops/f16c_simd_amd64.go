@@ -20,7 +20,7 @@ func cpuidF16C() bool
 //go:noescape
 func f32ToF16F16C(dst *uint16, src *float32, n int) int
 
-// f32ToF16AVX512 is f32ToF16F16C with AVX-512, 32 values a step (n a
+// f32ToF16AVX512 is f32ToF16F16C with AVX-512, 64 values a step and 32 (n a
 // multiple of 32), stopping before the first 32 that hold a NaN.
 //
 //go:noescape
