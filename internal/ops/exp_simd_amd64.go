@@ -126,26 +126,3 @@ func expShiftVec4(p unsafe.Pointer, n int, m float32) {
 		e.ConvertToFloat32().Store(ptr)
 	}
 }
-
-// sumF64 is the float64 sum of w: four lanes (lane l adds the elements
-// i ≡ l mod 4 in order), then (l0+l1)+(l2+l3), then the tail in order.
-// Without AVX2 and FMA it is the plain sequential sum.
-func sumF64(w []float32) float64 {
-	i := 0
-	var s float64
-	if vecExp4 && len(w) >= 4 {
-		var acc archsimd.Float64x4
-		p := unsafe.Pointer(&w[0])
-		for ; i+4 <= len(w); i += 4 {
-			acc = acc.Add(archsimd.LoadFloat32x4((*[4]float32)(unsafe.Add(p, 4*i))).ConvertToFloat64())
-		}
-		var l [4]float64
-		acc.Store(&l)
-		archsimd.ClearAVXUpperBits()
-		s = (l[0] + l[1]) + (l[2] + l[3])
-	}
-	for ; i < len(w); i++ {
-		s += float64(w[i])
-	}
-	return s
-}

@@ -56,3 +56,23 @@ func swigluRow(dst, a, b []float32) {
 	siluVecRun(unsafe.Pointer(&dst[0]), unsafe.Pointer(&a[0]), unsafe.Pointer(&b[0]), n)
 	swigluRowScalar(dst[n:], a[n:], b[n:])
 }
+
+// softMaxExpAVX512 and softMaxExpAVX2 are softMaxExpScalar (soft_max's
+// exps and their sum, ggml's AVX-512 build's) over n values at p, n a
+// multiple of 16: bit for bit its results and sum (TestSoftMaxExpVec).
+//
+//go:noescape
+func softMaxExpAVX512(p unsafe.Pointer, n int, m float32) float64
+
+//go:noescape
+func softMaxExpAVX2(p unsafe.Pointer, n int, m float32) float64
+
+func softMaxExpVec(w []float32, m float32) float64 {
+	switch {
+	case siluAVX512OK:
+		return softMaxExpAVX512(unsafe.Pointer(&w[0]), len(w), m)
+	case siluAVX2OK:
+		return softMaxExpAVX2(unsafe.Pointer(&w[0]), len(w), m)
+	}
+	return softMaxExpScalar(w, m)
+}

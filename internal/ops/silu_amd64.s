@@ -17,16 +17,14 @@ DATA siluK<>+48(SB)/4, $0x7f800000 // +Inf
 DATA siluK<>+52(SB)/4, $127        // the float32 exponent bias (int32)
 GLOBL siluK<>(SB), RODATA|NOPTR, $56
 
-// SILU16 computes ggml's silu of the 16 lanes of X in place (X = x /
-// (1 + exp(0 - x))), with K, R, U, P, Q as scratch and the constants in
-// Z16-Z28; the steps are expGGML's and siluGGML's (silu.go), each fused
-// step one FMA.
-#define SILU16(X, K, R, U, P, Q, M1, M2) \
-	VSUBPS       X, Z31, R          \ // r = 0 - x (nx)
+// EXP16 computes ggml's vector exp (expGGML, silu.go) of the 16 lanes of
+// R into P, with K, U, Q and R as scratch and the constants in Z16-Z28
+// (Z31 zero); each fused step is one FMA.
+#define EXP16(R, K, U, P, Q, M1, M2) \
 	VMOVAPS      R, K               \
-	VFMADD213PS  Z16, Z17, K        \ // z = nx·log2e + shift
+	VFMADD213PS  Z16, Z17, K        \ // z = r·log2e + shift
 	VSUBPS       Z16, K, K          \ // n = z - shift
-	VFMADD231PS  Z18, K, R          \ // b = nx - n·ln2hi
+	VFMADD231PS  Z18, K, R          \ // b = r - n·ln2hi
 	VFMADD231PS  Z19, K, R          \ // b = b - n·ln2lo
 	VMULPS       R, R, U            \ // u = b·b
 	VMOVAPS      Z20, P             \
@@ -41,9 +39,53 @@ GLOBL siluK<>(SB), RODATA|NOPTR, $56
 	VCMPPS       $0x1e, Z26, K, M1  \ // n > 192: +Inf
 	VCMPPS       $0x11, Z27, K, M2  \ // n < -192: 0
 	VMOVAPS      Z28, M1, P         \
-	VMOVAPS      Z31, M2, P         \
+	VMOVAPS      Z31, M2, P
+
+// SILU16 computes ggml's silu of the 16 lanes of X in place (X = x /
+// (1 + exp(0 - x))), with K, R, U, P, Q as scratch (siluGGML's steps).
+#define SILU16(X, K, R, U, P, Q, M1, M2) \
+	VSUBPS       X, Z31, R          \ // r = 0 - x (nx)
+	EXP16(R, K, U, P, Q, M1, M2)    \
 	VADDPS       Z25, P, P          \ // 1 + e
 	VDIVPS       P, X, X              // x / (1 + e)
+
+// EXPCONSTS16 loads EXP16's constants into Z16-Z28 and zeroes Z31.
+#define EXPCONSTS16 \
+	VBROADCASTSS siluK<>+0(SB), Z16  \
+	VBROADCASTSS siluK<>+4(SB), Z17  \
+	VBROADCASTSS siluK<>+8(SB), Z18  \
+	VBROADCASTSS siluK<>+12(SB), Z19 \
+	VBROADCASTSS siluK<>+16(SB), Z20 \
+	VBROADCASTSS siluK<>+20(SB), Z21 \
+	VBROADCASTSS siluK<>+24(SB), Z22 \
+	VBROADCASTSS siluK<>+28(SB), Z23 \
+	VBROADCASTSS siluK<>+32(SB), Z24 \
+	VBROADCASTSS siluK<>+36(SB), Z25 \
+	VBROADCASTSS siluK<>+40(SB), Z26 \
+	VBROADCASTSS siluK<>+44(SB), Z27 \
+	VBROADCASTSS siluK<>+48(SB), Z28 \
+	VXORPS       Z31, Z31, Z31
+
+// REDUCE16 adds the 16 float32 lanes of E (whose low halves are EY and
+// EX) as _mm512_reduce_add_ps does (ggml's soft_max: the upper 256 bits
+// plus the lower, then the upper 128 plus the lower, lanes 2-3 plus 0-1,
+// lane 1 plus 0) and adds that, widened, to the float64 in S; T1 and T2
+// are scratch.
+#define REDUCE16(E, EY, T1Y, T1X, T2X, S) \
+	VEXTRACTF64X4 $1, E, T1Y   \
+	VADDPS        T1Y, EY, T1Y \
+	REDUCE8(T1Y, T1X, T2X, S)
+
+// REDUCE8 is REDUCE16's steps from eight lanes in AY (low half AX) on.
+#define REDUCE8(AY, AX, TX, S) \
+	VEXTRACTF128 $1, AY, TX   \
+	VADDPS       TX, AX, AX   \
+	VPERMILPS    $0x4e, AX, TX \
+	VADDPS       TX, AX, AX   \
+	VMOVSHDUP    AX, TX       \
+	VADDSS       TX, AX, AX   \
+	VCVTSS2SD    AX, AX, AX   \
+	VADDSD       AX, S, S
 
 // func siluAVX512(pd, px, pg unsafe.Pointer, n int)
 //
@@ -58,20 +100,7 @@ TEXT ·siluAVX512(SB), NOSPLIT, $0-32
 	MOVQ px+8(FP), SI
 	MOVQ pg+16(FP), DX
 	MOVQ n+24(FP), CX
-	VBROADCASTSS siluK<>+0(SB), Z16
-	VBROADCASTSS siluK<>+4(SB), Z17
-	VBROADCASTSS siluK<>+8(SB), Z18
-	VBROADCASTSS siluK<>+12(SB), Z19
-	VBROADCASTSS siluK<>+16(SB), Z20
-	VBROADCASTSS siluK<>+20(SB), Z21
-	VBROADCASTSS siluK<>+24(SB), Z22
-	VBROADCASTSS siluK<>+28(SB), Z23
-	VBROADCASTSS siluK<>+32(SB), Z24
-	VBROADCASTSS siluK<>+36(SB), Z25
-	VBROADCASTSS siluK<>+40(SB), Z26
-	VBROADCASTSS siluK<>+44(SB), Z27
-	VBROADCASTSS siluK<>+48(SB), Z28
-	VXORPS       Z31, Z31, Z31
+	EXPCONSTS16
 	XORQ AX, AX
 
 loop32:
@@ -109,18 +138,18 @@ done:
 	VZEROUPPER
 	RET
 
-// SILU8 is SILU16 on the 8 lanes of Y registers with AVX2 and FMA: the
-// constants are broadcast from memory into T as each step needs them, Y15
-// is zero, and j·2^n (no VSCALEFPS) is (j·2^h)·2^(n-h), h = n >> 1: the
-// first product is exact, the second rounds once, as VSCALEFPS does.
-#define SILU8(X, K, R, U, P, Q, T) \
-	VSUBPS       X, Y15, R              \ // nx = 0 - x
+// EXP8 is EXP16 on the 8 lanes of Y registers with AVX2 and FMA: R in,
+// P out, K, U, Q, T scratch (R too), Y15 zero, the constants broadcast
+// from memory into T as each step needs them; j·2^n (no VSCALEFPS) is
+// (j·2^h)·2^(n-h), h = n >> 1: the first product is exact, the second
+// rounds once, as VSCALEFPS does.
+#define EXP8(R, K, U, P, Q, T) \
 	VBROADCASTSS siluK<>+4(SB), K       \
 	VBROADCASTSS siluK<>+0(SB), T       \
-	VFMADD213PS  T, R, K                \ // z = nx·log2e + shift
+	VFMADD213PS  T, R, K                \ // z = r·log2e + shift
 	VSUBPS       T, K, K                \ // n = z - shift
 	VBROADCASTSS siluK<>+8(SB), T       \
-	VFMADD231PS  T, K, R                \ // b = nx - n·ln2hi
+	VFMADD231PS  T, K, R                \ // b = r - n·ln2hi
 	VBROADCASTSS siluK<>+12(SB), T      \
 	VFMADD231PS  T, K, R                \ // b = b - n·ln2lo
 	VMULPS       R, R, U                \ // u = b·b
@@ -151,7 +180,12 @@ done:
 	VBLENDVPS    R, Q, P, P             \
 	VBROADCASTSS siluK<>+44(SB), T      \
 	VCMPPS       $0x11, T, K, R         \ // n < -192: 0
-	VBLENDVPS    R, Y15, P, P           \
+	VBLENDVPS    R, Y15, P, P
+
+// SILU8 is SILU16 with EXP8.
+#define SILU8(X, K, R, U, P, Q, T) \
+	VSUBPS       X, Y15, R              \ // nx = 0 - x
+	EXP8(R, K, U, P, Q, T)              \
 	VBROADCASTSS siluK<>+36(SB), T      \
 	VADDPS       T, P, P                \ // 1 + e
 	VDIVPS       P, X, X                  // x / (1 + e)
@@ -187,6 +221,69 @@ store2:
 	JMP     loop16
 
 done2:
+	VZEROUPPER
+	RET
+
+// func softMaxExpAVX512(p unsafe.Pointer, n int, m float32) float64
+//
+// The vector part of ggml's soft_max on AVX-512 (ggml_vec_soft_max_f32):
+// p[i] = exp(p[i] - m) by ggml's vector exp over n values, n a multiple
+// of 16, returning the float64 sum of each 16 values' float32
+// _mm512_reduce_add_ps, added in order from 0.
+TEXT ·softMaxExpAVX512(SB), NOSPLIT, $0-32
+	MOVQ         p+0(FP), DI
+	MOVQ         n+8(FP), CX
+	VBROADCASTSS m+16(FP), Z30
+	EXPCONSTS16
+	VXORPD       X7, X7, X7
+	XORQ         AX, AX
+
+sm16:
+	CMPQ    AX, CX
+	JGE     smdone
+	VMOVUPS (DI)(AX*4), Z0
+	VSUBPS  Z30, Z0, Z0
+	EXP16(Z0, Z1, Z2, Z3, Z4, K1, K2)
+	VMOVUPS Z3, (DI)(AX*4)
+	REDUCE16(Z3, Y3, Y5, X5, X6, X7)
+	ADDQ    $16, AX
+	JMP     sm16
+
+smdone:
+	VMOVSD X7, ret+24(FP)
+	VZEROUPPER
+	RET
+
+// func softMaxExpAVX2(p unsafe.Pointer, n int, m float32) float64
+//
+// softMaxExpAVX512 with AVX2 and FMA: each 16 values as two halves of
+// eight, reduced in the same order (the upper half plus the lower first).
+TEXT ·softMaxExpAVX2(SB), NOSPLIT, $0-32
+	MOVQ         p+0(FP), DI
+	MOVQ         n+8(FP), CX
+	VBROADCASTSS m+16(FP), Y14
+	VXORPS       Y15, Y15, Y15
+	VXORPD       X7, X7, X7
+	XORQ         AX, AX
+
+sm8:
+	CMPQ    AX, CX
+	JGE     smdone2
+	VMOVUPS (DI)(AX*4), Y0
+	VMOVUPS 32(DI)(AX*4), Y8
+	VSUBPS  Y14, Y0, Y0
+	VSUBPS  Y14, Y8, Y8
+	EXP8(Y0, Y1, Y2, Y3, Y4, Y5)
+	EXP8(Y8, Y9, Y10, Y11, Y12, Y13)
+	VMOVUPS Y3, (DI)(AX*4)
+	VMOVUPS Y11, 32(DI)(AX*4)
+	VADDPS  Y11, Y3, Y5
+	REDUCE8(Y5, X5, X6, X7)
+	ADDQ    $16, AX
+	JMP     sm8
+
+smdone2:
+	VMOVSD X7, ret+24(FP)
 	VZEROUPPER
 	RET
 

@@ -135,3 +135,67 @@ func envStride(name string, def uint64) uint64 {
 	}
 	return def
 }
+
+// TestSoftMaxExpVec checks softMaxExpAVX512 and softMaxExpAVX2 against
+// softMaxExpScalar bit for bit, the exps and the float64 sum: float32 bit
+// patterns at a stride shifted by maxima around 0, 1 and the overflow and
+// underflow thresholds, and the special values (±Inf, NaN, ±0) at every
+// lane of a 16-value block.
+func TestSoftMaxExpVec(t *testing.T) {
+	if !siluAVX2OK {
+		t.Skip("CPU without AVX2 and FMA")
+	}
+	kernels := []struct {
+		name string
+		ok   bool
+		run  func(p unsafe.Pointer, n int, m float32) float64
+	}{{"avx512", siluAVX512OK, softMaxExpAVX512}, {"avx2", true, softMaxExpAVX2}}
+	same := func(a, b float32) bool {
+		return math.Float32bits(a) == math.Float32bits(b) || a != a && b != b
+	}
+	check := func(x []float32, m float32) {
+		t.Helper()
+		want := append([]float32(nil), x...)
+		wsum := softMaxExpScalar(want, m)
+		for _, k := range kernels {
+			if !k.ok {
+				continue
+			}
+			got := append([]float32(nil), x...)
+			gsum := k.run(unsafe.Pointer(&got[0]), len(got), m)
+			for i := range got {
+				if !same(got[i], want[i]) {
+					t.Fatalf("%s: exp(%g - %g) = %g (%#08x), scalar %g (%#08x)", k.name, x[i], m, got[i],
+						math.Float32bits(got[i]), want[i], math.Float32bits(want[i]))
+				}
+			}
+			if math.Float64bits(gsum) != math.Float64bits(wsum) && !(gsum != gsum && wsum != wsum) {
+				t.Fatalf("%s: sum %v, scalar %v (m = %g)", k.name, gsum, wsum, m)
+			}
+		}
+	}
+	x := make([]float32, 1<<14)
+	for _, m := range []float32{0, 1, -1, 88.7, -87.3, 103.9, 1e-30, 1e30} {
+		for base := uint32(0); base < 1<<16; base += 1 << 14 {
+			for i := range x {
+				x[i] = math.Float32frombits(uint32(i+int(base))*262139 + 17)
+			}
+			check(x, m)
+		}
+		for i := range x {
+			x[i] = m + float32(i%4096-2048)/32 // dense around the maximum
+		}
+		check(x, m)
+	}
+	specials := []float32{float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()), 0, float32(math.Copysign(0, -1))}
+	for _, v := range specials {
+		for lane := range 16 {
+			y := make([]float32, 32)
+			for i := range y {
+				y[i] = float32(i%7) * 0.5
+			}
+			y[lane], y[16+(lane*5)%16] = v, v
+			check(y, 2)
+		}
+	}
+}

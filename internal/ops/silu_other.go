@@ -6,3 +6,5 @@ package ops
 
 func siluRow(dst, x []float32)      { siluRowScalar(dst, x) }
 func swigluRow(dst, a, b []float32) { swigluRowScalar(dst, a, b) }
+
+func softMaxExpVec(w []float32, m float32) float64 { return softMaxExpScalar(w, m) }

@@ -9,11 +9,14 @@ import "math"
 //	m    = max(max_i w[i], sinks[i2])            (sinks term only with sinks)
 //	y[i] = exp(w[i]-m) / (Σ exp(w[j]-m) + exp(sinks[i2]-m))
 //
-// The sum is accumulated in float64 (ggml_float) and its inverse applied in
-// float32. In GOEXPERIMENT=simd builds on CPUs with AVX2 the scaling, the
-// mask, the maximum, exp (see expShiftRow) and the final scaling run in
-// vector lanes, and the sum in four float64 lanes (sumF64; ggml's AVX2
-// code sums eight float32 lanes per step). slope is 1 without ALiBi (max_bias = 0); with ALiBi, head h gets
+// The exps and their sum are ggml's AVX-512 build's (softMaxExpRow): ggml's
+// float32 vector exp over each row's first len&^15 values, each 16 of them
+// summed in float32 as _mm512_reduce_add_ps does and added to a float64
+// (ggml_float) sum, the rest by expf added one by one; the sum's inverse
+// is applied in float32. In GOEXPERIMENT=simd builds on CPUs with AVX2 the
+// scaling, the mask, the maximum and the final scaling run in vector
+// lanes, and on amd64 CPUs with AVX2 and FMA (any build) the exps (silu_amd64.s).
+// slope is 1 without ALiBi (max_bias = 0); with ALiBi, head h gets
 // m0^(h+1) for h < n_head_log2 and m1^(2(h-n_head_log2)+1) otherwise, with
 // n_head_log2 = 2^floor(log2(n_head)), m0 = 2^(-max_bias/n_head_log2) and
 // m1 = 2^(-max_bias/2/n_head_log2).
@@ -127,19 +130,7 @@ func refSoftMax(dst *Tensor, srcs []*Tensor, p Params) error {
 				sink = sinks.F32(i2, 0, 0, 0)
 				m = max(m, sink)
 			}
-			var sum float64
-			if expShiftRow(w, m) {
-				sum = sumF64(w)
-			} else {
-				for i, v := range w {
-					if i&511 == 511 {
-						clearUpper()
-					}
-					e := expf32(v - m)
-					w[i] = e
-					sum += float64(e)
-				}
-			}
+			sum := softMaxExpRow(w, m)
 			if sinks != nil {
 				sum += float64(expf32(sink - m))
 			}
@@ -155,4 +146,55 @@ func refSoftMax(dst *Tensor, srcs []*Tensor, p Params) error {
 		}
 	})
 	return nil
+}
+
+// softMaxExpRow sets w[i] = exp(w[i] - m) and returns the float64 sum of
+// the exps, as ggml_vec_soft_max_f32 computes them in ggml's AVX-512
+// build, the oracle's: the first len(w)&^15 by ggml's vector exp
+// (expGGML), their sum 16 at a time (reduce16) added to the float64 sum in
+// order, then the rest by expf, each added as it comes. (ggml's AVX2
+// build sums 8 at a time, its portable build one by one with expf.)
+func softMaxExpRow(w []float32, m float32) float64 {
+	n := len(w) &^ (siluBlock - 1)
+	var sum float64
+	if n > 0 {
+		sum = softMaxExpVec(w[:n], m)
+	}
+	for i := n; i < len(w); i++ {
+		e := expf32(w[i] - m)
+		w[i] = e
+		sum += float64(e)
+	}
+	return sum
+}
+
+// softMaxExpScalar is softMaxExpRow's vector part (len(w) a multiple of
+// 16) one value at a time, for CPUs without the kernels.
+func softMaxExpScalar(w []float32, m float32) float64 {
+	var sum float64
+	for b := 0; b+16 <= len(w); b += 16 {
+		if b&511 == 0 {
+			clearUpper()
+		}
+		e := (*[16]float32)(w[b : b+16])
+		for j, v := range e {
+			e[j] = expGGML(v - m)
+		}
+		sum += float64(reduce16(e))
+	}
+	return sum
+}
+
+// reduce16 is _mm512_reduce_add_ps: the upper eight lanes plus the lower,
+// then the upper four of those plus the lower, then lanes 2 and 3 plus 0
+// and 1, then lane 1 plus lane 0.
+func reduce16(e *[16]float32) float32 {
+	var t [8]float32
+	for j := range t {
+		t[j] = e[j+8] + e[j]
+	}
+	for j := range 4 {
+		t[j] = t[j+4] + t[j]
+	}
+	return (t[0] + t[2]) + (t[1] + t[3])
 }
