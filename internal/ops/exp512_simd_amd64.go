@@ -7,7 +7,8 @@ import (
 	"unsafe"
 )
 
-// The AVX-512 form of soft_max's exp: the same operations as the
+// The AVX-512 form of flash_attn_ext's exp (soft_max's until 2026-12-03,
+// when it took ggml's own float32 exp, softMaxExpRow): the same operations as the
 // one-chain kernel in two chains of eight float64 lanes, so each lane's
 // result is its result bit for bit (TestExpShift512). AVX-512 has no VROUNDPD on 512-bit registers;
 // VRNDSCALEPD with scale 0 (RoundToEvenScaled(0)) rounds to the nearest

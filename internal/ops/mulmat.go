@@ -292,10 +292,8 @@ func mulMat(dst, a, b *Tensor, vec bool) {
 					} else {
 						w8[g].load(kt, &rws, nb)
 					}
-				}
-				// Each group's kernels prefetch the rows after it: the next
-				// group's, or the next tile's in this matrix.
-				for g := range ng {
+					// The group's kernels prefetch the rows after it: the
+					// next group's, or the next tile's in this matrix.
 					var nx unsafe.Pointer
 					nr := r0 + 8*g + 8
 					if deq == nil && (nr < r1 || w+1 < hi && (w+1)%tiles != 0) {
