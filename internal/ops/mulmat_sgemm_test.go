@@ -1,0 +1,155 @@
+package ops
+
+import (
+	"math"
+	"math/big"
+	"math/rand/v2"
+	"path/filepath"
+	"testing"
+)
+
+// fmaExact is x·y + z computed exactly and rounded once to float32 by
+// math/big, independently of fmaF32's float64 arithmetic.
+func fmaExact(x, y, z float32) float32 {
+	bx := new(big.Float).SetPrec(0).SetFloat64(float64(x))
+	by := new(big.Float).SetPrec(0).SetFloat64(float64(y))
+	bz := new(big.Float).SetPrec(0).SetFloat64(float64(z))
+	p := new(big.Float).SetPrec(1000).Mul(bx, by)
+	s := new(big.Float).SetPrec(1000).Add(p, bz)
+	f, _ := s.Float32()
+	return f
+}
+
+func TestFMAF32(t *testing.T) {
+	check := func(x, y, z float32) {
+		t.Helper()
+		if math.IsInf(float64(x)*float64(y)+float64(z), 0) {
+			return // big.Float has no infinities; these do not round
+		}
+		if got, want := fmaF32(x, y, z), fmaExact(x, y, z); math.Float32bits(got) != math.Float32bits(want) {
+			t.Fatalf("fmaF32(%g, %g, %g) = %g (%#08x), want %g (%#08x)", x, y, z, got, math.Float32bits(got), want, math.Float32bits(want))
+		}
+	}
+	// The double-rounding cases: x·y = 2^-24·(1+δ) with 0 < |δ| < 2^-29,
+	// so that 1 + x·y rounds to float64 exactly halfway between 1 and
+	// its float32 successor, the exact value on either side of it.
+	found := [2]int{}
+	for o := 3; o < 1<<20 && (found[0] < 20 || found[1] < 20); o += 2 {
+		x := float32(o)
+		y := float32(1 / float64(o))
+		d := float64(x)*float64(y) - 1
+		if d == 0 || math.Abs(d) >= 0x1p-29 {
+			continue
+		}
+		side := 0
+		if d > 0 {
+			side = 1
+		}
+		found[side]++
+		xs := x * 0x1p-24
+		for _, z := range []float32{1, -1, 3, 0x1p20} {
+			check(xs*z, y, z)
+			check(-xs*z, y, -z)
+		}
+		// The same at the bottom of the normal range (spacing 2^-148).
+		check(xs*0x1p-125, y, 0x1p-125)
+	}
+	if found[0] == 0 || found[1] == 0 {
+		t.Fatalf("found no double-rounding cases (%v)", found)
+	}
+	// Random operands over wide and over cancelling exponents.
+	r := rand.New(rand.NewPCG(61, 62))
+	rnd := func(e int) float32 {
+		return float32(math.Ldexp(r.Float64()+0.5, r.IntN(2*e+1)-e)) * float32(1-2*r.IntN(2))
+	}
+	for range 200000 {
+		check(rnd(60), rnd(60), rnd(120))
+		x, y := rnd(5), rnd(5)
+		check(x, y, -float32(float64(x)*float64(y))) // cancellation to the low bits
+		check(rnd(70), rnd(70), rnd(149))            // subnormal products and sums
+	}
+	// Zeros, NaN and infinities pass through as IEEE says.
+	inf := float32(math.Inf(1))
+	if v := fmaF32(inf, 2, 1); v != inf {
+		t.Fatalf("fmaF32(Inf, 2, 1) = %g", v)
+	}
+	if v := fmaF32(inf, 0, 1); !math.IsNaN(float64(v)) {
+		t.Fatalf("fmaF32(Inf, 0, 1) = %g", v)
+	}
+	if v := fmaF32(0x1p127, 4, -0x1p127); v != inf {
+		t.Fatalf("fmaF32(2^127, 4, -2^127) = %g, want +Inf", v)
+	}
+	if v := fmaF32(math.MaxFloat32, 1, 0x1p103); v != inf {
+		t.Fatalf("MaxFloat32 + 2^103 (the tie with 2^128, odd MaxFloat32): %g, want +Inf", v)
+	}
+	if v := fmaF32(math.MaxFloat32, 1, 0x1p103-0x1p79); v != math.MaxFloat32 {
+		t.Fatalf("MaxFloat32 + 2^103 - 2^79 (below the tie): %g, want MaxFloat32", v)
+	}
+	if v := fmaF32(-1, 0, float32(math.Copysign(0, -1))); math.Float32bits(v) != 0x80000000 {
+		t.Fatalf("fmaF32(-1, 0, -0) = %g, want -0", v)
+	}
+	if v := fmaF32(-1, 0, 0); math.Float32bits(v) != 0 {
+		t.Fatalf("fmaF32(-1, 0, 0) = %g, want +0", v)
+	}
+}
+
+// TestSgemmDotMatchesGGML compares sgemmDot with the MUL_MAT results of
+// ggml's CPU backend for shapes it computes by tinyBLAS (testdata/sgemmgen,
+// from the prebuilt ../shared/ggml, the AVX-512 build), bit for bit.
+func TestSgemmDotMatchesGGML(t *testing.T) {
+	want := readF32File(t, filepath.Join("testdata", "sgemm", "sgemm.f32"))
+	s := softmaxGoldenState(4242)
+	off := 0
+	for _, c := range sgemmGoldenCases {
+		w := make([]float32, c.k*c.m)
+		for i := range w {
+			w[i] = s.next() / 8
+		}
+		x := make([]float32, c.k*c.n)
+		for i := range x {
+			x[i] = s.next() / 8
+		}
+		rows := make([][]byte, c.m)
+		a := FromF32(c.t, []int64{int64(c.k), int64(c.m)}, w)
+		for i := range rows {
+			rows[i] = a.RowBytes(int64(i), 0, 0)
+		}
+		bad := 0
+		for col := range c.n {
+			y := x[col*c.k : (col+1)*c.k]
+			if c.t == F16 {
+				y = append([]float32(nil), y...)
+				for i, v := range y {
+					y[i] = RoundF16(v)
+				}
+			}
+			for row := range c.m {
+				g := sgemmDot(c.t, rows[row], y)
+				if wv := want[off+col*c.m+row]; !sameBits(g, wv) {
+					if bad++; bad <= 5 {
+						t.Errorf("%s k=%d m=%d n=%d (%d, %d): et %g (%#08x), ggml %g (%#08x)", c.t, c.k, c.m, c.n, row, col, g, math.Float32bits(g), wv, math.Float32bits(wv))
+					}
+				}
+			}
+		}
+		if bad > 0 {
+			t.Fatalf("%s k=%d m=%d n=%d: %d of %d values differ from ggml's", c.t, c.k, c.m, c.n, bad, c.m*c.n)
+		}
+		off += c.m * c.n
+	}
+	if off != len(want) {
+		t.Fatalf("golden file has %d values, the cases %d", len(want), off)
+	}
+}
+
+// sgemmGoldenCases are testdata/sgemmgen/gen.c's: weights [k, m], src1
+// [k, n], all values multiples of 1/32768 in [-1, 1).
+var sgemmGoldenCases = []struct {
+	t       Type
+	k, m, n int
+}{
+	{F32, 4096, 8, 3},
+	{F32, 48, 12, 5},
+	{F16, 4096, 8, 3},
+	{F16, 80, 4, 2},
+}
