@@ -22,11 +22,16 @@ import (
 // spread over Workers() goroutines by tiles of src0 rows. Other weight
 // types are dequantized first (mulmat_generic.go).
 //
+// Where ggml's CPU computes f32 or f16 weights by llamafile's tinyBLAS
+// (n ≥ 2 columns, k a multiple of 16, m of 4: sgemmOrder), so does MulMat,
+// in the order of ggml's AVX-512 build, bit for bit (mulmat_sgemm.go).
+//
 // Built with GOEXPERIMENT=simd on amd64 and run on a CPU with AVX2, f32,
 // f16, q8_0 and q4_0 weights use vector kernels (mulmat_simd_amd64.go).
-// Their results are bit-identical to the scalar kernels' except for f32
-// and f16 weights with n ≥ 4 columns, where the scalar kernels sum four
-// columns at a time in a different order and the last bits may differ.
+// Their results are bit-identical to the scalar kernels' except, outside
+// the tinyBLAS shapes, for f32 and f16 weights with n ≥ 4 columns, where
+// the scalar kernels sum four columns at a time in a different order and
+// the last bits may differ.
 // With AVX-512 (and VNNI) the q8_0 and q4_0 kernels have 512-bit forms
 // (mulmat_tile512_simd_amd64.go, mulmat_vnni_amd64.s), bit-identical too.
 func MulMat(dst, a, b *Tensor) error {
@@ -254,6 +259,7 @@ func mulMat(dst, a, b *Tensor, vec bool) {
 	rowBytes := int(a.Type.RowSize(a.Ne[0]))
 	kt := kernelType(a.Type)
 	has8 := act.has8R(kt)
+	sg := sgemmOrder(a, b) // ggml's tinyBLAS order (mulmat_sgemm.go)
 	ParallelFor(tiles*ne12*ne13, 1, func(lo, hi int) {
 		var deq *dequantTile
 		if kt != a.Type {
@@ -277,6 +283,14 @@ func mulMat(dst, a, b *Tensor, vec bool) {
 			if deq != nil {
 				deq.load(r0, r1, i02, i03)
 				rowAt = deq.row
+			}
+			if sg {
+				if ft == nil {
+					ft = floatTiles.Get().(*floatTile)
+					defer floatTiles.Put(ft)
+				}
+				ft.sgemmTile(act, kt, rowAt, r0, r1, base, n, put)
+				continue
 			}
 			if has8 {
 				// Groups of eight rows, then the rest by dot4R and dot1.

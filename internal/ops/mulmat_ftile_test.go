@@ -14,7 +14,9 @@ import (
 // four or of a tile, k with a tail that is not a multiple of 8 and more
 // than one chunk of fTileK, broadcast over dim 2, and weights with zeros,
 // subnormals, infinities and NaNs, against the scalar single-column
-// kernels (dotF32Bytes, dotF16Bytes) on every (row, column): bit-identical
+// kernels (dotF32Bytes, dotF16Bytes) on every (row, column), or, on the
+// shapes ggml computes by tinyBLAS (sgemmOrder: k a multiple of 16, m of
+// 4), against sgemmDot: bit-identical
 // (NaN results need only both be NaN: which NaN's payload an add passes on
 // depends on its operand order, which the compiler may swap).
 func TestMulMatFloatTilesMatchScalar(t *testing.T) {
@@ -51,7 +53,12 @@ func TestMulMatFloatTilesMatchScalar(t *testing.T) {
 					for i2 := range s.ne2 {
 						for i1 := range s.n {
 							for i0 := range s.m {
-								want := act.dot1(typ, a.RowBytes(i0, 0, 0)[:rowBytes], int(i1+s.n*i2))
+								row := a.RowBytes(i0, 0, 0)[:rowBytes]
+								want := act.dot1(typ, row, int(i1+s.n*i2))
+								if sgemmOrder(a, b) {
+									c := int(i1 + s.n*i2)
+									want = sgemmDot(typ, row, act.f32[c*int(s.k):(c+1)*int(s.k)])
+								}
 								got := dst.F32(i0, i1, i2, 0)
 								if math.IsNaN(float64(got)) && math.IsNaN(float64(want)) {
 									continue

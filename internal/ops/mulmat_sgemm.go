@@ -3,6 +3,7 @@ package ops
 import (
 	"encoding/binary"
 	"math"
+	"unsafe"
 )
 
 // ggml's CPU backend computes MUL_MAT of f32 and f16 weights by
@@ -11,11 +12,88 @@ import (
 // is contiguous); f16 weights take src1 rounded to f16. In its AVX-512
 // build each (row, column) dot product is one 16-lane vector: lane j sums
 // the products of the elements i ≡ j (mod 16) in order by a fused
-// multiply-add, and the lanes are reduced by _mm512_reduce_add_ps. The
-// functions here are that order in portable Go, the scalar twin of the
-// vector kernels that are to compute it (MulMat does not call them yet:
-// its f32 and f16 kernels still sum eight lanes by a multiply and a
-// separate add; see docs/performance.md).
+// multiply-add, and the lanes are reduced by _mm512_reduce_add_ps.
+// MulMat computes those shapes in the same order (sgemmOrder): by the
+// register tiles of mulmat_sgemm_amd64.s where the CPU has AVX-512 or
+// AVX2 and FMA, else by sgemmDot, their scalar twin; the results are
+// ggml's bits either way. Other shapes keep the kernels of mulmat.go.
+
+// sgemmOrder reports whether ggml's CPU computes ggml_mul_mat(a, b) by
+// tinyBLAS (llamafile_sgemm's conditions in ggml_compute_forward_mul_mat).
+func sgemmOrder(a, b *Tensor) bool {
+	if b.Ne[1] < 2 || a.Ne[0]%16 != 0 || a.Ne[1]%4 != 0 {
+		return false
+	}
+	switch {
+	case a.Type == F32 && b.Type == F32, a.Type == F16 && b.Type == F16:
+		return b.IsContiguous() // else ggml falls back to ggml_vec_dot
+	case a.Type == F16 && b.Type == F32:
+		return true // converted to f16, contiguous, first
+	}
+	return false
+}
+
+// sgemmTile computes the dot products of rows r0..r1-1 (rowAt; f32, or
+// f16 when t == F16; r1-r0 a multiple of 4, ≤ mulMatRowTile) with the n
+// activation rows from base on in tinyBLAS's order, calling put(i01, c, v)
+// for row i01 and column c. k is taken in chunks of fTileK, the 16-lane
+// sums kept in memory in between (exactly), so that a chunk of the
+// columns stays in the cache while the tile's rows stream past.
+func (ft *floatTile) sgemmTile(act *actRows, t Type, rowAt func(int) []byte, r0, r1, base, n int, put func(i01, i11 int, v float32)) {
+	k := act.k
+	nr := r1 - r0
+	y := act.f32[base*k : (base+n)*k]
+	var rows [mulMatRowTile][]byte
+	esz := 4
+	if t == F16 {
+		esz = 2
+	}
+	for i := range nr {
+		rows[i] = rowAt(r0 + i)[:esz*k]
+	}
+	if !act.vec || sgemmVecR == 0 || k == 0 {
+		for i := range nr {
+			for c := range n {
+				put(r0+i, c, sgemmDot(t, rows[i], y[c*k:(c+1)*k]))
+			}
+		}
+		return
+	}
+	size := nr * n * 16
+	if cap(ft.acc) < size {
+		ft.acc = make([]float32, size)
+	}
+	acc := ft.acc[:size]
+	clear(acc)
+	pacc := unsafe.Pointer(&acc[0])
+	rs := 64 * n // bytes from one row's sums to the next's
+	chunk := fTileK
+	if n <= sgemmVecC {
+		chunk = k // one pass over the columns: each row streams whole
+	}
+	for k0 := 0; k0 < k; k0 += chunk {
+		kc := min(chunk, k-k0)
+		for c := 0; c < n; c += sgemmVecC {
+			nc := min(sgemmVecC, n-c)
+			var xs [4]unsafe.Pointer
+			for j := range nc {
+				xs[j] = unsafe.Pointer(&y[(c+j)*k+k0])
+			}
+			for i := 0; i < nr; i += sgemmVecR {
+				var ws [4]unsafe.Pointer
+				for j := range sgemmVecR {
+					ws[j] = unsafe.Pointer(&rows[i+j][esz*k0])
+				}
+				sgemmKernel(t == F16, &ws, &xs, nc, unsafe.Add(pacc, 64*(i*n+c)), rs, kc)
+			}
+		}
+	}
+	for i := range nr {
+		for c := range n {
+			put(r0+i, c, reduce16((*[16]float32)(acc[16*(i*n+c):])))
+		}
+	}
+}
 
 // sgemmDot is tinyBLAS's dot product of a weight row (little-endian f32,
 // or f16 when t == F16, widened exactly) with activations y, len(y) a

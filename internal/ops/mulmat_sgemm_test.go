@@ -98,17 +98,9 @@ func TestFMAF32(t *testing.T) {
 // from the prebuilt ../shared/ggml, the AVX-512 build), bit for bit.
 func TestSgemmDotMatchesGGML(t *testing.T) {
 	want := readF32File(t, filepath.Join("testdata", "sgemm", "sgemm.f32"))
-	s := softmaxGoldenState(4242)
 	off := 0
-	for _, c := range sgemmGoldenCases {
-		w := make([]float32, c.k*c.m)
-		for i := range w {
-			w[i] = s.next() / 8
-		}
-		x := make([]float32, c.k*c.n)
-		for i := range x {
-			x[i] = s.next() / 8
-		}
+	for ci, in := range sgemmGoldenInputs() {
+		c, w, x := sgemmGoldenCases[ci], in[0], in[1]
 		rows := make([][]byte, c.m)
 		a := FromF32(c.t, []int64{int64(c.k), int64(c.m)}, w)
 		for i := range rows {
@@ -142,6 +134,24 @@ func TestSgemmDotMatchesGGML(t *testing.T) {
 	}
 }
 
+// sgemmGoldenInputs draws each case's weights and src1 as gen.c does.
+func sgemmGoldenInputs() [][2][]float32 {
+	s := softmaxGoldenState(4242)
+	var out [][2][]float32
+	for _, c := range sgemmGoldenCases {
+		w := make([]float32, c.k*c.m)
+		for i := range w {
+			w[i] = s.next() / 8
+		}
+		x := make([]float32, c.k*c.n)
+		for i := range x {
+			x[i] = s.next() / 8
+		}
+		out = append(out, [2][]float32{w, x})
+	}
+	return out
+}
+
 // sgemmGoldenCases are testdata/sgemmgen/gen.c's: weights [k, m], src1
 // [k, n], all values multiples of 1/32768 in [-1, 1).
 var sgemmGoldenCases = []struct {
@@ -152,4 +162,78 @@ var sgemmGoldenCases = []struct {
 	{F32, 48, 12, 5},
 	{F16, 4096, 8, 3},
 	{F16, 80, 4, 2},
+}
+
+// TestMulMatSgemmMatchesGGML runs the golden cases through the catalog's
+// MUL_MAT with each tinyBLAS-order kernel this CPU has (AVX-512 4x4 tiles,
+// AVX2+FMA 2x2 tiles, and sgemmDot without either) and compares the results
+// bit for bit with ggml's.
+func TestMulMatSgemmMatchesGGML(t *testing.T) {
+	want := readF32File(t, filepath.Join("testdata", "sgemm", "sgemm.f32"))
+	defer func(r, c int) { sgemmVecR, sgemmVecC = r, c }(sgemmVecR, sgemmVecC)
+	shapes := [][2]int{{0, 0}}
+	if sgemmVecR >= 2 {
+		shapes = append(shapes, [2]int{2, 2})
+	}
+	if sgemmVecR == 4 {
+		shapes = append(shapes, [2]int{4, 4})
+	}
+	for _, sh := range shapes {
+		sgemmVecR, sgemmVecC = sh[0], sh[1]
+		off := 0
+		for ci, in := range sgemmGoldenInputs() {
+			c, w, x := sgemmGoldenCases[ci], in[0], in[1]
+			a := FromF32(c.t, []int64{int64(c.k), int64(c.m)}, w)
+			b := FromF32(F32, []int64{int64(c.k), int64(c.n)}, x)
+			got := mustOp(t, OpMulMat, []*Tensor{a, b}, nil).ToF32()
+			for i, g := range got {
+				if wv := want[off+i]; !sameBits(g, wv) {
+					t.Fatalf("tiles %dx%d, %s k=%d m=%d n=%d value %d: et %g (%#08x), ggml %g (%#08x)", sh[0], sh[1], c.t, c.k, c.m, c.n, i, g, math.Float32bits(g), wv, math.Float32bits(wv))
+				}
+			}
+			off += c.m * c.n
+		}
+	}
+}
+
+// TestSgemmTilesMatchSgemmDot checks every tile kernel against sgemmDot on
+// shapes past the golden file's: k over several chunks and not a multiple
+// of the chunk, every column count mod 4, rows 4..16, specials.
+func TestSgemmTilesMatchSgemmDot(t *testing.T) {
+	if sgemmVecR == 0 {
+		t.Skip("no tinyBLAS-order tiles on this CPU or build")
+	}
+	defer func(r, c int) { sgemmVecR, sgemmVecC = r, c }(sgemmVecR, sgemmVecC)
+	r := rand.New(rand.NewPCG(71, 72))
+	shapes := [][2]int{{2, 2}}
+	if sgemmVecR == 4 {
+		shapes = append(shapes, [2]int{4, 4})
+	}
+	for _, sh := range shapes {
+		sgemmVecR, sgemmVecC = sh[0], sh[1]
+		for _, tt := range []Type{F32, F16} {
+			for _, s := range []struct{ k, m, n int }{{16, 4, 2}, {2*fTileK + 48, 12, 5}, {160, 16, 7}, {64, 8, 3}, {32, 20, 4}, {fTileK, 4, 9}} {
+				w := randF32(r, s.k*s.m)
+				x := randF32(r, s.k*s.n)
+				w[3], x[5] = float32(math.Inf(1)), 1e-40 // an infinity, a subnormal
+				a := FromF32(tt, []int64{int64(s.k), int64(s.m)}, w)
+				b := FromF32(F32, []int64{int64(s.k), int64(s.n)}, x)
+				got := mustOp(t, OpMulMat, []*Tensor{a, b}, nil).ToF32()
+				for c := range s.n {
+					y := b.ToF32()[c*s.k : (c+1)*s.k]
+					if tt == F16 {
+						for i, v := range y {
+							y[i] = RoundF16(v)
+						}
+					}
+					for row := range s.m {
+						wv := sgemmDot(tt, a.RowBytes(int64(row), 0, 0), y)
+						if g := got[c*s.m+row]; !sameBits(g, wv) {
+							t.Fatalf("tiles %dx%d %s %v (%d, %d): %g (%#08x), sgemmDot %g (%#08x)", sh[0], sh[1], tt, s, row, c, g, math.Float32bits(g), wv, math.Float32bits(wv))
+						}
+					}
+				}
+			}
+		}
+	}
 }

@@ -1,0 +1,74 @@
+# gensgemm.py OUT writes mulmat_sgemm_amd64.s, the register tiles of ggml's
+# tinyBLAS order (mulmat_sgemm.go):
+#   python3 testdata/gensgemm.py mulmat_sgemm_amd64.s   (from internal/ops)
+def gen(name, f16, nr, nc, zmm):
+    L = []; a = L.append
+    reg = "Z" if zmm else "Y"
+    halves = 1 if zmm else 2          # vectors per 16-lane sum
+    vb = 64 if zmm else 32            # bytes of float32 a vector holds
+    accbase = 16 if zmm else 8
+    def acc(i, j, h): return "%s%d" % (reg, accbase + (i*nc + j)*halves + h)
+    rows = ["(DI)", "(DI)(SI*1)", "(DI)(SI*2)", "(R15)"]
+    def ls(op):
+        for i in range(nr):
+            for j in range(nc):
+                for h in range(halves):
+                    off = 64*j + 32*h
+                    addr = ("%d" % off if off else "") + rows[i]
+                    a("\tVMOVUPS %s, %s" % ((addr, acc(i, j, h)) if op == "load" else (acc(i, j, h), addr)))
+    wname = "p" if f16 else "w"
+    a("\n// func %s(%s, x *[4]unsafe.Pointer, acc unsafe.Pointer, rs, nv int)" % (name, wname))
+    a("TEXT ·%s(SB), NOSPLIT, $0-40" % name)
+    a("\tMOVQ %s+0(FP), AX" % wname)
+    wr = ["R8", "R9", "R10", "R11"][:nr]
+    for r, o in zip(wr, [0, 8, 16, 24]): a("\tMOVQ %d(AX), %s" % (o, r))
+    a("\tMOVQ x+8(FP), AX")
+    xr = ["R12", "R13", "BX", "DX"][:nc]
+    for r, o in zip(xr, [0, 8, 16, 24]): a("\tMOVQ %d(AX), %s" % (o, r))
+    a("\tMOVQ acc+16(FP), DI\n\tMOVQ rs+24(FP), SI\n\tMOVQ nv+32(FP), CX\n\tLEAQ (DI)(SI*2), R15\n\tADDQ SI, R15")
+    ls("load")
+    lbl = name.lower()
+    # AX counts weight bytes: nv values are 4·nv (f32) or 2·nv (f16) bytes.
+    a("\tSHLQ $%d, CX\n\tXORQ AX, AX\n\n%s:\n\tCMPQ AX, CX\n\tJGE  %sdone" % (1 if f16 else 2, lbl, lbl))
+    wb = vb // 2 if f16 else vb       # weight bytes a vector takes
+    for h in range(halves):
+        for i, r in enumerate(wr):
+            off = "%d" % (h*wb) if h else ""
+            if f16:
+                a("\tVCVTPH2PS %s(%s)(AX*1), %s%d" % (off, r, reg, i))
+            else:
+                a("\tVMOVUPS %s(%s)(AX*1), %s%d" % (off, r, reg, i))
+        for j, r in enumerate(xr):
+            off = "%d" % (h*vb) if h else ""
+            a("\tVMOVUPS %s(%s)(AX*%d), %s%d" % (off, r, 2 if f16 else 1, reg, 4 + j))
+        for i in range(nr):
+            for j in range(nc):
+                a("\tVFMADD231PS %s%d, %s%d, %s" % (reg, 4 + j, reg, i, acc(i, j, h)))
+    a("\tADDQ $%d, AX\n\tJMP  %s\n\n%sdone:" % (halves*wb, lbl, lbl))
+    ls("store")
+    a("\tVZEROUPPER\n\tRET")
+    return "\n".join(L) + "\n"
+
+hdr = '''//go:build goexperiment.simd && amd64
+
+#include "textflag.h"
+
+// The register tiles of ggml's tinyBLAS order (mulmat_sgemm.go; written by
+// testdata/gensgemm.py): nr weight rows (f32 at w, or f16 at p, widened by
+// VCVTPH2PS as they are loaded) against nc activation rows (x) over nv
+// values, a multiple of 16. The sum of (row i, column j) is 16 float32
+// lanes at acc + i·rs + 64·j, lane l summing the products of the elements
+// ≡ l (mod 16) in order, each s = fma(w, x, s) (VFMADD231PS, one rounding).
+// With AVX-512 (sgemm*4x*) a sum is one Z register, Z16-Z31, which the
+// compiler does not use; with AVX2 and FMA (sgemm*2x*) two Y registers,
+// lanes 0-7 and 8-15: the same operations lane by lane, the same bits.
+'''
+out = hdr
+for nc in (4, 3, 2, 1):
+    out += gen("sgemmF32Tile4x%d" % nc, False, 4, nc, True)
+    out += gen("sgemmF16Tile4x%d" % nc, True, 4, nc, True)
+for nc in (2, 1):
+    out += gen("sgemmF32Tile2x%d" % nc, False, 2, nc, False)
+    out += gen("sgemmF16Tile2x%d" % nc, True, 2, nc, False)
+import sys
+open(sys.argv[1], 'w').write(out)
