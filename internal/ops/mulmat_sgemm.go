@@ -36,9 +36,10 @@ func sgemmOrder(a, b *Tensor) bool {
 // sgemmTile computes the dot products of rows r0..r1-1 (rowAt; f32, or
 // f16 when t == F16; r1-r0 a multiple of 4, ≤ mulMatRowTile) with the n
 // activation rows from base on in tinyBLAS's order, calling put(i01, c, v)
-// for row i01 and column c. k is taken in chunks of fTileK, the 16-lane
-// sums kept in memory in between (exactly), so that a chunk of the
-// columns stays in the cache while the tile's rows stream past.
+// for row i01 and column c. With more columns than one kernel takes, k
+// is taken in chunks of fTileK, the 16-lane sums kept in memory in
+// between (exactly), so that a chunk of the columns stays in the cache
+// while the tile's rows stream past; else each row streams whole.
 func (ft *floatTile) sgemmTile(act *actRows, t Type, rowAt func(int) []byte, r0, r1, base, n int, put func(i01, i11 int, v float32)) {
 	k := act.k
 	nr := r1 - r0
