@@ -54,10 +54,12 @@ func TestMulMatFloatTilesMatchScalar(t *testing.T) {
 						for i1 := range s.n {
 							for i0 := range s.m {
 								row := a.RowBytes(i0, 0, 0)[:rowBytes]
-								want := act.dot1(typ, row, int(i1+s.n*i2))
+								c := int(i1 + s.n*i2)
+								var want float32
 								if sgemmOrder(a, b) {
-									c := int(i1 + s.n*i2)
 									want = sgemmDot(typ, row, act.f32[c*int(s.k):(c+1)*int(s.k)])
+								} else {
+									want = act.dot1(typ, row, c)
 								}
 								got := dst.F32(i0, i1, i2, 0)
 								if math.IsNaN(float64(got)) && math.IsNaN(float64(want)) {

@@ -237,3 +237,34 @@ func TestSgemmTilesMatchSgemmDot(t *testing.T) {
 		}
 	}
 }
+
+// TestSgemmOrder checks which shapes take tinyBLAS's order against the
+// conditions of ggml_compute_forward_mul_mat and llamafile_sgemm.
+func TestSgemmOrder(t *testing.T) {
+	f32 := func(ne ...int64) *Tensor { return New(F32, ne...) }
+	// src1 [16, 2] as a non-contiguous view: every other row of [16, 4].
+	strided, err := View(f32(16, 4), []int64{16, 2}, []uint64{128}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		a, b *Tensor
+		want bool
+	}{
+		{"f32 n=2", f32(16, 4), f32(16, 2), true},
+		{"f16 weights, f32 src1", New(F16, 32, 8), f32(32, 3), true},
+		{"f16 weights, f16 src1", New(F16, 32, 8), New(F16, 32, 3), true},
+		{"n=1: ggml_vec_dot", f32(16, 4), f32(16, 1), false},
+		{"k % 16 != 0", f32(24, 4), f32(24, 2), false},
+		{"m % 4 != 0", f32(16, 6), f32(16, 2), false},
+		{"f32, src1 not contiguous", f32(16, 4), strided, false},
+		{"f16 weights, f32 src1 not contiguous: converted first", New(F16, 16, 4), strided, true},
+		{"f32 weights, f16 src1", f32(16, 4), New(F16, 16, 2), false},
+		{"q8_0 weights", New(Q8_0, 32, 4), f32(32, 2), false},
+	} {
+		if got := sgemmOrder(c.a, c.b); got != c.want {
+			t.Errorf("%s: sgemmOrder = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
