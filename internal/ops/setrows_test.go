@@ -72,3 +72,31 @@ func TestSetRows(t *testing.T) {
 	wantOpError(t, OpSetRows, []*Tensor{base, src, New(F32, 2)}, nil, "idx is f32, want i64 or i32")
 	wantOpError(t, OpSetRows, []*Tensor{New(F32, 2, 4, 3), New(F32, 2, 2, 3), New(I64, 2, 2)}, nil, "cannot be broadcast")
 }
+
+// TestSetRowsF16Split covers the rows converted on several goroutines
+// (setRowsSplit values or more): each destination row is its source row
+// rounded value by value, the others are untouched.
+func TestSetRowsF16Split(t *testing.T) {
+	const ne0, rows, dstRows = 1024, 40, 64
+	if ne0*rows < setRowsSplit {
+		t.Fatalf("%d values do not reach the split at %d", ne0*rows, setRowsSplit)
+	}
+	v := randVals(7, ne0*rows, -70000, 70000) // some overflow to ±Inf
+	d := FromF32(F16, []int64{ne0, dstRows}, randVals(8, ne0*dstRows, -1, 1))
+	idx := make([]int64, rows)
+	for i := range idx {
+		idx[i] = int64(i*37) % dstRows
+	}
+	y := mustOp(t, OpSetRows, []*Tensor{d, FromF32(F32, []int64{ne0, rows}, v), FromInts(I32, []int64{rows}, idx)}, nil)
+	want := append([]byte(nil), d.Buf...)
+	for i, r := range idx {
+		for j := 0; j < ne0; j++ {
+			h := F32ToF16(v[i*ne0+j])
+			o := 2 * (int(r)*ne0 + j)
+			want[o], want[o+1] = byte(h), byte(h>>8)
+		}
+	}
+	if !bytes.Equal(y.Buf, want) {
+		t.Fatal("f16 rows converted in parallel differ from F32ToF16 value by value")
+	}
+}
