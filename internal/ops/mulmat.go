@@ -289,7 +289,11 @@ func mulMat(dst, a, b *Tensor, vec bool) {
 					ft = floatTiles.Get().(*floatTile)
 					defer floatTiles.Put(ft)
 				}
-				ft.sgemmTile(act, kt, rowAt, r0, r1, base, n, put)
+				var next []byte // the next tile's rows, if this work item is next to take them
+				if r1 < m && w+1 < hi && (w+1)%tiles != 0 {
+					next = rowAt(r1)
+				}
+				ft.sgemmTile(act, kt, rowAt, next, r0, r1, base, n, put)
 				continue
 			}
 			if has8 {

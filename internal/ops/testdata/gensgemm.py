@@ -29,8 +29,26 @@ def gen(name, f16, nr, nc, zmm):
     ls("load")
     lbl = name.lower()
     # AX counts weight bytes: nv values are 4·nv (f32) or 2·nv (f16) bytes.
-    a("\tSHLQ $%d, CX\n\tXORQ AX, AX\n\n%s:\n\tCMPQ AX, CX\n\tJGE  %sdone" % (1 if f16 else 2, lbl, lbl))
+    a("\tSHLQ $%d, CX\n\tXORQ AX, AX" % (1 if f16 else 2))
     wb = vb // 2 if f16 else vb       # weight bytes a vector takes
+    # The AVX-512 tiles with a column to spare take in x[3] the next four
+    # rows (contiguous, or nil) and prefetch them to L2 as one run, 4·wb
+    # bytes a step, while they read their own: see sgemmTile.
+    pf = zmm and nc < 4
+    if pf:
+        a("\tMOVQ x+8(FP), DX\n\tMOVQ 24(DX), DX\n\tTESTQ DX, DX\n\tJZ   %s" % lbl)
+        step(a, lbl + "pf", lbl + "done", halves, wr, xr, nr, nc, reg, acc, f16, wb, vb,
+             ["\tPREFETCHT1 %s(DX)(AX*4)" % ("%d" % o if o else "") for o in range(0, 4*wb, 64)])
+    step(a, lbl, lbl + "done", halves, wr, xr, nr, nc, reg, acc, f16, wb, vb, [])
+    a("\n%sdone:" % lbl)
+    ls("store")
+    a("\tVZEROUPPER\n\tRET")
+    return "\n".join(L) + "\n"
+
+def step(a, lbl, done, halves, wr, xr, nr, nc, reg, acc, f16, wb, vb, pf):
+    """The loop over nv: one 16-value step of every row and column."""
+    a("\n%s:\n\tCMPQ AX, CX\n\tJGE  %s" % (lbl, done))
+    for p in pf: a(p)
     for h in range(halves):
         for i, r in enumerate(wr):
             off = "%d" % (h*wb) if h else ""
@@ -44,10 +62,7 @@ def gen(name, f16, nr, nc, zmm):
         for i in range(nr):
             for j in range(nc):
                 a("\tVFMADD231PS %s%d, %s%d, %s" % (reg, 4 + j, reg, i, acc(i, j, h)))
-    a("\tADDQ $%d, AX\n\tJMP  %s\n\n%sdone:" % (halves*wb, lbl, lbl))
-    ls("store")
-    a("\tVZEROUPPER\n\tRET")
-    return "\n".join(L) + "\n"
+    a("\tADDQ $%d, AX\n\tJMP  %s" % (halves*wb, lbl))
 
 hdr = '''//go:build goexperiment.simd && amd64
 
@@ -62,6 +77,9 @@ hdr = '''//go:build goexperiment.simd && amd64
 // With AVX-512 (sgemm*4x*) a sum is one Z register, Z16-Z31, which the
 // compiler does not use; with AVX2 and FMA (sgemm*2x*) two Y registers,
 // lanes 0-7 and 8-15: the same operations lane by lane, the same bits.
+// The AVX-512 tiles of one to three columns take in x[3] the next four
+// weight rows (contiguous in memory; nil for none) and prefetch them to
+// L2 as one run while they read their own (sgemmTile).
 '''
 out = hdr
 for nc in (4, 3, 2, 1):
