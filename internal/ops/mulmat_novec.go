@@ -95,10 +95,3 @@ func (*floatTile) mulTileF16C(*actRows, func(int) []byte, int, int, int, int, fu
 }
 
 func dotF16F16C8R(*[8][]byte, []float32) [8]float32 { panic("unreachable") }
-
-// sgemmVecR and sgemmVecC are 0: there are no tinyBLAS-order tiles.
-var sgemmVecR, sgemmVecC = 0, 0
-
-func sgemmKernel(bool, *[4]unsafe.Pointer, *[4]unsafe.Pointer, int, unsafe.Pointer, int, int) {
-	panic("unreachable")
-}

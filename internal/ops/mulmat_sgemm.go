@@ -15,8 +15,8 @@ import (
 // multiply-add, and the lanes are reduced by _mm512_reduce_add_ps.
 // MulMat computes those shapes in the same order (sgemmOrder): by the
 // register tiles of mulmat_sgemm_amd64.s where the CPU has AVX-512 or
-// AVX2 and FMA, else by sgemmDot, their scalar twin; the results are
-// ggml's bits either way. Other shapes keep the kernels of mulmat.go.
+// AVX2 and FMA (in every amd64 build), else by sgemmDot, their scalar
+// twin; the results are ggml's bits either way. Other shapes keep the kernels of mulmat.go.
 
 // sgemmOrder reports whether ggml's CPU computes ggml_mul_mat(a, b) by
 // tinyBLAS (llamafile_sgemm's conditions in ggml_compute_forward_mul_mat).
@@ -51,7 +51,9 @@ func (ft *floatTile) sgemmTile(act *actRows, t Type, rowAt func(int) []byte, nex
 	for i := range nr {
 		rows[i] = rowAt(r0 + i)[:esz*k]
 	}
-	if !act.vec || sgemmVecR == 0 || k == 0 {
+	// The tiles run in every amd64 build; !act.vec in a build with the
+	// other vector kernels is a test asking for the scalar ones.
+	if sgemmVecR == 0 || !act.vec && vecOK() || k == 0 {
 		for i := range nr {
 			for c := range n {
 				put(r0+i, c, sgemmDot(t, rows[i], y[c*k:(c+1)*k]))
@@ -157,6 +159,15 @@ func fmaF32(x, y, z float32) float32 {
 	zz := float64(z)
 	r := xy + zz
 	f := float32(r)
+	// The usual case: r in float32's normal range (biased float64
+	// exponent 897-1150) and not halfway between two float32s (the 29
+	// mantissa bits float32 drops are not exactly 1 followed by zeros).
+	// Every float32 midpoint there is a float64, so the exact value lies
+	// on r's side of it and rounds as r does.
+	b := math.Float64bits(r)
+	if e := b >> 52 & 0x7ff; e >= 897 && e <= 1150 && b&(1<<29-1) != 1<<28 {
+		return f
+	}
 	if float64(f) == r || math.IsNaN(r) || math.IsInf(r, 0) {
 		return f
 	}

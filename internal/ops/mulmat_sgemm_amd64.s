@@ -1,5 +1,3 @@
-//go:build goexperiment.simd && amd64
-
 #include "textflag.h"
 
 // The register tiles of ggml's tinyBLAS order (mulmat_sgemm.go; written by

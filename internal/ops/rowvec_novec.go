@@ -14,7 +14,6 @@ func scaleInto(dst, x []float32, s float32)              { scaleScalar(dst, x, s
 func sumRow(x []float32) float64                         { return sumScalar(x) }
 func sumSqRow(x []float32) float64                       { return sumSqScalar(x) }
 func centerSumSqRow(dst, x []float32, m float32) float64 { return centerSumSqScalar(dst, x, m) }
-func f32ToF16Row(dst []uint16, src []float32)            { f32ToF16RowScalar(dst, src) }
 func ropeNeoxRow(dst, x, c, s []float32)                 { ropeNeoxScalar(dst, x, c, s) }
 func ropeNormalRow(dst, x, cc, ss []float32)             { ropeNormalScalar(dst, x, cc, ss) }
 func dequantQ8_0Row(src []byte, dst []float32)           { dequantQ8_0Scalar(src, dst) }

@@ -64,9 +64,7 @@ def step(a, lbl, done, halves, wr, xr, nr, nc, reg, acc, f16, wb, vb, pf):
                 a("\tVFMADD231PS %s%d, %s%d, %s" % (reg, 4 + j, reg, i, acc(i, j, h)))
     a("\tADDQ $%d, AX\n\tJMP  %s" % (halves*wb, lbl))
 
-hdr = '''//go:build goexperiment.simd && amd64
-
-#include "textflag.h"
+hdr = '''#include "textflag.h"
 
 // The register tiles of ggml's tinyBLAS order (mulmat_sgemm.go; written by
 // testdata/gensgemm.py): nr weight rows (f32 at w, or f16 at p, widened by

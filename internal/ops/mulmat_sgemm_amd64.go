@@ -1,16 +1,13 @@
-//go:build goexperiment.simd && amd64
-
 package ops
 
-import (
-	"simd/archsimd"
-	"unsafe"
-)
+import "unsafe"
 
 // sgemmVecR and sgemmVecC are the rows and columns of the tinyBLAS-order
-// register tiles this CPU runs (mulmat_sgemm_amd64.s): 4x4 with AVX-512,
-// 2x2 with AVX2 and FMA, none (0) without; tests set them to run each.
-var sgemmVecR, sgemmVecC = sgemmTileShape(archsimd.X86.AVX512(), archsimd.X86.AVX2() && archsimd.X86.FMA())
+// register tiles this CPU runs (mulmat_sgemm_amd64.s, in every amd64
+// build, GOEXPERIMENT=simd or not): 4x4 with AVX-512, 2x2 with AVX2 and
+// FMA, none (0) without; tests set them to run each. (The CPU check is
+// the silu kernels', which need the same.)
+var sgemmVecR, sgemmVecC = sgemmTileShape(siluAVX512OK, siluAVX2OK)
 
 func sgemmTileShape(avx512, fma bool) (int, int) {
 	switch {

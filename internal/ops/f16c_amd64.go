@@ -1,12 +1,14 @@
-//go:build goexperiment.simd && amd64
-
 package ops
+
+// The f32 -> f16 row conversions with F16C (f16c_amd64.s) run in every
+// amd64 build, GOEXPERIMENT=simd or not.
 
 // hasF16C reports whether this CPU has F16C (CPUID.1:ECX bit 29), whose
 // VCVTPS2PH converts eight float32 to halves rounding to nearest even,
 // as F32ToF16 does for every value but NaN. It needs the AVX state that
-// vecRow's check of the OS support covers.
-var hasF16C = vecRow && cpuidF16C()
+// siluCPU's check of the OS support covers (with AVX2 and FMA, which
+// every CPU with F16C this code meets has too).
+var hasF16C = siluAVX2OK && cpuidF16C()
 
 // cpuidF16C is CPUID.1:ECX bit 29 (F16C).
 func cpuidF16C() bool

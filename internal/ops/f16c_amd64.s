@@ -1,5 +1,3 @@
-//go:build goexperiment.simd && amd64
-
 #include "textflag.h"
 
 // func cpuidF16C() bool
