@@ -16,7 +16,8 @@ import (
 // MulMat computes those shapes in the same order (sgemmOrder): by the
 // register tiles of mulmat_sgemm_amd64.s where the CPU has AVX-512 or
 // AVX2 and FMA (in every amd64 build), else by sgemmDot, their scalar
-// twin; the results are ggml's bits either way. Other shapes keep the kernels of mulmat.go.
+// twin; the results are ggml's bits either way. Other shapes keep the
+// kernels of mulmat.go.
 
 // sgemmOrder reports whether ggml's CPU computes ggml_mul_mat(a, b) by
 // tinyBLAS (llamafile_sgemm's conditions in ggml_compute_forward_mul_mat).

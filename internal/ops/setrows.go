@@ -1,6 +1,9 @@
 package ops
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // set_rows (ggml_set_rows(dst, src, idx), case order [dst, src, idx]): the
 // result is dst with rows replaced: for every row (i, j, k) of src (f32),
@@ -43,10 +46,28 @@ func inferSetRows(srcs []*Tensor, _ Params) (Type, [MaxDims]int64, error) {
 }
 
 // setRowsSplit is the number of values from which f32 rows into an f16
-// destination are converted on two goroutines, as ggml's threads split
-// the rows: at 32 rows of 1024 (the llama KV cache) 2.9 -> 2.3 µs a
+// destination are converted on two goroutines (rows of 256 values or
+// more, each named once), as ggml's threads split the rows: at 32 rows of 1024 (the llama KV cache) 2.9 -> 2.3 µs a
 // launch; at 7 rows the pool's dispatch costs more than it saves.
 const setRowsSplit = 16384
+
+// distinctRows reports whether idx[0..n-1] names n different rows, so
+// that they can be written in any order (a row named twice keeps the
+// later source row, as written one by one).
+func distinctRows(idx *Tensor, n int64) bool {
+	var buf [64]int64
+	r := buf[:0]
+	for i := range n {
+		r = append(r, idx.Int(i, 0, 0, 0))
+	}
+	slices.Sort(r)
+	for i := 1; i < len(r); i++ {
+		if r[i] == r[i-1] {
+			return false
+		}
+	}
+	return true
+}
 
 func refSetRows(dst *Tensor, srcs []*Tensor, _ Params) error {
 	d, s, idx := srcs[0], srcs[1], srcs[2]
@@ -64,7 +85,7 @@ func refSetRows(dst *Tensor, srcs []*Tensor, _ Params) error {
 		copyRaw(dst, d)
 	}
 	if dst.Type == F16 && denseF32Rows(s) && denseF16Rows(dst) {
-		if s.Ne[2] == 1 && s.Ne[3] == 1 && s.Ne[0]*s.Ne[1] >= setRowsSplit {
+		if s.Ne[2] == 1 && s.Ne[3] == 1 && s.Ne[0] >= 256 && s.Ne[0]*s.Ne[1] >= setRowsSplit && distinctRows(idx, s.Ne[1]) {
 			n := int(s.Ne[1])
 			ParallelFor(n, (n+1)/2, func(lo, hi int) {
 				for i := int64(lo); i < int64(hi); i++ {

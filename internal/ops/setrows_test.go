@@ -99,4 +99,13 @@ func TestSetRowsF16Split(t *testing.T) {
 	if !bytes.Equal(y.Buf, want) {
 		t.Fatal("f16 rows converted in parallel differ from F32ToF16 value by value")
 	}
+	// A row named twice keeps the later source row.
+	idx[rows-1] = idx[0]
+	y = mustOp(t, OpSetRows, []*Tensor{d, FromF32(F32, []int64{ne0, rows}, v), FromInts(I32, []int64{rows}, idx)}, nil)
+	for j := 0; j < ne0; j++ {
+		o := 2 * (int(idx[0])*ne0 + j)
+		if h := F32ToF16(v[(rows-1)*ne0+j]); y.Buf[o] != byte(h) || y.Buf[o+1] != byte(h>>8) {
+			t.Fatalf("row %d named twice: element %d is not the later source row's", idx[0], j)
+		}
+	}
 }
