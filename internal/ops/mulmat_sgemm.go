@@ -143,7 +143,7 @@ func sgemmDot(t Type, row []byte, y []float32) float32 {
 			} else {
 				w = f32At(row, i+j)
 			}
-			s[j] = fmaF32(w, y[i+j], s[j])
+			s[j] = fmaLane(w, y[i+j], s[j])
 		}
 	}
 	return reduce16(&s)

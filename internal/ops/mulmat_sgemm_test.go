@@ -20,14 +20,20 @@ func fmaExact(x, y, z float32) float32 {
 	return f
 }
 
-func TestFMAF32(t *testing.T) {
+func TestFMAF32(t *testing.T) { testFMA(t, "fmaF32", fmaF32) }
+
+// TestFMALane checks sgemmDot's multiply-add (fmaF32, or on arm64 the
+// x*y + z Go fuses into FMADDS) the same way.
+func TestFMALane(t *testing.T) { testFMA(t, "fmaLane", fmaLane) }
+
+func testFMA(t *testing.T, name string, fmaF32 func(x, y, z float32) float32) {
 	check := func(x, y, z float32) {
 		t.Helper()
 		if math.IsInf(float64(x)*float64(y)+float64(z), 0) {
 			return // big.Float has no infinities; these do not round
 		}
 		if got, want := fmaF32(x, y, z), fmaExact(x, y, z); math.Float32bits(got) != math.Float32bits(want) {
-			t.Fatalf("fmaF32(%g, %g, %g) = %g (%#08x), want %g (%#08x)", x, y, z, got, math.Float32bits(got), want, math.Float32bits(want))
+			t.Fatalf("%s(%g, %g, %g) = %g (%#08x), want %g (%#08x)", name, x, y, z, got, math.Float32bits(got), want, math.Float32bits(want))
 		}
 	}
 	// The double-rounding cases: x·y = 2^-24·(1+δ) with 0 < |δ| < 2^-29,
