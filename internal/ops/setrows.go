@@ -51,14 +51,25 @@ func inferSetRows(srcs []*Tensor, _ Params) (Type, [MaxDims]int64, error) {
 // launch; at 7 rows the pool's dispatch costs more than it saves.
 const setRowsSplit = 16384
 
-// distinctRows reports whether idx[0..n-1] names n different rows, so
-// that they can be written in any order (a row named twice keeps the
-// later source row, as written one by one).
-func distinctRows(idx *Tensor, n int64) bool {
-	var buf [64]int64
-	r := buf[:0]
-	for i := range n {
-		r = append(r, idx.Int(i, 0, 0, 0))
+// distinctRows reports whether idx[0..n-1] names n different rows of
+// dst's rows, so that they can be written in any order (a row named
+// twice keeps the later source row, as written one by one): by a bitmap
+// up to 4096 rows (the llama KV cache), else by sorting.
+func distinctRows(idx *Tensor, n, rows int64) bool {
+	if rows <= 4096 {
+		var seen [4096 / 64]uint64
+		for i := range n {
+			r := idx.Int(i, 0, 0, 0)
+			if seen[r/64]&(1<<(r%64)) != 0 {
+				return false
+			}
+			seen[r/64] |= 1 << (r % 64)
+		}
+		return true
+	}
+	r := make([]int64, n)
+	for i := range r {
+		r[i] = idx.Int(int64(i), 0, 0, 0)
 	}
 	slices.Sort(r)
 	for i := 1; i < len(r); i++ {
@@ -85,7 +96,7 @@ func refSetRows(dst *Tensor, srcs []*Tensor, _ Params) error {
 		copyRaw(dst, d)
 	}
 	if dst.Type == F16 && denseF32Rows(s) && denseF16Rows(dst) {
-		if s.Ne[2] == 1 && s.Ne[3] == 1 && s.Ne[0] >= 256 && s.Ne[0]*s.Ne[1] >= setRowsSplit && distinctRows(idx, s.Ne[1]) {
+		if s.Ne[2] == 1 && s.Ne[3] == 1 && s.Ne[0] >= 256 && s.Ne[0]*s.Ne[1] >= setRowsSplit && distinctRows(idx, s.Ne[1], d.Ne[1]) {
 			n := int(s.Ne[1])
 			ParallelFor(n, (n+1)/2, func(lo, hi int) {
 				for i := int64(lo); i < int64(hi); i++ {

@@ -74,38 +74,48 @@ func TestSetRows(t *testing.T) {
 }
 
 // TestSetRowsF16Split covers the rows converted on several goroutines
-// (setRowsSplit values or more): each destination row is its source row
-// rounded value by value, the others are untouched.
+// (setRowsSplit values or more, each row named once; distinctRows by its
+// bitmap and by sorting): each destination row is its source row rounded
+// value by value, the others are untouched, and a row named twice keeps
+// the later source row.
 func TestSetRowsF16Split(t *testing.T) {
-	const ne0, rows, dstRows = 1024, 40, 64
+	const ne0, rows = 512, 40
 	if ne0*rows < setRowsSplit {
 		t.Fatalf("%d values do not reach the split at %d", ne0*rows, setRowsSplit)
 	}
-	v := randVals(7, ne0*rows, -70000, 70000) // some overflow to ±Inf
-	d := FromF32(F16, []int64{ne0, dstRows}, randVals(8, ne0*dstRows, -1, 1))
-	idx := make([]int64, rows)
-	for i := range idx {
-		idx[i] = int64(i*37) % dstRows
-	}
-	y := mustOp(t, OpSetRows, []*Tensor{d, FromF32(F32, []int64{ne0, rows}, v), FromInts(I32, []int64{rows}, idx)}, nil)
-	want := append([]byte(nil), d.Buf...)
-	for i, r := range idx {
-		for j := 0; j < ne0; j++ {
-			h := F32ToF16(v[i*ne0+j])
-			o := 2 * (int(r)*ne0 + j)
-			want[o], want[o+1] = byte(h), byte(h>>8)
+	for _, dstRows := range []int{64, 8192} {
+		v := randVals(7, ne0*rows, -70000, 70000) // some overflow to ±Inf
+		d := FromF32(F16, []int64{ne0, int64(dstRows)}, randVals(8, ne0*dstRows, -1, 1))
+		idx := make([]int64, rows)
+		for i := range idx {
+			idx[i] = int64(i*37) % int64(dstRows)
 		}
-	}
-	if !bytes.Equal(y.Buf, want) {
-		t.Fatal("f16 rows converted in parallel differ from F32ToF16 value by value")
-	}
-	// A row named twice keeps the later source row.
-	idx[rows-1] = idx[0]
-	y = mustOp(t, OpSetRows, []*Tensor{d, FromF32(F32, []int64{ne0, rows}, v), FromInts(I32, []int64{rows}, idx)}, nil)
-	for j := 0; j < ne0; j++ {
-		o := 2 * (int(idx[0])*ne0 + j)
-		if h := F32ToF16(v[(rows-1)*ne0+j]); y.Buf[o] != byte(h) || y.Buf[o+1] != byte(h>>8) {
-			t.Fatalf("row %d named twice: element %d is not the later source row's", idx[0], j)
+		y := mustOp(t, OpSetRows, []*Tensor{d, FromF32(F32, []int64{ne0, rows}, v), FromInts(I32, []int64{rows}, idx)}, nil)
+		want := append([]byte(nil), d.Buf...)
+		for i, r := range idx {
+			for j := 0; j < ne0; j++ {
+				h := F32ToF16(v[i*ne0+j])
+				o := 2 * (int(r)*ne0 + j)
+				want[o], want[o+1] = byte(h), byte(h>>8)
+			}
+		}
+		if !bytes.Equal(y.Buf, want) {
+			t.Fatalf("%d dst rows: f16 rows converted in parallel differ from F32ToF16 value by value", dstRows)
+		}
+		ti := FromInts(I32, []int64{rows}, idx)
+		if !distinctRows(ti, rows, int64(dstRows)) {
+			t.Fatalf("%d dst rows: distinctRows sees a duplicate in %v", dstRows, idx)
+		}
+		idx[rows-1] = idx[0]
+		if distinctRows(FromInts(I32, []int64{rows}, idx), rows, int64(dstRows)) {
+			t.Fatalf("%d dst rows: distinctRows misses row %d named twice", dstRows, idx[0])
+		}
+		y = mustOp(t, OpSetRows, []*Tensor{d, FromF32(F32, []int64{ne0, rows}, v), FromInts(I32, []int64{rows}, idx)}, nil)
+		for j := 0; j < ne0; j++ {
+			o := 2 * (int(idx[0])*ne0 + j)
+			if h := F32ToF16(v[(rows-1)*ne0+j]); y.Buf[o] != byte(h) || y.Buf[o+1] != byte(h>>8) {
+				t.Fatalf("%d dst rows: row %d named twice: element %d is not the later source row's", dstRows, idx[0], j)
+			}
 		}
 	}
 }
