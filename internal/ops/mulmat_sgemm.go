@@ -76,8 +76,10 @@ func (ft *floatTile) sgemmTile(act *actRows, t Type, rowAt func(int) []byte, nex
 	// then the next tile's (next, from the caller). The memory then
 	// streams on while the other column groups read the rows from L2.
 	// f16 n = 7 8.2 -> 6.7 ms, n = 2 4.6 -> 4.3; f32 n = 2 9.1 -> 8.7.
+	// whole: each kernel call takes all of k (tinyBLAS's loop, below).
+	whole := t == F16 || n <= sgemmVecC
 	var after [mulMatRowTile / 4]unsafe.Pointer
-	if rb := uintptr(esz * k); (t == F16 || n <= sgemmVecC) && sgemmVecR == 4 && uintptr(unsafe.Pointer(&rows[1][0]))-uintptr(unsafe.Pointer(&rows[0][0])) == rb {
+	if rb := uintptr(esz * k); whole && sgemmVecR == 4 && uintptr(unsafe.Pointer(&rows[1][0]))-uintptr(unsafe.Pointer(&rows[0][0])) == rb {
 		for i := 4; i < nr; i += 4 {
 			after[i/4-1] = unsafe.Pointer(&rows[i][0])
 		}
@@ -99,7 +101,7 @@ func (ft *floatTile) sgemmTile(act *actRows, t Type, rowAt func(int) []byte, nex
 		}
 		sgemmKernel(t == F16, &ws, &xs, nc, unsafe.Add(pacc, 64*(i*n+c)), rs, kc)
 	}
-	if t == F16 || n <= sgemmVecC {
+	if whole {
 		// tinyBLAS's own loop: each group of rows against every group
 		// of columns over all of k, so that the rows (four f16 rows of
 		// 28 KB at k = 14336) are read from memory once and from L2 for

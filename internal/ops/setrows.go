@@ -47,8 +47,9 @@ func inferSetRows(srcs []*Tensor, _ Params) (Type, [MaxDims]int64, error) {
 
 // setRowsSplit is the number of values from which f32 rows into an f16
 // destination are converted on two goroutines (rows of 256 values or
-// more, each named once), as ggml's threads split the rows: at 32 rows of 1024 (the llama KV cache) 2.9 -> 2.3 µs a
-// launch; at 7 rows the pool's dispatch costs more than it saves.
+// more, each named once), as ggml's threads split the rows: at 32 rows
+// of 1024 (the llama KV cache) 2.9 -> 2.3 µs a launch; at 7 rows the
+// pool's dispatch costs more than it saves.
 const setRowsSplit = 16384
 
 // distinctRows reports whether idx[0..n-1] names n different rows of
@@ -99,8 +100,8 @@ func refSetRows(dst *Tensor, srcs []*Tensor, _ Params) error {
 		if s.Ne[2] == 1 && s.Ne[3] == 1 && s.Ne[0] >= 256 && s.Ne[0]*s.Ne[1] >= setRowsSplit && distinctRows(idx, s.Ne[1], d.Ne[1]) {
 			n := int(s.Ne[1])
 			ParallelFor(n, (n+1)/2, func(lo, hi int) {
-				for i := int64(lo); i < int64(hi); i++ {
-					f32ToF16Row(f16RowView(dst, idx.Int(i, 0, 0, 0), 0, 0), f32RowView(s, i, 0, 0))
+				for i := lo; i < hi; i++ {
+					setRowF16(dst, s, idx, int64(i), 0, 0)
 				}
 			})
 			return nil
@@ -108,8 +109,7 @@ func refSetRows(dst *Tensor, srcs []*Tensor, _ Params) error {
 		for k := int64(0); k < s.Ne[3]; k++ {
 			for j := int64(0); j < s.Ne[2]; j++ {
 				for i := int64(0); i < s.Ne[1]; i++ {
-					r := idx.Int(i, j%idx.Ne[1], k%idx.Ne[2], 0)
-					f32ToF16Row(f16RowView(dst, r, j, k), f32RowView(s, i, j, k))
+					setRowF16(dst, s, idx, i, j, k)
 				}
 			}
 		}
@@ -125,4 +125,11 @@ func refSetRows(dst *Tensor, srcs []*Tensor, _ Params) error {
 		}
 	}
 	return nil
+}
+
+// setRowF16 converts row (i, j, k) of the dense f32 src s into its row of
+// the dense f16 dst, the one idx names.
+func setRowF16(dst, s, idx *Tensor, i, j, k int64) {
+	r := idx.Int(i, j%idx.Ne[1], k%idx.Ne[2], 0)
+	f32ToF16Row(f16RowView(dst, r, j, k), f32RowView(s, i, j, k))
 }
