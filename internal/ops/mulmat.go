@@ -81,12 +81,19 @@ func checkMulMat(a, b *Tensor) error {
 type actRows struct {
 	k   int
 	vec bool      // use the vector kernels (mulmat_simd_amd64.go) where there are some
-	q   []int8    // q8_0 path with vec: the plain quants, k per row
+	q   []int8    // q8_0 path with vec or vnniAlone: the plain quants, k per row
 	f32 []float32 // f32/f16 paths: k values per row
 	pk  []uint64  // q8_0/q8_K paths: the quants packed by packAct, k/4 words per row
 	d   []float32 // per-block scale (k/32 or k/256 per row)
 	s   []int32   // q8_0: per-block Σq (k/32 per row); q8_K: per-16 sums (k/16 per row)
 }
+
+// vnniAlone reports whether the scalar kernels (vec false) take the VNNI
+// assembly for groups of eight q8_0 or q4_0 rows (mulmat_tile.go): where
+// that assembly is the only vector code, in the plain build
+// (GOEXPERIMENT=simd off). A build with the vector kernels keeps vec false
+// for the scalar ones alone, which the tests compare against.
+func vnniAlone(vec bool) bool { return !vec && !vecOK() && vecVNNI }
 
 // prepareActivations converts b for a's kernels, vector ones if the CPU
 // has them.
@@ -101,10 +108,11 @@ func prepareActivationsVec(a, b *Tensor, vec bool) *actRows {
 	case F32, F16:
 		act.f32 = make([]float32, nrows*k)
 	case Q8_0, Q4_0:
-		if vec {
+		if vec || vnniAlone(vec) {
 			act.q = make([]int8, nrows*k)
-		} else {
-			act.pk = make([]uint64, nrows*k/4)
+		}
+		if !vec {
+			act.pk = make([]uint64, nrows*k/4) // for dot1 and dot4
 		}
 		// actPad more for the eight-row kernels' loads (mulmat_tile.go).
 		act.d = make([]float32, nrows*k/QK8_0, nrows*k/QK8_0+actPad)
@@ -136,11 +144,13 @@ func prepareActivationsVec(a, b *Tensor, vec bool) *actRows {
 				}
 			case Q8_0, Q4_0:
 				nb := k / QK8_0
-				if vec {
-					quantizeRowQ8_0Act(tmp, act.q[r*k:(r+1)*k], act.d[r*nb:(r+1)*nb], act.s[r*nb:(r+1)*nb])
-				} else {
-					quantizeRowQ8_0Act(tmp, q, act.d[r*nb:(r+1)*nb], act.s[r*nb:(r+1)*nb])
-					packAct(q, act.pk[r*k/4:(r+1)*k/4])
+				qr := q
+				if act.q != nil {
+					qr = act.q[r*k : (r+1)*k]
+				}
+				quantizeRowQ8_0Act(tmp, qr, act.d[r*nb:(r+1)*nb], act.s[r*nb:(r+1)*nb])
+				if act.pk != nil {
+					packAct(qr, act.pk[r*k/4:(r+1)*k/4])
 				}
 			case Q4_K:
 				nb := k / QKK
@@ -344,7 +354,7 @@ func mulMat(dst, a, b *Tensor, vec bool) {
 				}
 				for i11 := 0; i11 < n; i11++ {
 					i01 := r0 + 8*ng
-					for ; i01+4 <= r1; i01 += 4 {
+					for ; i01+4 <= r1 && act.has4R(kt); i01 += 4 {
 						out := act.dot4R(kt, rowAt(i01), rowAt(i01+1), rowAt(i01+2), rowAt(i01+3), base+i11)
 						for j, v := range out {
 							put(i01+j, i11, v)

@@ -12,25 +12,6 @@ func vecOK() bool { return false }
 // vec512 is always false without the vector kernels.
 var vec512 = false
 
-// vecVNNI is always false without the vector kernels.
-var vecVNNI = false
-
-func q8_0Rows8VNNI(*[8]unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, int, *[8]float32, unsafe.Pointer) {
-	panic("unreachable")
-}
-
-func q8_0Rows8x2VNNI(*[8]unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, uintptr, int, *[16]float32, unsafe.Pointer) {
-	panic("unreachable")
-}
-
-func q4_0Rows8x2VNNI(*[8]unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, uintptr, int, *[16]float32, unsafe.Pointer) {
-	panic("unreachable")
-}
-
-func q4_0Rows8VNNI(*[8]unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, int, *[8]float32, unsafe.Pointer) {
-	panic("unreachable")
-}
-
 func q4_0Rows8Fused512(*[8]unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, int) [8]float32 {
 	panic("unreachable")
 }

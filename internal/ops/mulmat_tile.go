@@ -3,9 +3,10 @@ package ops
 import "unsafe"
 
 // Eight-row tiles of the quantized MulMat (q8_0 and q4_0 weights with the
-// vector kernels, mulmat_tile_simd_amd64.go): eight weight rows against
-// one activation row per call, the rows' f16 scales gathered once per
-// tile of rows and reused for every column.
+// vector kernels, mulmat_tile_simd_amd64.go, or the VNNI assembly alone,
+// mulmat_vnni_amd64.go): eight weight rows against one activation row per
+// call, the rows' f16 scales gathered once per tile of rows and reused for
+// every column (the VNNI kernels widen them in each call).
 
 // actPad is how many values the activation scale and sum arrays have
 // after their last block, for the kernels' four-lane loads.
@@ -15,9 +16,11 @@ const actPad = 4
 // fused kernels, which widen the scales in each call instead of once.
 const fusedMaxCols = 3
 
-// has8R reports whether dot8R has a kernel for t.
+// has8R reports whether dot8R has a kernel for t: the vector kernels, or
+// the VNNI assembly alone (vnniAlone; act.q is there for either).
 func (act *actRows) has8R(t Type) bool {
-	return act.vec && (t == Q8_0 || t == Q4_0) && cap(act.d)-len(act.d) >= actPad && cap(act.s)-len(act.s) >= actPad
+	return (act.vec || act.q != nil && vecVNNI) && (t == Q8_0 || t == Q4_0) &&
+		cap(act.d)-len(act.d) >= actPad && cap(act.s)-len(act.s) >= actPad
 }
 
 // rows8 holds eight weight rows of a quantized type and their block

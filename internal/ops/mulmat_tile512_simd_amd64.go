@@ -55,8 +55,6 @@ func reduce8(a, b archsimd.Int32x16, idx archsimd.Uint32x16) archsimd.Int32x8 {
 	return u.Permute(idx).GetLo()
 }
 
-var reduceIdx = [16]uint32{0, 4, 8, 12, 1, 5, 9, 13}
-
 func q4Consts512() (m4 archsimd.Uint8x64, four archsimd.Uint32x16, ones archsimd.Int16x32, idx archsimd.Uint32x16) {
 	return archsimd.BroadcastUint8x64(0x0f), archsimd.BroadcastUint32x16(4), archsimd.BroadcastInt16x32(1),
 		archsimd.LoadUint32x16(&reduceIdx)

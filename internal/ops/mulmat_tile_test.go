@@ -14,7 +14,7 @@ import (
 // weight scales that are subnormal, infinite or NaN, against the scalar
 // kernels: bit-identical (NaN results need only both be NaN).
 func TestMulMat8RowsMatchScalar(t *testing.T) {
-	if !vecOK() {
+	if !vecOK() && !vecVNNI {
 		t.Skip("no vector kernels in this build or on this CPU")
 	}
 	shapes := []struct{ k, m, n int64 }{
@@ -26,19 +26,28 @@ func TestMulMat8RowsMatchScalar(t *testing.T) {
 	}
 	r := rand.New(rand.NewPCG(21, 22))
 	// The AVX2 kernels, then the AVX-512 ones and the VNNI assembly
-	// where the CPU has them.
+	// where the CPU has them; in the plain build the VNNI assembly alone
+	// (vnniAlone).
 	has512, hasVNNI := vec512, vecVNNI
 	defer func() { vec512, vecVNNI = has512, hasVNNI }()
-	for _, mode := range []struct{ v512, vnni bool }{{false, false}, {true, false}, {true, true}} {
-		if mode.v512 && !has512 || mode.vnni && !hasVNNI {
+	for _, mode := range []struct{ vec, v512, vnni bool }{{true, false, false}, {true, true, false}, {true, true, true}, {false, false, true}} {
+		if mode.vec != vecOK() || mode.v512 && !has512 || mode.vnni && !hasVNNI {
 			continue
 		}
 		vec512, vecVNNI = mode.v512, mode.vnni
-		testMulMat8Rows(t, r, shapes, fmt.Sprintf("avx512=%v,vnni=%v", mode.v512, mode.vnni))
+		testMulMat8Rows(t, r, shapes, mode.vec, fmt.Sprintf("vec=%v,avx512=%v,vnni=%v", mode.vec, mode.v512, mode.vnni))
 	}
 }
 
-func testMulMat8Rows(t *testing.T, r *rand.Rand, shapes []struct{ k, m, n int64 }, mode string) {
+// mulMatScalar is mulMat by the scalar kernels alone (not even the VNNI
+// assembly that vnniAlone adds to them), the tests' reference.
+func mulMatScalar(dst, a, b *Tensor) {
+	defer func(v bool) { vecVNNI = v }(vecVNNI)
+	vecVNNI = false
+	mulMat(dst, a, b, false)
+}
+
+func testMulMat8Rows(t *testing.T, r *rand.Rand, shapes []struct{ k, m, n int64 }, vecOn bool, mode string) {
 	for _, typ := range []Type{Q8_0, Q4_0} {
 		for _, s := range shapes {
 			for _, act := range []string{"random", "extreme", "edge-quants", "special-scales"} {
@@ -75,8 +84,8 @@ func testMulMat8Rows(t *testing.T, r *rand.Rand, shapes []struct{ k, m, n int64 
 					}
 					b := FromF32(F32, []int64{s.k, s.n}, x)
 					vec, scalar := New(F32, s.m, s.n), New(F32, s.m, s.n)
-					mulMat(vec, a, b, true)
-					mulMat(scalar, a, b, false)
+					mulMat(vec, a, b, vecOn)
+					mulMatScalar(scalar, a, b)
 					got, want := vec.ToF32(), scalar.ToF32()
 					for i := range got {
 						g, w := got[i], want[i]
@@ -151,7 +160,7 @@ func TestMulMatIDGroupedMatchesScalar(t *testing.T) {
 						t.Fatal(err)
 					}
 					want := New(F32, m, 1)
-					mulMat(want, w, Cont(col), false)
+					mulMatScalar(want, w, Cont(col))
 					wv := want.ToF32()
 					for i := int64(0); i < m; i++ {
 						if g := got.F32(i, e, tok, 0); math.Float32bits(g) != math.Float32bits(wv[i]) {

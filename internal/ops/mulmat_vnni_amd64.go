@@ -1,11 +1,6 @@
-//go:build goexperiment.simd && amd64
-
 package ops
 
-import (
-	"simd/archsimd"
-	"unsafe"
-)
+import "unsafe"
 
 // The q4_0 eight-row kernel for one column in Go assembly
 // (mulmat_vnni_amd64.s), used when the CPU has AVX-512 with VNNI and F16C
@@ -17,8 +12,22 @@ import (
 // are those of the scalar dotQ4_0, in the same order: bit-identical
 // results, NaNs aside (both NaN).
 
-// vecVNNI reports whether q4_0Rows8VNNI runs (tests turn it off).
-var vecVNNI = vec512 && archsimd.X86.AVX512VNNI() && cpuidF16C()
+// The VNNI kernels run in every amd64 build, GOEXPERIMENT=simd or not: in
+// the plain build they are the quantized MulMat's only vector code, taking
+// every group of eight rows (vnniAlone).
+
+// vecVNNI reports whether the VNNI kernels run (tests turn it off): the
+// OS saves the AVX-512 state (siluCPU) and the CPU has AVX-512 F, DQ, BW,
+// VL and VNNI (cpuidAVX512VNNI) and F16C.
+var vecVNNI = siluAVX512OK && cpuidAVX512VNNI() && hasF16C
+
+// cpuidAVX512VNNI is CPUID.7.0: EBX bits 16 (AVX512F), 17 (DQ), 30 (BW),
+// 31 (VL) and ECX bit 11 (AVX512_VNNI).
+func cpuidAVX512VNNI() bool
+
+// reduceIdx is the permutation of the kernels' final reduction (reduce8
+// in mulmat_tile512_simd_amd64.go).
+var reduceIdx = [16]uint32{0, 4, 8, 12, 1, 5, 9, 13}
 
 //go:noescape
 func q4_0Rows8VNNI(p *[8]unsafe.Pointer, y, d, s unsafe.Pointer, nb int, out *[8]float32, next unsafe.Pointer)

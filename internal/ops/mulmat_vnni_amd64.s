@@ -1,5 +1,3 @@
-//go:build goexperiment.simd && amd64
-
 #include "textflag.h"
 
 // AHEAD_Q8_0(next) and AHEAD_Q4_0(next), at the top of each block's
@@ -493,4 +491,20 @@ done:
 	VMOVUPS Y13, (R15)
 	VMOVUPS Y29, 32(R15)
 	VZEROUPPER
+	RET
+
+// func cpuidAVX512VNNI() bool
+TEXT ·cpuidAVX512VNNI(SB), NOSPLIT, $0-1
+	MOVB $0, ret+0(FP)
+	MOVL $7, AX
+	XORL CX, CX
+	CPUID
+	ANDL $0xc0030000, BX // AVX512F, DQ, BW, VL
+	CMPL BX, $0xc0030000
+	JNE  novnni
+	SHRL $11, CX
+	ANDL $1, CX
+	MOVB CX, ret+0(FP)
+
+novnni:
 	RET

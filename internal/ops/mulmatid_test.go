@@ -142,7 +142,7 @@ func TestMulMatIDExpertColumns(t *testing.T) {
 						t.Fatal(err)
 					}
 					ref := New(F32, m, 1)
-					mulMat(ref, w, brow, false)
+					mulMatScalar(ref, w, brow)
 					for i := int64(0); i < m; i++ {
 						g, want := got.F32(i, e, tok, 0), ref.F32(i, 0, 0, 0)
 						if math.IsNaN(float64(g)) && math.IsNaN(float64(want)) {
