@@ -81,19 +81,22 @@ func checkMulMat(a, b *Tensor) error {
 type actRows struct {
 	k   int
 	vec bool      // use the vector kernels (mulmat_simd_amd64.go) where there are some
-	q   []int8    // q8_0 path with vec or vnniAlone: the plain quants, k per row
+	q   []int8    // q8_0 path with vec or the VNNI kernels (asmAlone): the plain quants, k per row
 	f32 []float32 // f32/f16 paths: k values per row
 	pk  []uint64  // q8_0/q8_K paths: the quants packed by packAct, k/4 words per row
 	d   []float32 // per-block scale (k/32 or k/256 per row)
 	s   []int32   // q8_0: per-block Σq (k/32 per row); q8_K: per-16 sums (k/16 per row)
 }
 
-// vnniAlone reports whether the scalar kernels (vec false) take the VNNI
-// assembly for groups of eight q8_0 or q4_0 rows (mulmat_tile.go): where
-// that assembly is the only vector code, in the plain build
-// (GOEXPERIMENT=simd off). A build with the vector kernels keeps vec false
-// for the scalar ones alone, which the tests compare against.
-func vnniAlone(vec bool) bool { return !vec && !vecOK() && vecVNNI }
+// asmAlone reports whether the scalar kernels (vec false) take the
+// assembly ones where the CPU has them — the VNNI kernels for groups of
+// eight q8_0 or q4_0 rows (mulmat_tile.go), the eight-row f16 and f32 dot
+// products for one column (mulmat_dot8_amd64.go) — as they do where that
+// assembly is the only vector code: in the plain build (GOEXPERIMENT=simd
+// off). A build with the vector kernels keeps vec false for the scalar
+// ones alone, which the tests compare against. Either way the results are
+// the scalar kernels' bits.
+func asmAlone(vec bool) bool { return !vec && !vecOK() }
 
 // prepareActivations converts b for a's kernels, vector ones if the CPU
 // has them.
@@ -108,7 +111,7 @@ func prepareActivationsVec(a, b *Tensor, vec bool) *actRows {
 	case F32, F16:
 		act.f32 = make([]float32, nrows*k)
 	case Q8_0, Q4_0:
-		if vec || vnniAlone(vec) {
+		if vec || asmAlone(vec) && vecVNNI {
 			act.q = make([]int8, nrows*k)
 		}
 		if !vec {
@@ -381,24 +384,24 @@ func mulMat(dst, a, b *Tensor, vec bool) {
 			// Columns in groups of four share each decoded weight.
 			for i11 := 0; i11 < n; i11 += 4 {
 				nc := min(4, n-i11)
-				if nc < 4 && act.has4R(kc) {
+				if dot8 := act.hasDot8F(kc); nc < 4 && (act.has4R(kc) || dot8) {
 					// The vector kernels take four rows at a time instead.
 					for c := 0; c < nc; c++ {
 						i01 := r0
-						if kc == F16 && vecF16C {
-							// Eight rows at once (mulmat_f16c_amd64.go).
+						if dot8 {
+							// Eight rows at once (mulmat_dot8_amd64.go).
 							for ; i01+8 <= r1; i01 += 8 {
 								var rws [8][]byte
 								for j := range rws {
 									rws[j] = rowAt(i01 + j)
 								}
-								out := dotF16F16C8R(&rws, act.f32[(base+i11+c)*act.k:(base+i11+c+1)*act.k])
-								for j, v := range out {
+								y := act.f32[(base+i11+c)*act.k : (base+i11+c+1)*act.k]
+								for j, v := range dot8F(kc, &rws, y) {
 									put(i01+j, i11+c, v)
 								}
 							}
 						}
-						for ; i01+4 <= r1; i01 += 4 {
+						for ; i01+4 <= r1 && act.has4R(kc); i01 += 4 {
 							out := act.dot4R(kc, rowAt(i01), rowAt(i01+1), rowAt(i01+2), rowAt(i01+3), base+i11+c)
 							for j, v := range out {
 								put(i01+j, i11+c, v)
@@ -503,6 +506,20 @@ func (act *actRows) dot4(t Type, row []byte, r int) [4]float32 {
 // has4R reports whether dot4R has a kernel for t.
 func (act *actRows) has4R(t Type) bool {
 	return act.vec && (t == F32 || t == F16 || t == Q8_0 || t == Q4_0)
+}
+
+// hasDot8F reports whether the eight-row f16 or f32 assembly
+// (mulmat_dot8_amd64.go) takes weights of type t against one column: f16
+// with the vector kernels or alone (asmAlone), f32 alone (the vector
+// build's four-row kernels are as fast).
+func (act *actRows) hasDot8F(t Type) bool {
+	switch t {
+	case F16:
+		return vecF16C && (act.vec || asmAlone(act.vec))
+	case F32:
+		return vecF32x8 && asmAlone(act.vec)
+	}
+	return false
 }
 
 // dot4R is dot1 of four src0 rows with activation row r, by the vector

@@ -17,9 +17,6 @@ import (
 // which operand's payload a two-NaN operation passes on depends on the
 // operand order, which the compiler chooses for the archsimd kernels).
 
-// vecF16C reports whether the F16C kernels run (tests turn it off).
-var vecF16C = hasF16C
-
 // f16Dot4F16C sets out[r] to the eight running lane sums of row r (the
 // halves at p[r]) against the n float32 activations at b, n a multiple of
 // 8: lane j sums the products of the elements i ≡ j (mod 8) in order, each
@@ -127,36 +124,4 @@ func (ft *floatTile) mulTileF16C(act *actRows, rowAt func(int) []byte, r0, r1, b
 		}
 	}
 	finishTile(F16, rows[:nr], acc, y, k, r0, n, put)
-}
-
-// f16Dot8F16C is f16Dot4F16C for eight rows.
-//
-//go:noescape
-func f16Dot8F16C(p *[8]unsafe.Pointer, b unsafe.Pointer, n int, out *[8][8]float32)
-
-// dotF16F16C8R is dotF16F16C4R of eight weight rows: eight streams from
-// memory and eight independent chains of adds.
-func dotF16F16C8R(a *[8][]byte, b []float32) [8]float32 {
-	n := len(b)
-	n8 := n &^ 7
-	var p [8]unsafe.Pointer
-	for j := range a {
-		a[j] = a[j][:2*n]
-		if n8 > 0 {
-			p[j] = unsafe.Pointer(&a[j][0])
-		}
-	}
-	var s [8][8]float32
-	if n8 > 0 {
-		f16Dot8F16C(&p, unsafe.Pointer(&b[0]), n8, &s)
-	}
-	tab := f16ToF32Table()
-	var out [8]float32
-	for j := range a {
-		for i := n8; i < n; i++ {
-			s[j][0] += float32(tab[binary.LittleEndian.Uint16(a[j][2*i:])] * b[i])
-		}
-		out[j] = finish8(&s[j])
-	}
-	return out
 }

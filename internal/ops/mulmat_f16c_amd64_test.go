@@ -3,7 +3,6 @@
 package ops
 
 import (
-	"encoding/binary"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -61,25 +60,6 @@ func TestWidenF16F16C(t *testing.T) {
 		widenF16sVec(src[:n-3], dst[:n-3])
 		check(fmt.Sprintf("widenF16sVec n=%d", n-3), dst, src, n-8)
 	}
-}
-
-// f16Rows returns m rows of k random halves (|x| < 2), a sixteenth of
-// them replaced by zeros, subnormals, infinities or NaNs (quiet and
-// signalling) when special.
-func f16Rows(r *rand.Rand, m, k int, special bool) [][]byte {
-	specials := []uint16{0x0000, 0x8000, 0x0001, 0x83ff, 0x0200, 0x7c00, 0xfc00, 0x7e00, 0x7c01, 0xfd55, 0x7bff}
-	rows := make([][]byte, m)
-	for i := range rows {
-		rows[i] = make([]byte, 2*k)
-		for j := range k {
-			h := F32ToF16(float32(r.Float64()*4 - 2))
-			if special && r.IntN(16) == 0 {
-				h = specials[r.IntN(len(specials))]
-			}
-			binary.LittleEndian.PutUint16(rows[i][2*j:], h)
-		}
-	}
-	return rows
 }
 
 // TestDotF16F16C4R checks the four-row F16C dot product against the
@@ -151,38 +131,6 @@ func TestMulMatF16F16C(t *testing.T) {
 					t.Fatalf("k=%d m=%d n=%d special=%v: dst[%d] = %g (F16C), %g (archsimd)", s.k, s.m, s.n, special, i, g, w)
 				}
 			}
-		}
-	}
-}
-
-// TestDotF16F16C8R checks the eight-row F16C dot product against the
-// four-row archsimd kernel and the scalar dotF16Bytes, as TestDotF16F16C4R
-// does.
-func TestDotF16F16C8R(t *testing.T) {
-	if !hasF16C {
-		t.Skip("CPU without F16C")
-	}
-	defer func(v bool) { vecF16C = v }(vecF16C)
-	r := rand.New(rand.NewPCG(45, 46))
-	for _, k := range []int{0, 1, 7, 8, 9, 15, 16, 17, 24, 31, 33, 40, 100, 1000, 4096 + 13} {
-		for _, special := range []bool{false, true} {
-			rows := f16Rows(r, 8, k, special)
-			b := randF32(r, k)
-			var a [8][]byte
-			copy(a[:], rows)
-			got := dotF16F16C8R(&a, b)
-			vecF16C = false
-			for j := range 8 {
-				o := dotF16Vec4R(rows[j], rows[j], rows[j], rows[j], b)[0]
-				w := dotF16Bytes(rows[j], b)
-				g := got[j]
-				for _, ref := range []float32{o, w} {
-					if !(math.IsNaN(float64(g)) && math.IsNaN(float64(ref))) && math.Float32bits(g) != math.Float32bits(ref) {
-						t.Fatalf("k=%d special=%v row %d: F16C %g (%#x), want %g (%#x)", k, special, j, g, math.Float32bits(g), ref, math.Float32bits(ref))
-					}
-				}
-			}
-			vecF16C = true
 		}
 	}
 }

@@ -68,11 +68,6 @@ func q8_0Rows8Fused2Vec(*[8]unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsa
 	panic("unreachable")
 }
 
-// vecF16C is always false without the vector kernels.
-var vecF16C = false
-
 func (*floatTile) mulTileF16C(*actRows, func(int) []byte, int, int, int, int, func(int, int, float32)) {
 	panic("unreachable")
 }
-
-func dotF16F16C8R(*[8][]byte, []float32) [8]float32 { panic("unreachable") }

@@ -39,11 +39,11 @@ func TestMulMat8RowsMatchScalar(t *testing.T) {
 	}
 }
 
-// mulMatScalar is mulMat by the scalar kernels alone (not even the VNNI
-// assembly that vnniAlone adds to them), the tests' reference.
+// mulMatScalar is mulMat by the scalar kernels alone (not even the
+// assembly that asmAlone adds to them), the tests' reference.
 func mulMatScalar(dst, a, b *Tensor) {
-	defer func(v bool) { vecVNNI = v }(vecVNNI)
-	vecVNNI = false
+	defer func(v, h, f bool) { vecVNNI, vecF16C, vecF32x8 = v, h, f }(vecVNNI, vecF16C, vecF32x8)
+	vecVNNI, vecF16C, vecF32x8 = false, false, false
 	mulMat(dst, a, b, false)
 }
 

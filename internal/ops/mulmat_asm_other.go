@@ -4,8 +4,9 @@ package ops
 
 import "unsafe"
 
-// vecVNNI is false: the VNNI kernels are amd64 assembly.
-var vecVNNI = false
+// vecVNNI, vecF16C and vecF32x8 are false: their kernels are amd64
+// assembly.
+var vecVNNI, vecF16C, vecF32x8 = false, false, false
 
 func q8_0Rows8VNNI(*[8]unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, int, *[8]float32, unsafe.Pointer) {
 	panic("unreachable")
@@ -22,3 +23,5 @@ func q4_0Rows8x2VNNI(*[8]unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.
 func q4_0Rows8VNNI(*[8]unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, int, *[8]float32, unsafe.Pointer) {
 	panic("unreachable")
 }
+
+func dot8F(Type, *[8][]byte, []float32) [8]float32 { panic("unreachable") }
