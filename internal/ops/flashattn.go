@@ -109,7 +109,8 @@ func refFlashAttn(dst *Tensor, srcs []*Tensor, p Params) error {
 	dk, dv, nkv := q.Ne[0], v.Ne[0], k.Ne[1]
 	rk2, rk3 := q.Ne[2]/k.Ne[2], q.Ne[3]/k.Ne[3]
 	rv2, rv3 := q.Ne[2]/v.Ne[2], q.Ne[3]/v.Ne[3]
-	if flashAttnVec(dst, q, k, v, mask, sinks, scale, softcap, slope) {
+	if flashAttnVec(dst, q, k, v, mask, sinks, scale, softcap, slope) ||
+		flashAttnF16C(dst, q, k, v, mask, sinks, scale, softcap, slope) {
 		return nil
 	}
 	f16V := v.Type == F16
@@ -161,20 +162,14 @@ func refFlashAttn(dst *Tensor, srcs []*Tensor, p Params) error {
 				if softcap != 0 {
 					s = softcap * tanhf32(s)
 				}
-				s += mv
-				ms, vs := float32(1), float32(1)
-				if s > M {
-					mOld := M
-					M = s
-					ms = expf32(mOld - M)
+				ms, vs := faStep(s+mv, &M)
+				if ms != 1 {
 					for i := range acc {
 						acc[i] *= ms
 					}
 					if f16V {
 						roundF16Slice(acc)
 					}
-				} else {
-					vs = expf32(s - M)
 				}
 				v.Row(ic, iv2, iv3, vr)
 				for i, x := range vr {
@@ -185,28 +180,60 @@ func refFlashAttn(dst *Tensor, srcs []*Tensor, p Params) error {
 				}
 				S = float32(S*ms) + vs
 			}
-			if sinks != nil {
-				s := sinks.F32(iq2, 0, 0, 0)
-				ms, vs := float32(1), float32(1)
-				if s > M {
-					ms = expf32(M - s)
-					for i := range acc {
-						acc[i] *= ms
-					}
-				} else {
-					vs = expf32(s - M)
-				}
-				S = float32(S*ms) + vs
-			}
-			inv := float32(0)
-			if S != 0 {
-				inv = 1 / S
-			}
-			for i := range acc {
-				acc[i] *= inv
-			}
-			dst.SetRow(iq2, iq1, iq3, acc)
+			faFinish(dst, acc, sinks, S, M, iq1, iq2, iq3)
 		}
 	})
 	return nil
+}
+
+// faStep is the online softmax's update for the score s of a key: with a
+// new maximum (s > M) M becomes s and the accumulator and sum are scaled
+// by ms = expf(M_old - s), the key's value weighted by vs = 1; otherwise
+// ms = 1 and vs = expf(s - M). (A first key turns M = -inf into s with
+// ms = 0, which the zero accumulator and sum do not notice.)
+func faStep(s float32, M *float32) (ms, vs float32) {
+	if s > *M {
+		m := *M
+		*M = s
+		return expf32(m - s), 1
+	}
+	return 1, expf32(s - *M)
+}
+
+// faFinish ends query row (iq1, iq2, iq3) after its last key: its sink,
+// if any, enters the softmax (without a value, and the accumulator's
+// scaling not rounded), then dst = acc/S (0 if S = 0).
+func faFinish(dst *Tensor, acc []float32, sinks *Tensor, S, M float32, iq1, iq2, iq3 int64) {
+	if sinks != nil {
+		ms, vs := faStep(sinks.F32(iq2, 0, 0, 0), &M)
+		if ms != 1 {
+			for i := range acc {
+				acc[i] *= ms
+			}
+		}
+		S = float32(S*ms) + vs
+	}
+	inv := float32(0)
+	if S != 0 {
+		inv = 1 / S
+	}
+	for i := range acc {
+		acc[i] *= inv
+	}
+	dst.SetRow(iq2, iq1, iq3, acc)
+}
+
+// rowsInBuf reports whether every row of x (Ne[0] dense elements of its
+// type, Nb[0] == TypeSize) lies inside x.Buf.
+func rowsInBuf(x *Tensor) bool {
+	for d := 0; d < MaxDims; d++ {
+		if x.Ne[d] < 1 {
+			return false
+		}
+	}
+	if x.Nb[0] != uint64(x.Type.TypeSize()) || x.Type.BlockSize() != 1 {
+		return false
+	}
+	end := x.RowOffset(x.Ne[1]-1, x.Ne[2]-1, x.Ne[3]-1) + x.Type.RowSize(x.Ne[0])
+	return end <= uint64(len(x.Buf))
 }

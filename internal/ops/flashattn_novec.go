@@ -2,6 +2,9 @@
 
 package ops
 
+// vecFA is false: there are no vector kernels in this build.
+var vecFA = false
+
 // flashAttnVec has no vector kernels in this build: refFlashAttn runs its
 // scalar loop.
 func flashAttnVec(dst, q, k, v, mask, sinks *Tensor, scale, softcap float32, slope func(int64) float32) bool {

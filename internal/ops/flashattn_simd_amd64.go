@@ -76,21 +76,6 @@ type faTileState struct {
 	sums, maxes [faTile]float32
 }
 
-// rowsInBuf reports whether every row of x (Ne[0] dense elements of its
-// type, Nb[0] == TypeSize) lies inside x.Buf.
-func rowsInBuf(x *Tensor) bool {
-	for d := 0; d < MaxDims; d++ {
-		if x.Ne[d] < 1 {
-			return false
-		}
-	}
-	if x.Nb[0] != uint64(x.Type.TypeSize()) || x.Type.BlockSize() != 1 {
-		return false
-	}
-	end := x.RowOffset(x.Ne[1]-1, x.Ne[2]-1, x.Ne[3]-1) + x.Type.RowSize(x.Ne[0])
-	return end <= uint64(len(x.Buf))
-}
-
 // flashAttnVec runs flash_attn_ext with the vector kernels and reports
 // whether it did; false (nothing written) when the CPU, the types or the
 // layout do not fit them, and the caller runs the scalar loop.

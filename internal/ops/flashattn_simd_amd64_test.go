@@ -8,46 +8,6 @@ import (
 	"testing"
 )
 
-// withScalarFA runs fn with the vector flash_attn_ext kernels off.
-func withScalarFA(fn func()) {
-	old := vecFA
-	vecFA = false
-	defer func() { vecFA = old }()
-	fn()
-}
-
-// faCase builds flash_attn_ext sources in the layout of a llama KV cache:
-// K and V are views of one [d*nhkv, nkv] f16 cache each (row stride
-// d*nhkv*2 bytes, head stride d*2), q is permuted.
-func faCase(qv, kv, vv []float32, d, nq, nh, nkv, nhkv int) (q, k, v *Tensor) {
-	view := func(vals []float32) *Tensor {
-		c := FromF32(F16, []int64{int64(d * nhkv), int64(nkv)}, vals)
-		t, err := View(c, []int64{int64(d), int64(nkv), int64(nhkv)}, []uint64{uint64(2 * d * nhkv), uint64(2 * d)}, 0)
-		if err != nil {
-			panic(err)
-		}
-		return t
-	}
-	qc := FromF32(F32, []int64{int64(d), int64(nh), int64(nq)}, qv)
-	q, err := Permute(qc, 0, 2, 1, 3)
-	if err != nil {
-		panic(err)
-	}
-	return q, view(kv), view(vv)
-}
-
-// headMajor reorders cache values [nkv][nhkv][d] to [nhkv][nkv][d] and q
-// [nq][nh][d] to [nh][nq][d], the layouts attn64 reads.
-func headMajor(x []float32, d, n1, n2 int) []float32 {
-	out := make([]float32, len(x))
-	for i := 0; i < n1; i++ {
-		for h := 0; h < n2; h++ {
-			copy(out[(h*n1+i)*d:(h*n1+i+1)*d], x[(i*n2+h)*d:(i*n2+h+1)*d])
-		}
-	}
-	return out
-}
-
 // TestFlashAttnVec: the AVX2 kernels (where the CPU has them) against an
 // independent float64 attention, and against the scalar loop: within
 // rounding where the dot products' order differs, and bit for bit where
@@ -59,20 +19,7 @@ func TestFlashAttnVec(t *testing.T) {
 		t.Skip("no AVX2/FMA on this CPU")
 	}
 	const d, nq, nh, nhkv, nkv = 64, 3, 8, 2, 77
-	inf := float32(math.Inf(-1))
-	maskVals := make([]float32, nkv*nq)
-	for i := 0; i < nq; i++ {
-		for j := 0; j < nkv; j++ {
-			switch {
-			case j > nkv-nq+i:
-				maskVals[i*nkv+j] = inf // causal
-			case j%11 == 3:
-				maskVals[i*nkv+j] = inf
-			case j%5 == 1:
-				maskVals[i*nkv+j] = -1.5
-			}
-		}
-	}
+	maskVals := faTestMask(nq, nkv)
 	ones := make([]float64, nh)
 	for i := range ones {
 		ones[i] = 1
@@ -163,21 +110,7 @@ func TestFlashAttnVec(t *testing.T) {
 			kv[i] = float32(math.Round(float64(kv[i]))) / 8
 		}
 		vv := randVals(76, d*nhkv*nkv, -1, 1)
-		for i := range vv {
-			switch i % 7 {
-			case 0:
-				vv[i] = 0.25
-			case 1:
-				vv[i] = -0.25
-			case 2:
-				vv[i] = 3e-6 * vv[i] // subnormal halves
-			case 3:
-				vv[i] = 60000
-			}
-			if i%d == 5 {
-				vv[i] = float32(math.Inf(1))
-			}
-		}
+		faHardV(vv, d, false)
 		q, k, v := faCase(qv, kv, vv, d, nq, nh, nkv, nhkv)
 		for _, c := range cfgs {
 			t.Run(c.name, func(t *testing.T) {

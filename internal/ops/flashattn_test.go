@@ -2,6 +2,7 @@ package ops
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"testing"
 )
@@ -173,5 +174,212 @@ func TestFlashAttnErrors(t *testing.T) {
 	info, _ := Lookup("flash_attn_ext")
 	if c := info.Cost(nil, []*Tensor{q, k, v}, nil); c.Flops != 2*3*4*5*(32+16) {
 		t.Errorf("flops = %d", c.Flops)
+	}
+}
+
+// withFA runs fn with the vector flash_attn_ext kernels (vec) and the
+// F16C ones (f16c) on or off (on only where the CPU has them).
+func withFA(vec, f16c bool, fn func()) {
+	oldVec, oldF16C := vecFA, vecFAF16C
+	vecFA, vecFAF16C = vec && vecFA, f16c && vecFAF16C
+	defer func() { vecFA, vecFAF16C = oldVec, oldF16C }()
+	fn()
+}
+
+// withScalarFA runs fn with refFlashAttn's scalar loop alone.
+func withScalarFA(fn func()) { withFA(false, false, fn) }
+
+// faCase builds flash_attn_ext sources in the layout of a llama KV cache:
+// K and V are views of one [d*nhkv, nkv] f16 cache each (row stride
+// d*nhkv*2 bytes, head stride d*2), q is permuted.
+func faCase(qv, kv, vv []float32, d, nq, nh, nkv, nhkv int) (q, k, v *Tensor) {
+	view := func(vals []float32) *Tensor {
+		c := FromF32(F16, []int64{int64(d * nhkv), int64(nkv)}, vals)
+		t, err := View(c, []int64{int64(d), int64(nkv), int64(nhkv)}, []uint64{uint64(2 * d * nhkv), uint64(2 * d)}, 0)
+		if err != nil {
+			panic(err)
+		}
+		return t
+	}
+	qc := FromF32(F32, []int64{int64(d), int64(nh), int64(nq)}, qv)
+	q, err := Permute(qc, 0, 2, 1, 3)
+	if err != nil {
+		panic(err)
+	}
+	return q, view(kv), view(vv)
+}
+
+// headMajor reorders cache values [nkv][nhkv][d] to [nhkv][nkv][d] and q
+// [nq][nh][d] to [nh][nq][d], the layouts attn64 reads.
+func headMajor(x []float32, d, n1, n2 int) []float32 {
+	out := make([]float32, len(x))
+	for i := 0; i < n1; i++ {
+		for h := 0; h < n2; h++ {
+			copy(out[(h*n1+i)*d:(h*n1+i+1)*d], x[(i*n2+h)*d:(i*n2+h+1)*d])
+		}
+	}
+	return out
+}
+
+// TestFlashAttnF16C: the F16C kernels (flashattn_amd64.go, where the CPU
+// has them) against an independent float64 attention and against the
+// scalar loop, as TestFlashAttnVec does the vector ones: within rounding
+// where the dot products' order differs, bit for bit where every partial
+// sum of the dot products is exact (q and k multiples of 1/8), with
+// random V and with V values that drive the f16 accumulators through
+// zeros, subnormals, overflow and infinities; d = 68 takes the scalar
+// tails of both passes.
+func TestFlashAttnF16C(t *testing.T) {
+	if !vecFAF16C {
+		t.Skip("no F16C on this CPU or architecture")
+	}
+	const nq, nh, nhkv, nkv = 3, 8, 2, 77
+	maskVals := faTestMask(nq, nkv)
+	// A mask that rises along the keys makes most of them a new maximum,
+	// so that the accumulator is rescaled (rounded twice) at most keys.
+	riseVals := make([]float32, nkv*nq)
+	for i := range riseVals {
+		riseVals[i] = float32(i%nkv) / 4
+	}
+	sinkVals := []float32{-3, 4, 0.5, -0.25, 9, -9, 0, 1}
+	ones := make([]float64, nh)
+	for i := range ones {
+		ones[i] = 1
+	}
+	cfgs := []struct {
+		name          string
+		hasMask       bool
+		mask          Type
+		rise          bool
+		sinks         bool
+		softcap, bias float64
+	}{
+		{"no mask", false, F16, false, false, 0, 0},
+		{"f16 mask", true, F16, false, false, 0, 0},
+		{"f32 mask sinks", true, F32, false, true, 0, 0},
+		{"softcap", true, F16, false, false, 3, 0},
+		{"alibi", true, F16, false, false, 0, 8},
+		{"rising f32 mask", true, F32, true, false, 0, 0},
+	}
+	for _, d := range []int{64, 68} {
+		for _, data := range []string{"random", "exact dots", "exact dots, hard V"} {
+			exact := data != "random"
+			qv := randVals(81, d*nh*nq, -1, 1)
+			kv := randVals(82, d*nhkv*nkv, -1, 1)
+			vv := randVals(83, d*nhkv*nkv, -1, 1)
+			if exact {
+				for _, x := range [][]float32{qv, kv} {
+					for i := range x {
+						x[i] = float32(math.Round(float64(x[i])*8)) / 8
+					}
+				}
+			}
+			if data == "exact dots, hard V" {
+				faHardV(vv, d, true)
+			}
+			q, k, v := faCase(qv, kv, vv, d, nq, nh, nkv, nhkv)
+			for _, c := range cfgs {
+				t.Run(fmt.Sprintf("d=%d/%s/%s", d, data, c.name), func(t *testing.T) {
+					raw := map[string]any{"scale": 0.125, "logit_softcap": c.softcap, "max_bias": c.bias}
+					srcs := []*Tensor{q, k, v}
+					var m, sk []float32
+					if c.hasMask {
+						m = maskVals
+						if c.rise {
+							m = riseVals
+						}
+						srcs = append(srcs, FromF32(c.mask, []int64{nkv, nq}, m))
+					}
+					if c.sinks {
+						sk = sinkVals
+						srcs = append(srcs, FromF32(F32, []int64{nh}, sinkVals))
+					}
+					var got, scalar *Tensor
+					withFA(false, true, func() { got = mustOp(t, OpFlashAttnExt, srcs, raw) })
+					withScalarFA(func() { scalar = mustOp(t, OpFlashAttnExt, srcs, raw) })
+					g, w := got.ToF32(), scalar.ToF32()
+					if exact {
+						for i := range g {
+							if math.Float32bits(g[i]) != math.Float32bits(w[i]) && !(g[i] != g[i] && w[i] != w[i]) {
+								t.Fatalf("element %d: F16C %g, scalar %g", i, g[i], w[i])
+							}
+						}
+						return
+					}
+					if e := NMSE(g, w); !(e <= 1e-6) {
+						t.Errorf("F16C vs scalar: NMSE %g > 1e-6", e)
+					}
+					if c.bias != 0 {
+						return // attn64 takes the slopes; the scalar loop is the check here
+					}
+					want := attn64(headMajor(qv, d, nq, nh), k.ToF32(), v.ToF32(), m, d, d, nq, nh, nkv, nhkv, 0.125, c.softcap, ones, sk...)
+					if e := NMSE(g, want); !(e <= 1e-5) {
+						t.Errorf("F16C vs float64: NMSE %g > 1e-5", e)
+					}
+				})
+			}
+		}
+	}
+}
+
+// TestFlashAttnF16CBroadcast: K and V heads broadcast differently (two K
+// heads, four V heads), which flashAttnF16C runs a row at a time, against
+// the scalar loop.
+func TestFlashAttnF16CBroadcast(t *testing.T) {
+	if !vecFAF16C {
+		t.Skip("no F16C on this CPU or architecture")
+	}
+	const d, nq, nh, nkv = 64, 2, 8, 21
+	qv := randVals(91, d*nh*nq, -1, 1)
+	q, k, _ := faCase(qv, randVals(92, d*2*nkv, -1, 1), randVals(93, d*2*nkv, -1, 1), d, nq, nh, nkv, 2)
+	_, _, v := faCase(qv, randVals(94, d*4*nkv, -1, 1), randVals(95, d*4*nkv, -1, 1), d, nq, nh, nkv, 4)
+	raw := map[string]any{"scale": 0.125}
+	var got, scalar *Tensor
+	withFA(false, true, func() { got = mustOp(t, OpFlashAttnExt, []*Tensor{q, k, v}, raw) })
+	withScalarFA(func() { scalar = mustOp(t, OpFlashAttnExt, []*Tensor{q, k, v}, raw) })
+	if e := NMSE(got.ToF32(), scalar.ToF32()); !(e <= 1e-6) {
+		t.Errorf("F16C vs scalar: NMSE %g > 1e-6", e)
+	}
+}
+
+// faTestMask is an [nkv, nq] mask for the flash_attn_ext tests: causal
+// over the last nq keys, every eleventh key -inf besides, every fifth
+// -1.5.
+func faTestMask(nq, nkv int) []float32 {
+	inf := float32(math.Inf(-1))
+	m := make([]float32, nkv*nq)
+	for i := 0; i < nq; i++ {
+		for j := 0; j < nkv; j++ {
+			switch {
+			case j > nkv-nq+i:
+				m[i*nkv+j] = inf // causal
+			case j%11 == 3:
+				m[i*nkv+j] = inf
+			case j%5 == 1:
+				m[i*nkv+j] = -1.5
+			}
+		}
+	}
+	return m
+}
+
+// faHardV sets V values (rows of d) that drive f16 accumulators through
+// cancellation, subnormals, overflow and infinity: ±0.25, subnormal
+// halves, 60000, and +inf in lane 5 (and the last lane, when last).
+func faHardV(vv []float32, d int, last bool) {
+	for i := range vv {
+		switch i % 7 {
+		case 0:
+			vv[i] = 0.25
+		case 1:
+			vv[i] = -0.25
+		case 2:
+			vv[i] = 3e-6 * vv[i] // subnormal halves
+		case 3:
+			vv[i] = 60000
+		}
+		if i%d == 5 || last && i%d == d-1 {
+			vv[i] = float32(math.Inf(1))
+		}
 	}
 }
