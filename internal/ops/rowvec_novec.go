@@ -1,8 +1,8 @@
-//go:build !(goexperiment.simd && amd64)
+//go:build !amd64
 
 package ops
 
-// This build has no vector kernels: the dispatchers of rowvec.go run the
+// Off amd64 there are no vector kernels: the dispatchers of rowvec.go run the
 // scalar code.
 
 const vecRow = false

@@ -414,3 +414,59 @@ func ropeFastVsGeneric(t *testing.T, hd, heads, toks int64) {
 		}
 	}
 }
+
+// TestSumsLaneOrder checks the norms' sums with the vector code (the
+// archsimd kernels of the simd build, the assembly of the plain one) bit
+// for bit against their order written out here: four float64 partial sums
+// of the values 16j + 0..3, 4..7, 8..11, 12..15 (a last group of eight
+// into the first two), added lane-wise as (a+b) + (c+d), then
+// (l0+l1) + (l2+l3), then the last len%8 values in order. So both builds
+// give the same bits.
+func TestSumsLaneOrder(t *testing.T) {
+	if !vecRow {
+		t.Skip("no vector row kernels in this build or on this CPU")
+	}
+	laneSum := func(x []float32, f func(float32) float64) float64 {
+		n := len(x) &^ 7
+		var acc [4][4]float64
+		i := 0
+		for ; i+16 <= n; i += 16 {
+			for j := range 16 {
+				acc[j/4][j%4] += f(x[i+j])
+			}
+		}
+		if i < n {
+			for j := range 8 {
+				acc[j/4][j%4] += f(x[i+j])
+			}
+		}
+		var v [4]float64
+		for l := range v {
+			v[l] = (acc[0][l] + acc[1][l]) + (acc[2][l] + acc[3][l])
+		}
+		s := (v[0] + v[1]) + (v[2] + v[3])
+		for _, y := range x[n:] {
+			s += f(y)
+		}
+		return s
+	}
+	for _, n := range []int{8, 15, 16, 24, 40, 4096, 4099} {
+		x := rowVals(int64(n)+31, n)
+		for i := range x {
+			if math.IsInf(float64(x[i]), 0) || x[i] != x[i] {
+				x[i] = 1.5
+			}
+		}
+		const m = 0.25
+		if got, want := sumRow(x), laneSum(x, func(v float32) float64 { return float64(v) }); got != want {
+			t.Errorf("sumRow n=%d = %.17g, want %.17g", n, got, want)
+		}
+		if got, want := sumSqRow(x), laneSum(x, func(v float32) float64 { return float64(v * v) }); got != want {
+			t.Errorf("sumSqRow n=%d = %.17g, want %.17g", n, got, want)
+		}
+		d := make([]float32, n)
+		if got, want := centerSumSqRow(d, x, m), laneSum(x, func(v float32) float64 { d := v - m; return float64(d * d) }); got != want {
+			t.Errorf("centerSumSqRow n=%d = %.17g, want %.17g", n, got, want)
+		}
+	}
+}

@@ -1,8 +1,8 @@
-//go:build !(goexperiment.simd && amd64)
+//go:build !amd64
 
 package ops
 
-// Without GOEXPERIMENT=simd on amd64, soft_max runs its scalar loops.
+// Off amd64 soft_max runs its scalar loops.
 
 func softMaxPrepVec(w, x []float32, scale float32, mrow []float32, slope float32) (float32, bool) {
 	return 0, false

@@ -1,0 +1,223 @@
+//go:build !goexperiment.simd
+
+#include "textflag.h"
+
+// The row kernels of the plain build (rowvec_plain_amd64.go) with AVX2:
+// the arithmetic of rowvec_simd_amd64.go's, eight lanes at a time, in the
+// same order. Each takes n a multiple of 8 (the sums: of 16 or 8 more) and
+// ends with VZEROUPPER.
+
+// ELTWISE(op) is dst[i] = a[i] op b[i] over n values.
+#define ELTWISE(op) \
+	MOVQ dst+0(FP), DI \
+	MOVQ a+8(FP), SI \
+	MOVQ b+16(FP), DX \
+	MOVQ n+24(FP), CX \
+	XORQ AX, AX \
+eloop: \
+	CMPQ    AX, CX \
+	JGE     edone \
+	VMOVUPS (SI)(AX*4), Y0 \
+	op      (DX)(AX*4), Y0, Y0 \
+	VMOVUPS Y0, (DI)(AX*4) \
+	ADDQ    $8, AX \
+	JMP     eloop \
+edone: \
+	VZEROUPPER \
+	RET
+
+// func addF32AVX(dst, a, b *float32, n int)
+TEXT ·addF32AVX(SB), NOSPLIT, $0-32
+	ELTWISE(VADDPS)
+
+// func subF32AVX(dst, a, b *float32, n int)
+TEXT ·subF32AVX(SB), NOSPLIT, $0-32
+	ELTWISE(VSUBPS)
+
+// func mulF32AVX(dst, a, b *float32, n int)
+TEXT ·mulF32AVX(SB), NOSPLIT, $0-32
+	ELTWISE(VMULPS)
+
+// func scaleF32AVX(dst, x *float32, s float32, n int)
+TEXT ·scaleF32AVX(SB), NOSPLIT, $0-32
+	MOVQ         dst+0(FP), DI
+	MOVQ         x+8(FP), SI
+	VBROADCASTSS s+16(FP), Y1
+	MOVQ         n+24(FP), CX
+	XORQ         AX, AX
+
+sloop:
+	CMPQ    AX, CX
+	JGE     sdone
+	VMOVUPS (SI)(AX*4), Y0
+	VMULPS  Y1, Y0, Y0
+	VMOVUPS Y0, (DI)(AX*4)
+	ADDQ    $8, AX
+	JMP     sloop
+
+sdone:
+	VZEROUPPER
+	RET
+
+// ADD4(v, acc0, acc1): the low and high four float32 of v widened to
+// float64 and added to acc0 and acc1 (Y10 scratch).
+#define ADD4(v, xv, acc0, acc1) \
+	VEXTRACTF128 $1, v, X10 \
+	VCVTPS2PD    xv, v \
+	VCVTPS2PD    X10, Y10 \
+	VADDPD       v, acc0, acc0 \
+	VADDPD       Y10, acc1, acc1
+
+// func sumsF32AVX(dst, x *float32, m float32, n int, mode int, out *[16]float64)
+//
+// Mode 0: Σ x; 1: Σ x·x (the product in float32); 2: dst = x − m and
+// Σ d·d. Four float64x4 partial sums a, b, c, d (Y4-Y7) of the values
+// 16j + 0..3, 4..7, 8..11, 12..15, and, for a last group of eight, a and
+// b: sumSqVec's and centerSumSqRow's order. out gets a, b, c, d.
+TEXT ·sumsF32AVX(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), DI
+	MOVQ         x+8(FP), SI
+	VBROADCASTSS m+16(FP), Y8
+	MOVQ         n+24(FP), CX
+	MOVQ         mode+32(FP), DX
+	MOVQ         out+40(FP), R8
+	VXORPD       Y4, Y4, Y4
+	VXORPD       Y5, Y5, Y5
+	VXORPD       Y6, Y6, Y6
+	VXORPD       Y7, Y7, Y7
+	XORQ         AX, AX
+	MOVQ         CX, BX
+	SUBQ         $16, BX // the last start of a step of sixteen
+
+uloop:
+	CMPQ    AX, BX
+	JGT     utail
+	VMOVUPS (SI)(AX*4), Y0
+	VMOVUPS 32(SI)(AX*4), Y1
+	CMPQ    DX, $2
+	JNE     usq
+	VSUBPS  Y8, Y0, Y0
+	VSUBPS  Y8, Y1, Y1
+	VMOVUPS Y0, (DI)(AX*4)
+	VMOVUPS Y1, 32(DI)(AX*4)
+
+usq:
+	CMPQ   DX, $0
+	JEQ    uadd
+	VMULPS Y0, Y0, Y0
+	VMULPS Y1, Y1, Y1
+
+uadd:
+	ADD4(Y0, X0, Y4, Y5)
+	ADD4(Y1, X1, Y6, Y7)
+	ADDQ $16, AX
+	JMP  uloop
+
+utail:
+	CMPQ    AX, CX
+	JGE     udone
+	VMOVUPS (SI)(AX*4), Y0
+	CMPQ    DX, $2
+	JNE     tsq
+	VSUBPS  Y8, Y0, Y0
+	VMOVUPS Y0, (DI)(AX*4)
+
+tsq:
+	CMPQ   DX, $0
+	JEQ    tadd
+	VMULPS Y0, Y0, Y0
+
+tadd:
+	ADD4(Y0, X0, Y4, Y5)
+
+udone:
+	VMOVUPD Y4, 0(R8)
+	VMOVUPD Y5, 32(R8)
+	VMOVUPD Y6, 64(R8)
+	VMOVUPD Y7, 96(R8)
+	VZEROUPPER
+	RET
+
+// func dequantQ8_0AVX(src *byte, dst *float32, nb int)
+//
+// nb q8_0 blocks (34 bytes each) to float32: q·d, d the block's half
+// widened by VCVTPH2PS (F16C), q sign-extended and converted exactly.
+TEXT ·dequantQ8_0AVX(SB), NOSPLIT, $0-24
+	MOVQ src+0(FP), SI
+	MOVQ dst+8(FP), DI
+	MOVQ nb+16(FP), CX
+
+qloop:
+	TESTQ        CX, CX
+	JZ           qdone
+	MOVWLZX      (SI), AX
+	VMOVD        AX, X0
+	VCVTPH2PS    X0, X0
+	VBROADCASTSS X0, Y0
+	VPMOVSXBD    2(SI), Y1
+	VPMOVSXBD    10(SI), Y2
+	VPMOVSXBD    18(SI), Y3
+	VPMOVSXBD    26(SI), Y4
+	VCVTDQ2PS    Y1, Y1
+	VCVTDQ2PS    Y2, Y2
+	VCVTDQ2PS    Y3, Y3
+	VCVTDQ2PS    Y4, Y4
+	VMULPS       Y0, Y1, Y1
+	VMULPS       Y0, Y2, Y2
+	VMULPS       Y0, Y3, Y3
+	VMULPS       Y0, Y4, Y4
+	VMOVUPS      Y1, (DI)
+	VMOVUPS      Y2, 32(DI)
+	VMOVUPS      Y3, 64(DI)
+	VMOVUPS      Y4, 96(DI)
+	ADDQ         $34, SI
+	ADDQ         $128, DI
+	DECQ         CX
+	JMP          qloop
+
+qdone:
+	VZEROUPPER
+	RET
+
+// func softMaxPrepAVX(w, x, m *float32, scale, slope float32, n int, out *[8]float32) int
+//
+// w = x·scale (+ slope·m where m is not nil) over n values, the lanes'
+// maxima (VMAXPS, from -inf) to out, and the mask of the lanes that held
+// a NaN returned.
+TEXT ·softMaxPrepAVX(SB), NOSPLIT, $0-56
+	MOVQ         w+0(FP), DI
+	MOVQ         x+8(FP), SI
+	MOVQ         m+16(FP), DX
+	VBROADCASTSS scale+24(FP), Y8
+	VBROADCASTSS slope+28(FP), Y9
+	MOVQ         n+32(FP), CX
+	MOVQ         out+40(FP), R8
+	MOVL         $0xff800000, AX
+	VMOVD        AX, X10
+	VBROADCASTSS X10, Y10
+	VXORPS       Y11, Y11, Y11
+	XORQ         AX, AX
+
+ploop:
+	CMPQ   AX, CX
+	JGE    pdone
+	VMULPS (SI)(AX*4), Y8, Y0
+	TESTQ  DX, DX
+	JZ     pnomask
+	VMULPS (DX)(AX*4), Y9, Y1
+	VADDPS Y1, Y0, Y0
+
+pnomask:
+	VMOVUPS Y0, (DI)(AX*4)
+	VMAXPS  Y0, Y10, Y10
+	VCMPPS  $3, Y0, Y0, Y1 // unordered: NaN
+	VORPS   Y1, Y11, Y11
+	ADDQ    $8, AX
+	JMP     ploop
+
+pdone:
+	VMOVUPS   Y10, (R8)
+	VMOVMSKPS Y11, AX
+	MOVQ      AX, ret+48(FP)
+	VZEROUPPER
+	RET
