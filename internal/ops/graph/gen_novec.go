@@ -1,14 +1,14 @@
-//go:build !(goexperiment.simd && amd64)
+//go:build !amd64
 
 package graph
 
-// normalPairs is 0: this build has no vector kernels.
+// normalPairs is 0: off amd64 there are no vector kernels.
 var normalPairs = 0
 
 // normalKernels lists the scalar code alone.
 func normalKernels() []int { return []int{0} }
 
-// fillNormalVec writes nothing: this build has no vector kernels.
+// fillNormalVec writes nothing: off amd64 there are no vector kernels.
 func fillNormalVec(mean, std float64, z uint64, dst []float32) int { return 0 }
 
 // clearUpper does nothing in this build.
