@@ -117,7 +117,7 @@ func TestRunOpJSONKeys(t *testing.T) {
 	res := doc["results"].([]any)
 	fused := res[len(res)-1].(map[string]any)
 	assertKeys(t, "result", fused, "case", "drift_nmse", "fusion", "kernel", "max_abs_err", "max_nmse", "nmse", "node", "op", "output", "status", "time_ns")
-	assertKeys(t, "perf", doc["perf"].([]any)[0].(map[string]any), "bytes", "bytes_per_s", "case", "clock", "flops", "kernel", "max_ns", "median_ns", "min_ns", "nodes", "runs")
+	assertKeys(t, "perf", doc["perf"].([]any)[0].(map[string]any), "batch", "bytes", "bytes_per_s", "case", "clock", "flops", "kernel", "max_ns", "median_ns", "min_ns", "nodes", "runs")
 }
 
 func assertKeys(t *testing.T, what string, m map[string]any, want ...string) {

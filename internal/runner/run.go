@@ -130,11 +130,14 @@ type Timing struct {
 	Kernel string   `json:"kernel"`
 	Nodes  []string `json:"nodes"`
 	Runs   int      `json:"runs"`
-	MedNS  int64    `json:"median_ns"`
-	MinNS  int64    `json:"min_ns"`
-	MaxNS  int64    `json:"max_ns"`
-	Flops  int64    `json:"flops"`
-	Bytes  int64    `json:"bytes"`
+	// Batch is how many launches each timed run made back to back (1, or
+	// more for launches under 10 µs); the times are per launch.
+	Batch int   `json:"batch"`
+	MedNS int64 `json:"median_ns"`
+	MinNS int64 `json:"min_ns"`
+	MaxNS int64 `json:"max_ns"`
+	Flops int64 `json:"flops"`
+	Bytes int64 `json:"bytes"`
 	// Clock is "device" (launch to sync on sysemu or a card) or "host"
 	// (the reference device runs its kernels on this CPU).
 	Clock string `json:"clock"`
@@ -478,7 +481,7 @@ func finite(x float64) float64 {
 }
 
 func newTiming(name string, p exec.PerfResult) Timing {
-	return Timing{Case: name, Kernel: p.Kernel, Nodes: p.Nodes, Runs: p.Runs, MedNS: p.MedNS, MinNS: p.MinNS, MaxNS: p.MaxNS,
+	return Timing{Case: name, Kernel: p.Kernel, Nodes: p.Nodes, Runs: p.Runs, Batch: p.Batch, MedNS: p.MedNS, MinNS: p.MinNS, MaxNS: p.MaxNS,
 		Flops: p.Flops, Bytes: p.Bytes, FlopsPerS: p.GFLOPS() * 1e9, BytesPerS: p.GBPS() * 1e9}
 }
 

@@ -328,3 +328,34 @@ func TestABIMismatch(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A launch shorter than perfBatchBelow in its last warm-up run is timed
+// in batches: on a clock that advances 1 µs at each reading, the warm-up
+// run takes 1 µs, so a batch is perfBatchSpan/1 µs = 10 launches, and a
+// timed run (two readings around the batch) 1 µs, 100 ns per launch. On
+// a clock of 1 ms steps, or without a warm-up run, launches are timed
+// one by one.
+func TestPerfBatch(t *testing.T) {
+	for _, c := range []struct {
+		step      time.Duration
+		warmup    int
+		batch     int
+		perLaunch int64
+	}{
+		{time.Microsecond, 1, 10, 100},
+		{time.Millisecond, 1, 1, int64(time.Millisecond)},
+		{time.Microsecond, 0, 1, int64(time.Microsecond)},
+	} {
+		var now time.Time
+		clock := func() time.Time { now = now.Add(c.step); return now }
+		res, _, err := run(t, ref.New(ref.Options{}), false, Options{Now: clock, Perf: PerfOptions{Warmup: c.warmup, Runs: 3}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, pr := range res.Perf {
+			if pr.Runs != 3 || pr.Batch != c.batch || pr.MedNS != c.perLaunch || pr.MinNS != c.perLaunch {
+				t.Errorf("step %v, warm-up %d: perf row %+v: want 3 runs of %d launches, %d ns each", c.step, c.warmup, pr, c.batch, c.perLaunch)
+			}
+		}
+	}
+}
