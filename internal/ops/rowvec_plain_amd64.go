@@ -5,11 +5,11 @@ package ops
 import "unsafe"
 
 // The plain build's row kernels on amd64 (GOEXPERIMENT=simd off): the
-// element-wise ones, the norms' sums and the q8_0 dequantization in
-// assembly (rowvec_plain_amd64.s) on CPUs with AVX2 and FMA (siluCPU's
-// check), with the arithmetic of the vector build's archsimd kernels in
-// the same order, so both builds give the same bits; rope and sincos run
-// the scalar code.
+// element-wise ones, the norms' sums, rope's rotations and the q8_0
+// dequantization in assembly (rowvec_plain_amd64.s) on CPUs with AVX2 and
+// FMA (siluCPU's check), with the arithmetic of the vector build's
+// archsimd kernels in the same order, so both builds give the same bits;
+// rope's sines and cosines (sincosRow) are the scalar code's.
 
 // vecRow reports whether the assembly runs (the CPU's check, made once).
 var vecRow = siluAVX2OK
@@ -128,8 +128,39 @@ func dequantQ8_0Row(src []byte, dst []float32) {
 	dequantQ8_0Scalar(src[34*nb:], dst[32*nb:])
 }
 
-func ropeNeoxRow(dst, x, c, s []float32)     { ropeNeoxScalar(dst, x, c, s) }
-func ropeNormalRow(dst, x, cc, ss []float32) { ropeNormalScalar(dst, x, cc, ss) }
+//go:noescape
+func ropeNeoxAVX(dst, x, c, s *float32, h, n int)
+
+//go:noescape
+func ropeNormalAVX(dst, x, cc, ss *float32, n int)
+
+func ropeNeoxRow(dst, x, c, s []float32) {
+	h := len(c)
+	n := h &^ 7
+	if !vecRow || n == 0 {
+		ropeNeoxScalar(dst, x, c, s)
+		return
+	}
+	s, x, dst = s[:h], x[:2*h], dst[:2*h]
+	ropeNeoxAVX(&dst[0], &x[0], &c[0], &s[0], h, n)
+	for i := n; i < h; i++ { // the tail pairs (i, i+h)
+		x0, x1 := x[i], x[i+h]
+		dst[i] = float32(x0*c[i]) - float32(x1*s[i])
+		dst[i+h] = float32(x0*s[i]) + float32(x1*c[i])
+	}
+}
+
+func ropeNormalRow(dst, x, cc, ss []float32) {
+	n2 := len(cc) &^ 1
+	n := n2 &^ 7
+	if !vecRow || n == 0 {
+		ropeNormalScalar(dst, x, cc, ss)
+		return
+	}
+	ss, x, dst = ss[:n2], x[:n2], dst[:n2]
+	ropeNormalAVX(&dst[0], &x[0], &cc[0], &ss[0], n)
+	ropeNormalScalar(dst[n:], x[n:], cc[n:n2], ss[n:])
+}
 func sincosRow(c, s, th []float32, m float32) bool {
 	return false
 }

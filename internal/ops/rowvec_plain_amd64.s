@@ -221,3 +221,69 @@ pdone:
 	MOVQ      AX, ret+48(FP)
 	VZEROUPPER
 	RET
+
+// func ropeNeoxAVX(dst, x, c, s *float32, h, n int)
+//
+// The pairs (x[i], x[i+h]) for i < n (a multiple of 8): dst[i] = x[i]·c[i]
+// - x[i+h]·s[i], dst[i+h] = x[i]·s[i] + x[i+h]·c[i], each product rounded.
+TEXT ·ropeNeoxAVX(SB), NOSPLIT, $0-48
+	MOVQ dst+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ c+16(FP), DX
+	MOVQ s+24(FP), R8
+	MOVQ h+32(FP), R9
+	MOVQ n+40(FP), CX
+	SHLQ $2, R9 // h in bytes
+	LEAQ (SI)(R9*1), R10 // x + h
+	LEAQ (DI)(R9*1), R11 // dst + h
+	XORQ AX, AX
+
+nloop:
+	CMPQ    AX, CX
+	JGE     ndone
+	VMOVUPS (SI)(AX*4), Y0
+	VMOVUPS (R10)(AX*4), Y1
+	VMOVUPS (DX)(AX*4), Y2
+	VMOVUPS (R8)(AX*4), Y3
+	VMULPS  Y2, Y0, Y4
+	VMULPS  Y3, Y1, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y3, Y0, Y6
+	VMULPS  Y2, Y1, Y7
+	VADDPS  Y7, Y6, Y6
+	VMOVUPS Y4, (DI)(AX*4)
+	VMOVUPS Y6, (R11)(AX*4)
+	ADDQ    $8, AX
+	JMP     nloop
+
+ndone:
+	VZEROUPPER
+	RET
+
+// func ropeNormalAVX(dst, x, cc, ss *float32, n int)
+//
+// dst = x·cc + swap(x)·ss over n values (a multiple of 8), swap exchanging
+// the two values of each pair: ropeExpand's layout.
+TEXT ·ropeNormalAVX(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ cc+16(FP), DX
+	MOVQ ss+24(FP), R8
+	MOVQ n+32(FP), CX
+	XORQ AX, AX
+
+rloop:
+	CMPQ       AX, CX
+	JGE        rdone
+	VMOVUPS    (SI)(AX*4), Y0
+	VPERMILPS  $0xb1, Y0, Y1
+	VMULPS     (DX)(AX*4), Y0, Y0
+	VMULPS     (R8)(AX*4), Y1, Y1
+	VADDPS     Y1, Y0, Y0
+	VMOVUPS    Y0, (DI)(AX*4)
+	ADDQ       $8, AX
+	JMP        rloop
+
+rdone:
+	VZEROUPPER
+	RET
