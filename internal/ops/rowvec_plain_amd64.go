@@ -2,8 +2,6 @@
 
 package ops
 
-import "unsafe"
-
 // The plain build's row kernels on amd64 (GOEXPERIMENT=simd off): the
 // element-wise ones, the norms' sums, rope's rotations and the q8_0
 // dequantization in assembly (rowvec_plain_amd64.s) on CPUs with AVX2 and
@@ -124,8 +122,7 @@ func dequantQ8_0Row(src []byte, dst []float32) {
 		return
 	}
 	src = src[:nb*34]
-	dequantQ8_0AVX((*byte)(unsafe.Pointer(&src[0])), &dst[0], nb)
-	dequantQ8_0Scalar(src[34*nb:], dst[32*nb:])
+	dequantQ8_0AVX(&src[0], &dst[0], nb)
 }
 
 //go:noescape
