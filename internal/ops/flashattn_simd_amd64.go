@@ -255,28 +255,7 @@ func flashAttnVec(dst, q, k, v, mask, sinks *Tensor, scale, softcap float32, slo
 				ts := &st[ti]
 				for t, r := range rows {
 					acc := ts.acc[(ts.cur[t]*faTile+t)*int(dv) : (ts.cur[t]*faTile+t+1)*int(dv)]
-					S, M := ts.sums[t], ts.maxes[t]
-					if sinks != nil {
-						s := sinks.F32(r.i2, 0, 0, 0)
-						f, e := float32(1), float32(1)
-						if s > M {
-							f = expf32(M - s)
-							for i := range acc {
-								acc[i] *= f
-							}
-						} else {
-							e = expf32(s - M)
-						}
-						S = float32(S*f) + e
-					}
-					inv := float32(0)
-					if S != 0 {
-						inv = 1 / S
-					}
-					for i := range acc {
-						acc[i] *= inv
-					}
-					dst.SetRow(r.i2, r.i1, r.i3, acc)
+					faFinish(dst, acc, sinks, ts.sums[t], ts.maxes[t], r.i1, r.i2, r.i3)
 				}
 			}
 		}

@@ -74,6 +74,13 @@ func sum16Lanes(out *[16]float64) float64 {
 	return (v[0] + v[1]) + (v[2] + v[3])
 }
 
+// The modes of sumsF32AVX.
+const (
+	sumValues   = 0 // Σ x
+	sumSquares  = 1 // Σ x·x
+	sumCentered = 2 // dst = x − m, Σ d·d
+)
+
 // sumsRow is sumsF32AVX's sum of the first len(x) &^ 7 values; ok is
 // false (nothing done) without the assembly or 8 values.
 func sumsRow(dst, x []float32, m float32, mode int) (s float64, n int, ok bool) {
@@ -83,7 +90,7 @@ func sumsRow(dst, x []float32, m float32, mode int) (s float64, n int, ok bool) 
 	}
 	var out [16]float64
 	d := &x[0]
-	if mode == 2 {
+	if mode == sumCentered {
 		dst = dst[:len(x)]
 		d = &dst[0]
 	}
@@ -92,7 +99,7 @@ func sumsRow(dst, x []float32, m float32, mode int) (s float64, n int, ok bool) 
 }
 
 func sumRow(x []float32) float64 {
-	s, n, ok := sumsRow(nil, x, 0, 0)
+	s, n, ok := sumsRow(nil, x, 0, sumValues)
 	if !ok {
 		return sumScalar(x)
 	}
@@ -100,7 +107,7 @@ func sumRow(x []float32) float64 {
 }
 
 func sumSqRow(x []float32) float64 {
-	s, n, ok := sumsRow(nil, x, 0, 1)
+	s, n, ok := sumsRow(nil, x, 0, sumSquares)
 	if !ok {
 		return sumSqScalar(x)
 	}
@@ -108,7 +115,7 @@ func sumSqRow(x []float32) float64 {
 }
 
 func centerSumSqRow(dst, x []float32, m float32) float64 {
-	s, n, ok := sumsRow(dst, x, m, 2)
+	s, n, ok := sumsRow(dst, x, m, sumCentered)
 	if !ok {
 		return centerSumSqScalar(dst, x, m)
 	}
