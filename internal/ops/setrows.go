@@ -1,8 +1,10 @@
 package ops
 
 import (
+	"encoding/binary"
 	"fmt"
 	"slices"
+	"unsafe"
 )
 
 // set_rows (ggml_set_rows(dst, src, idx), case order [dst, src, idx]): the
@@ -59,8 +61,9 @@ const setRowsSplit = 16384
 func distinctRows(idx *Tensor, n, rows int64) bool {
 	if rows <= 4096 {
 		var seen [4096 / 64]uint64
+		at := setRowsIndex(idx, 0, 0)
 		for i := range n {
-			r := idx.Int(i, 0, 0, 0)
+			r := at.row(i)
 			if seen[r/64]&(1<<(r%64)) != 0 {
 				return false
 			}
@@ -68,9 +71,10 @@ func distinctRows(idx *Tensor, n, rows int64) bool {
 		}
 		return true
 	}
+	at := setRowsIndex(idx, 0, 0)
 	r := make([]int64, n)
 	for i := range r {
-		r[i] = idx.Int(int64(i), 0, 0, 0)
+		r[i] = at.row(int64(i))
 	}
 	slices.Sort(r)
 	for i := 1; i < len(r); i++ {
@@ -83,10 +87,11 @@ func distinctRows(idx *Tensor, n, rows int64) bool {
 
 func refSetRows(dst *Tensor, srcs []*Tensor, _ Params) error {
 	d, s, idx := srcs[0], srcs[1], srcs[2]
-	for k := int64(0); k < s.Ne[3]; k++ {
-		for j := int64(0); j < s.Ne[2]; j++ {
-			for i := int64(0); i < s.Ne[1]; i++ {
-				if r := idx.Int(i, j%idx.Ne[1], k%idx.Ne[2], 0); r < 0 || r >= d.Ne[1] {
+	for k := range s.Ne[3] {
+		for j := range s.Ne[2] {
+			at := setRowsIndex(idx, j, k)
+			for i := range s.Ne[1] {
+				if r := at.row(i); r < 0 || r >= d.Ne[1] {
 					return &ShapeError{Op: OpSetRows, Msg: fmt.Sprintf("idx[%d, %d, %d] = %d is outside dst rows 0..%d",
 						i, j%idx.Ne[1], k%idx.Ne[2], r, d.Ne[1]-1)}
 				}
@@ -100,36 +105,68 @@ func refSetRows(dst *Tensor, srcs []*Tensor, _ Params) error {
 		if s.Ne[2] == 1 && s.Ne[3] == 1 && s.Ne[0] >= 256 && s.Ne[0]*s.Ne[1] >= setRowsSplit && distinctRows(idx, s.Ne[1], d.Ne[1]) {
 			n := int(s.Ne[1])
 			ParallelFor(n, (n+1)/2, func(lo, hi int) {
-				for i := lo; i < hi; i++ {
-					setRowF16(dst, s, idx, int64(i), 0, 0)
-				}
+				setRowsF16(dst, s, setRowsIndex(idx, 0, 0), int64(lo), int64(hi), 0, 0)
 			})
 			return nil
 		}
-		for k := int64(0); k < s.Ne[3]; k++ {
-			for j := int64(0); j < s.Ne[2]; j++ {
-				for i := int64(0); i < s.Ne[1]; i++ {
-					setRowF16(dst, s, idx, i, j, k)
-				}
+		for k := range s.Ne[3] {
+			for j := range s.Ne[2] {
+				setRowsF16(dst, s, setRowsIndex(idx, j, k), 0, s.Ne[1], j, k)
 			}
 		}
 		return nil
 	}
 	row := make([]float32, s.Ne[0])
-	for k := int64(0); k < s.Ne[3]; k++ {
-		for j := int64(0); j < s.Ne[2]; j++ {
-			for i := int64(0); i < s.Ne[1]; i++ {
+	for k := range s.Ne[3] {
+		for j := range s.Ne[2] {
+			at := setRowsIndex(idx, j, k)
+			for i := range s.Ne[1] {
 				s.Row(i, j, k, row)
-				dst.SetRow(idx.Int(i, j%idx.Ne[1], k%idx.Ne[2], 0), j, k, row)
+				dst.SetRow(at.row(i), j, k, row)
 			}
 		}
 	}
 	return nil
 }
 
-// setRowF16 converts row (i, j, k) of the dense f32 src s into its row of
-// the dense f16 dst, the one idx names.
-func setRowF16(dst, s, idx *Tensor, i, j, k int64) {
-	r := idx.Int(i, j%idx.Ne[1], k%idx.Ne[2], 0)
-	f32ToF16Row(f16RowView(dst, r, j, k), f32RowView(s, i, j, k))
+// idxRows reads the indices of one (j, k) of set_rows' idx (i64 or i32,
+// inferSetRows), broadcast over j and k: row(i) is idx[i, j % ne1, k % ne2].
+type idxRows struct {
+	buf      []byte
+	off, nb0 uint64
+	i64      bool
+}
+
+func setRowsIndex(idx *Tensor, j, k int64) idxRows {
+	off := idx.Offs
+	if j != 0 { // (no division for the usual j = k = 0)
+		off += uint64(j%idx.Ne[1]) * idx.Nb[1]
+	}
+	if k != 0 {
+		off += uint64(k%idx.Ne[2]) * idx.Nb[2]
+	}
+	return idxRows{buf: idx.Buf, off: off, nb0: idx.Nb[0], i64: idx.Type == I64}
+}
+
+func (x idxRows) row(i int64) int64 {
+	off := x.off + uint64(i)*x.nb0
+	if x.i64 {
+		return int64(binary.LittleEndian.Uint64(x.buf[off:]))
+	}
+	return int64(int32(binary.LittleEndian.Uint32(x.buf[off:])))
+}
+
+// setRowsF16 converts rows lo..hi-1 at (j, k) of the dense f32 src s into
+// the rows of the dense f16 dst that at names (checked in range).
+func setRowsF16(dst, s *Tensor, at idxRows, lo, hi, j, k int64) {
+	n := uint64(s.Ne[0])
+	so := s.RowOffset(lo, j, k)
+	do := dst.RowOffset(0, j, k)
+	for i := lo; i < hi; i++ {
+		src := s.Buf[so : so+4*n]
+		d := do + uint64(at.row(i))*dst.Nb[1]
+		f32ToF16Row(unsafe.Slice((*uint16)(unsafe.Pointer(&dst.Buf[d : d+2*n][0])), n),
+			unsafe.Slice((*float32)(unsafe.Pointer(&src[0])), n))
+		so += s.Nb[1]
+	}
 }

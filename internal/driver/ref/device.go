@@ -181,16 +181,32 @@ func (d *Device) Launch(ctx context.Context, k driver.KernelID, args []byte, opt
 		return err
 	}
 	name := d.kernels[k-1]
-	r := &d.run
-	*r = run{mem: d.mem, m: d.m, params: &d.params, decoded: r.decoded[:0], rec: recorder{bufs: r.rec.bufs[:0]}}
-	err := r.launch(name, args)
-	rec := LaunchRecord{Kernel: name, ParamsSize: len(args), Insts: r.insts, StartCycle: d.cycle}
-	d.cycle += Cycles(d.props, r.cost, len(r.insts))
+	rec := LaunchRecord{Kernel: name, ParamsSize: len(args), StartCycle: d.cycle}
+	var err error
+	if e := d.params.lookup(name, args); e != nil && e.replay != nil && e.replay.gen == d.mem.gen {
+		// These bytes again: their resolved launch, without the run's
+		// bookkeeping (a perf run's sub-µs launches are mostly that).
+		rp := e.replay
+		err = rp.launch()
+		if rp.cycles == 0 {
+			rp.cycles = Cycles(d.props, rp.cost, 0)
+		}
+		d.cycle += rp.cycles
+		if len(d.decoded) < maxDecoded {
+			d.decoded = append(d.decoded, abi.Decoded{Kernel: name, Values: e.v})
+		}
+	} else {
+		r := &d.run
+		*r = run{mem: d.mem, m: d.m, params: &d.params, decoded: r.decoded[:0], rec: recorder{bufs: r.rec.bufs[:0]}}
+		err = r.launch(name, args)
+		rec.Insts = r.insts
+		d.cycle += Cycles(d.props, r.cost, len(r.insts))
+		if len(d.decoded) < maxDecoded {
+			d.decoded = append(d.decoded, r.decoded...)
+		}
+	}
 	rec.EndCycle = d.cycle
 	d.records.add(rec)
-	if len(d.decoded) < maxDecoded {
-		d.decoded = append(d.decoded, r.decoded...)
-	}
 	if err != nil {
 		d.pending = append(d.pending, streamError(name, err))
 	}

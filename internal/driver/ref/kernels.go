@@ -91,15 +91,34 @@ type replay struct {
 	p     ops.Params
 	clone bool // runAliased computes into a copy of dst's allocation
 	cost  Cost // what the launch costs (tensor bytes, flops)
+	// cycles is Cycles of cost as a launch of its own (0: not yet known),
+	// kept by the device for the next launch of the same bytes.
+	cycles uint64
 }
 
-// run runs the replay's compute call, as compute ran it.
-func (rp *replay) run(r *run) error {
+// compute runs the replay's compute call, as compute ran it.
+func (rp *replay) compute() error {
 	if err := refOp(rp.info, rp.dst, rp.srcs, rp.p, rp.clone); err != nil {
 		return userError(err.Error())
 	}
+	return nil
+}
+
+// run runs the replay within run r (an uberkernel's instruction), adding
+// its cost to r's.
+func (rp *replay) run(r *run) error {
+	if err := rp.compute(); err != nil {
+		return err
+	}
 	r.cost.add(rp.cost)
 	return nil
+}
+
+// launch runs the replay as a launch of its own, a panic of the
+// reference math a fault (as run.launch).
+func (rp *replay) launch() (err error) {
+	defer recoverFault(&err)
+	return rp.compute()
 }
 
 // cachedParams is one params blob's decoded values and, in call order,
@@ -183,12 +202,15 @@ func (c *decodeCache) decode(m *abi.Manifest, l *abi.Layout, name string, args [
 // launch runs kernel name on args, turning a panic of the reference math
 // into a fault.
 func (r *run) launch(name string, args []byte) (err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = &fault{code: CodeUnexpected, msg: fmt.Sprintf("reference math panicked: %v", p)}
-		}
-	}()
+	defer recoverFault(&err)
 	return r.exec(name, args)
+}
+
+// recoverFault, deferred, turns a panic into the fault *err.
+func recoverFault(err *error) {
+	if p := recover(); p != nil {
+		*err = &fault{code: CodeUnexpected, msg: fmt.Sprintf("reference math panicked: %v", p)}
+	}
 }
 
 func (r *run) exec(name string, args []byte) error {
