@@ -61,7 +61,7 @@ const setRowsSplit = 16384
 func distinctRows(idx *Tensor, n, rows int64) bool {
 	if rows <= 4096 {
 		var seen [4096 / 64]uint64
-		at := setRowsIndex(idx, 0, 0)
+		at := idxRowsAt(idx, 0, 0)
 		for i := range n {
 			r := at.row(i)
 			if seen[r/64]&(1<<(r%64)) != 0 {
@@ -71,7 +71,7 @@ func distinctRows(idx *Tensor, n, rows int64) bool {
 		}
 		return true
 	}
-	at := setRowsIndex(idx, 0, 0)
+	at := idxRowsAt(idx, 0, 0)
 	r := make([]int64, n)
 	for i := range r {
 		r[i] = at.row(int64(i))
@@ -89,7 +89,7 @@ func refSetRows(dst *Tensor, srcs []*Tensor, _ Params) error {
 	d, s, idx := srcs[0], srcs[1], srcs[2]
 	for k := range s.Ne[3] {
 		for j := range s.Ne[2] {
-			at := setRowsIndex(idx, j, k)
+			at := idxRowsAt(idx, j, k)
 			for i := range s.Ne[1] {
 				if r := at.row(i); r < 0 || r >= d.Ne[1] {
 					return &ShapeError{Op: OpSetRows, Msg: fmt.Sprintf("idx[%d, %d, %d] = %d is outside dst rows 0..%d",
@@ -105,13 +105,13 @@ func refSetRows(dst *Tensor, srcs []*Tensor, _ Params) error {
 		if s.Ne[2] == 1 && s.Ne[3] == 1 && s.Ne[0] >= 256 && s.Ne[0]*s.Ne[1] >= setRowsSplit && distinctRows(idx, s.Ne[1], d.Ne[1]) {
 			n := int(s.Ne[1])
 			ParallelFor(n, (n+1)/2, func(lo, hi int) {
-				setRowsF16(dst, s, setRowsIndex(idx, 0, 0), int64(lo), int64(hi), 0, 0)
+				setRowsF16(dst, s, idxRowsAt(idx, 0, 0), int64(lo), int64(hi), 0, 0)
 			})
 			return nil
 		}
 		for k := range s.Ne[3] {
 			for j := range s.Ne[2] {
-				setRowsF16(dst, s, setRowsIndex(idx, j, k), 0, s.Ne[1], j, k)
+				setRowsF16(dst, s, idxRowsAt(idx, j, k), 0, s.Ne[1], j, k)
 			}
 		}
 		return nil
@@ -119,7 +119,7 @@ func refSetRows(dst *Tensor, srcs []*Tensor, _ Params) error {
 	row := make([]float32, s.Ne[0])
 	for k := range s.Ne[3] {
 		for j := range s.Ne[2] {
-			at := setRowsIndex(idx, j, k)
+			at := idxRowsAt(idx, j, k)
 			for i := range s.Ne[1] {
 				s.Row(i, j, k, row)
 				dst.SetRow(at.row(i), j, k, row)
@@ -137,7 +137,8 @@ type idxRows struct {
 	i64      bool
 }
 
-func setRowsIndex(idx *Tensor, j, k int64) idxRows {
+// idxRowsAt is idx's indices at (j, k).
+func idxRowsAt(idx *Tensor, j, k int64) idxRows {
 	off := idx.Offs
 	if j != 0 { // (no division for the usual j = k = 0)
 		off += uint64(j%idx.Ne[1]) * idx.Nb[1]
@@ -159,14 +160,12 @@ func (x idxRows) row(i int64) int64 {
 // setRowsF16 converts rows lo..hi-1 at (j, k) of the dense f32 src s into
 // the rows of the dense f16 dst that at names (checked in range).
 func setRowsF16(dst, s *Tensor, at idxRows, lo, hi, j, k int64) {
-	n := uint64(s.Ne[0])
-	so := s.RowOffset(lo, j, k)
+	n := s.Ne[0]
+	src, stride := f32Rows(s, j, k)
 	do := dst.RowOffset(0, j, k)
 	for i := lo; i < hi; i++ {
-		src := s.Buf[so : so+4*n]
 		d := do + uint64(at.row(i))*dst.Nb[1]
-		f32ToF16Row(unsafe.Slice((*uint16)(unsafe.Pointer(&dst.Buf[d : d+2*n][0])), n),
-			unsafe.Slice((*float32)(unsafe.Pointer(&src[0])), n))
-		so += s.Nb[1]
+		f32ToF16Row(unsafe.Slice((*uint16)(unsafe.Pointer(&dst.Buf[d : d+2*uint64(n)][0])), n),
+			src[i*stride:i*stride+n])
 	}
 }

@@ -51,6 +51,12 @@ func TestSetRows(t *testing.T) {
 		s := FromF32(F32, []int64{1, 1, 2}, []float32{7, 8})
 		y := mustOp(t, OpSetRows, []*Tensor{d, s, FromInts(I64, []int64{1, 1}, []int64{2})}, nil)
 		checkClose(t, y.ToF32(), []float32{0, 0, 7, 0, 0, 8}, 0)
+		// Into f16 (the dense f16 path, (j, k) past the first) with an
+		// index per batch: idx [1, 2] names row 2, then row 0.
+		for _, d := range []*Tensor{d, New(F16, 1, 3, 2)} {
+			y = mustOp(t, OpSetRows, []*Tensor{d, s, FromInts(I32, []int64{1, 2}, []int64{2, 0})}, nil)
+			checkClose(t, y.ToF32(), []float32{0, 0, 7, 8, 0, 0}, 0)
+		}
 	})
 	t.Run("in place", func(t *testing.T) {
 		d := FromF32(F32, []int64{2, 2}, []float32{1, 2, 3, 4})

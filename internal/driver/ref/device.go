@@ -183,27 +183,23 @@ func (d *Device) Launch(ctx context.Context, k driver.KernelID, args []byte, opt
 	name := d.kernels[k-1]
 	rec := LaunchRecord{Kernel: name, ParamsSize: len(args), StartCycle: d.cycle}
 	var err error
-	if e := d.params.lookup(name, args); e != nil && e.replay != nil && e.replay.gen == d.mem.gen {
+	e := d.params.lookup(name, args)
+	if rp := e.liveReplay(d.mem.gen); rp != nil {
 		// These bytes again: their resolved launch, without the run's
 		// bookkeeping (a perf run's sub-µs launches are mostly that).
-		rp := e.replay
 		err = rp.launch()
 		if rp.cycles == 0 {
 			rp.cycles = Cycles(d.props, rp.cost, 0)
 		}
 		d.cycle += rp.cycles
-		if len(d.decoded) < maxDecoded {
-			d.decoded = append(d.decoded, abi.Decoded{Kernel: name, Values: e.v})
-		}
+		d.keepDecoded(abi.Decoded{Kernel: name, Values: e.v})
 	} else {
 		r := &d.run
 		*r = run{mem: d.mem, m: d.m, params: &d.params, decoded: r.decoded[:0], rec: recorder{bufs: r.rec.bufs[:0]}}
 		err = r.launch(name, args)
 		rec.Insts = r.insts
 		d.cycle += Cycles(d.props, r.cost, len(r.insts))
-		if len(d.decoded) < maxDecoded {
-			d.decoded = append(d.decoded, r.decoded...)
-		}
+		d.keepDecoded(r.decoded...)
 	}
 	rec.EndCycle = d.cycle
 	d.records.add(rec)
@@ -259,6 +255,13 @@ func (d *Device) Sync(ctx context.Context) ([]driver.StreamError, error) {
 // maxDecoded bounds the decoded params kept for TakeDecoded (perf runs
 // launch the same kernels many times and nobody takes them).
 const maxDecoded = 1 << 14
+
+// keepDecoded keeps ds for TakeDecoded, up to maxDecoded.
+func (d *Device) keepDecoded(ds ...abi.Decoded) {
+	if len(d.decoded) < maxDecoded {
+		d.decoded = append(d.decoded, ds...)
+	}
+}
 
 // TakeDecoded returns, and forgets, the params of every kernel run since
 // the last call, as the device decoded them (one per instruction of an

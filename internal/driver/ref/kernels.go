@@ -132,6 +132,15 @@ type cachedParams struct {
 	replay *replay
 }
 
+// liveReplay is e's replay if it was resolved with the device's current
+// allocations (gen), else nil; e may be nil.
+func (e *cachedParams) liveReplay(gen uint64) *replay {
+	if e == nil || e.replay == nil || e.replay.gen != gen {
+		return nil
+	}
+	return e.replay
+}
+
 // decodeCache maps a kernel name and its params bytes to the decoded
 // params. The same bytes always decode to the same values, and kernels
 // only read them, so a cached Values is shared. It holds at most
@@ -214,10 +223,11 @@ func recoverFault(err *error) {
 }
 
 func (r *run) exec(name string, args []byte) error {
-	// The same bytes decode to the same values: a launch of bytes that
-	// have a valid replay is the decoded launch run again, and it records
-	// what it decoded for the ABI check all the same.
-	if e := r.params.lookup(name, args); e != nil && e.replay != nil && e.replay.gen == r.mem.gen {
+	// The same bytes decode to the same values: a kernel run on bytes
+	// that have a valid replay is the decoded launch run again, and it
+	// records what it decoded for the ABI check all the same. (Launch
+	// replays a whole launch itself; this is an uberkernel's instruction.)
+	if e := r.params.lookup(name, args); e.liveReplay(r.mem.gen) != nil {
 		r.decoded = append(r.decoded, abi.Decoded{Kernel: name, Values: e.v})
 		return e.replay.run(r)
 	}

@@ -68,6 +68,29 @@ func TestReplayReadsCurrentMemory(t *testing.T) {
 	}
 }
 
+// A replayed launch takes the simulated time of the launch it replays.
+func TestReplayKeepsCycles(t *testing.T) {
+	e := newEnv(t)
+	r := newRand(6)
+	args, _ := e.addLaunch(randTensor(r, ops.F32, 64, 3), randTensor(r, ops.F32, 64, 3))
+	for range 3 {
+		e.mustLaunch("el_map_f32", args)
+	}
+	l := e.d.Launches()
+	if len(l) != 3 {
+		t.Fatalf("%d launch records, want 3", len(l))
+	}
+	d := l[0].EndCycle - l[0].StartCycle
+	if d <= LaunchOverheadCycles {
+		t.Fatalf("the first launch took %d cycles, no more than the launch overhead", d)
+	}
+	for i, rec := range l[1:] {
+		if rec.StartCycle != l[i].EndCycle || rec.EndCycle-rec.StartCycle != d {
+			t.Errorf("replayed launch %d: cycles %d..%d, want %d..%d", i+1, rec.StartCycle, rec.EndCycle, l[i].EndCycle, l[i].EndCycle+d)
+		}
+	}
+}
+
 func decodeInto(e *env, args []byte, v *abi.Values) error {
 	l, _ := e.m.LayoutFor("el_map_f32")
 	d, err := e.m.Decode(l, args)
