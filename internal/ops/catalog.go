@@ -68,6 +68,15 @@ type InferFunc func(srcs []*Tensor, p Params) (Type, [MaxDims]int64, error)
 // OpInfo.Run, which validates shapes first.
 type RefFunc func(dst *Tensor, srcs []*Tensor, p Params) error
 
+// BindFunc fixes an op's reference math to these tensors and normalized
+// params, the work that follows from their shapes, strides and storage
+// done once: the returned function is Ref(dst, srcs, p) with the same
+// results and errors, reading the tensors' data at every call. It
+// returns nil where the op has no faster bound form for the tensors.
+// A device that runs one launch many times (the reference device's
+// replays) calls it instead of Ref while the tensors' storage lives.
+type BindFunc func(dst *Tensor, srcs []*Tensor, p Params) func() error
+
 // ViewFunc builds the result of a view op (view, reshape, permute,
 // transpose): a Tensor sharing its source's buffer.
 type ViewFunc func(src *Tensor, p Params) (*Tensor, error)
@@ -108,6 +117,8 @@ type OpInfo struct {
 	// replaces whole rows with rows of another tensor. Such a launch
 	// needs no scratch copy of dst (see driver/ref's runAliased).
 	InPlace bool
+	// Bind, when set, binds Ref to its tensors (see BindFunc).
+	Bind BindFunc
 }
 
 // MaxSrc is the largest number of sources the op accepts.
@@ -206,6 +217,7 @@ var Catalog = append([]OpInfo{
 	{
 		Name: OpSetRows, Doc: "dst with rows replaced by src rows at i64/i32 indices",
 		Srcs: []string{"dst", "src", "idx"}, MinSrc: 3, Infer: inferSetRows, Ref: refSetRows, InPlace: true,
+		Bind: bindSetRows,
 	},
 	{
 		Name: OpCpy, Doc: "copy with type conversion (quantizes with ggml's reference quantizers), optionally into dst",

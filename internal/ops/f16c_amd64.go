@@ -48,3 +48,11 @@ func f32ToF16RowF16C(dst []uint16, src []float32) {
 	}
 	f32ToF16RowScalar(dst[n:], src[n:])
 }
+
+// f32ToF16Whole converts the n values at src into the halves at dst in
+// one call of f32ToF16AVX512 and reports whether it did: false without
+// AVX-512, for n not a multiple of 32, or for values with a NaN (some
+// may then be converted; f32ToF16Row does them all again).
+func f32ToF16Whole(dst *uint16, src *float32, n int) bool {
+	return siluAVX512OK && hasF16C && n&31 == 0 && f32ToF16AVX512(dst, src, n) == n
+}

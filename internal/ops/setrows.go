@@ -129,6 +129,47 @@ func refSetRows(dst *Tensor, srcs []*Tensor, _ Params) error {
 	return nil
 }
 
+// bindSetRows is set_rows' Bind for the KV-cache write of every llama
+// token: dense f32 rows into the rows of a dense f16 dst that is the
+// first source itself (in place), one (j, k), fewer values than
+// setRowsSplit. Its call checks the indices, then converts each row
+// with the offsets computed here; an index outside dst goes to
+// refSetRows for its error (nothing is written before the check, as
+// there). Other tensors have no bound form (nil).
+func bindSetRows(dst *Tensor, srcs []*Tensor, p Params) func() error {
+	d, s, idx := srcs[0], srcs[1], srcs[2]
+	if dst.Type != F16 || !sameStorage(dst, d) || !denseF32Rows(s) || !denseF16Rows(dst) ||
+		s.Ne[2] != 1 || s.Ne[3] != 1 || s.Ne[0]*s.Ne[1] >= setRowsSplit {
+		return nil
+	}
+	n, rows, dstRows := int(s.Ne[0]), s.Ne[1], dst.Ne[1]
+	src, stride := f32Rows(s, 0, 0)
+	do, nb1 := dst.RowOffset(0, 0, 0), dst.Nb[1]
+	at := idxRowsAt(idx, 0, 0)
+	return func() error {
+		for i := range rows {
+			if r := at.row(i); uint64(r) >= uint64(dstRows) {
+				return refSetRows(dst, srcs, p)
+			}
+		}
+		for i := range rows {
+			off := do + uint64(at.row(i))*nb1
+			f32ToF16RowAt(&dst.Buf[off : off+2*uint64(n)][0], &src[i*stride : i*stride+int64(n)][0], n)
+		}
+		return nil
+	}
+}
+
+// f32ToF16RowAt is f32ToF16Row on the n > 0 values at src into the
+// halves at dst (the bytes of an f16 row); with AVX-512, a row of a
+// multiple of 32 values without NaN is one call of the assembly.
+func f32ToF16RowAt(dst *byte, src *float32, n int) {
+	h := (*uint16)(unsafe.Pointer(dst))
+	if !f32ToF16Whole(h, src, n) {
+		f32ToF16Row(unsafe.Slice(h, n), unsafe.Slice(src, n))
+	}
+}
+
 // idxRows reads the indices of one (j, k) of set_rows' idx (i64 or i32,
 // inferSetRows), broadcast over j and k: row(i) is idx[i, j % ne1, k % ne2].
 type idxRows struct {

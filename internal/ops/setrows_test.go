@@ -2,6 +2,8 @@ package ops
 
 import (
 	"bytes"
+	"fmt"
+	"math"
 	"testing"
 )
 
@@ -122,6 +124,90 @@ func TestSetRowsF16Split(t *testing.T) {
 			if h := F32ToF16(v[(rows-1)*ne0+j]); y.Buf[o] != byte(h) || y.Buf[o+1] != byte(h>>8) {
 				t.Fatalf("%d dst rows: row %d named twice: element %d is not the later source row's", dstRows, idx[0], j)
 			}
+		}
+	}
+}
+
+// TestBindSetRows checks set_rows' bound form (the reference device's
+// replays of the KV-cache write) against F32ToF16 value by value: rows
+// of 1024 (one call of the AVX-512 conversion), 40 and 3 values, i64
+// and i32 indices, a row named twice (the later wins), a NaN and values
+// out of the half range; the data read at each call (a second call
+// after new src values and indices); an index outside dst failing as
+// refSetRows does with nothing written; and the tensors it leaves to
+// refSetRows (nil).
+func TestBindSetRows(t *testing.T) {
+	for _, c := range []struct {
+		ne0 int64
+		idx []int64
+		it  Type
+	}{
+		{1024, []int64{5}, I64},
+		{1024, []int64{0, 9, 3, 7, 1, 2, 8}, I64},
+		{1024, []int64{4, 6, 4}, I32},
+		{40, []int64{2, 1}, I64},
+		{3, []int64{9, 0}, I32},
+	} {
+		const dstRows = 10
+		n := int64(len(c.idx))
+		d := FromF32(F16, []int64{c.ne0, dstRows}, randVals(1, int(c.ne0*dstRows), -1, 1))
+		s := FromF32(F32, []int64{c.ne0, n}, randVals(2, int(c.ne0*n), -1, 1))
+		idx := FromInts(c.it, []int64{n}, c.idx)
+		info, _ := Lookup(string(OpSetRows))
+		fn := info.Bind(d, []*Tensor{d, s, idx}, nil)
+		if fn == nil {
+			t.Fatalf("ne0 %d, idx %v: no bound form for the dense in-place f16 write", c.ne0, c.idx)
+		}
+		for call, seed := range []int64{3, 4} {
+			v := randVals(seed, int(c.ne0*n), -70000, 70000)
+			v[0], v[len(v)-1] = math.Float32frombits(0xffd00000), 3e-6 // a NaN whose payload F16C keeps, a half subnormal
+			copy(s.Buf, FromF32(F32, []int64{c.ne0, n}, v).Buf)
+			if call == 1 { // new indices in the same tensor
+				for i := range c.idx {
+					c.idx[i] = (c.idx[i] + 1) % dstRows
+				}
+				copy(idx.Buf, FromInts(c.it, []int64{n}, c.idx).Buf)
+			}
+			want := append([]byte(nil), d.Buf...)
+			for i, r := range c.idx {
+				for j := range c.ne0 {
+					h := F32ToF16(v[int64(i)*c.ne0+j])
+					o := 2 * (r*c.ne0 + j)
+					want[o], want[o+1] = byte(h), byte(h>>8)
+				}
+			}
+			if err := fn(); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(d.Buf, want) {
+				t.Fatalf("ne0 %d, idx %v, call %d: dst differs from F32ToF16 value by value", c.ne0, c.idx, call)
+			}
+		}
+		before := append([]byte(nil), d.Buf...)
+		copy(idx.Buf, FromInts(c.it, []int64{n}, append(make([]int64, n-1), dstRows)).Buf)
+		err := fn()
+		if err == nil || err.Error() != fmt.Sprintf("set_rows: idx[%d, 0, 0] = %d is outside dst rows 0..%d", n-1, dstRows, dstRows-1) {
+			t.Fatalf("ne0 %d: index %d outside dst: error %v", c.ne0, dstRows, err)
+		}
+		if !bytes.Equal(d.Buf, before) {
+			t.Fatalf("ne0 %d: a failed call wrote dst", c.ne0)
+		}
+	}
+	d := New(F16, 512, 64)
+	idx := FromInts(I64, []int64{1}, []int64{0})
+	for name, srcs := range map[string][]*Tensor{
+		"f32 dst":     {New(F32, 512, 64), New(F32, 512, 1), idx},
+		"not dst":     {New(F16, 512, 64), New(F32, 512, 1), idx},
+		"strided src": {d, permutedCopy(t, New(F32, 512, 2)), FromInts(I64, []int64{2}, []int64{0, 1})},
+		"batches":     {New(F16, 512, 64, 2), New(F32, 512, 1, 2), idx},
+		"split":       {d, New(F32, 512, setRowsSplit/512), New(I64, setRowsSplit/512)},
+	} {
+		dst := srcs[0]
+		if name == "not dst" {
+			dst = d
+		}
+		if bindSetRows(dst, srcs, nil) != nil {
+			t.Errorf("%s: a bound form, want nil (refSetRows)", name)
 		}
 	}
 }

@@ -90,6 +90,9 @@ type replay struct {
 	srcs  []*ops.Tensor
 	p     ops.Params
 	clone bool // runAliased computes into a copy of dst's allocation
+	// bound is the op's Ref bound to these tensors (ops.BindFunc), nil
+	// where it has none (or clone).
+	bound func() error
 	cost  Cost // what the launch costs (tensor bytes, flops)
 	// cycles is Cycles of cost as a launch of its own (0: not yet known),
 	// kept by the device for the next launch of the same bytes.
@@ -98,6 +101,12 @@ type replay struct {
 
 // compute runs the replay's compute call, as compute ran it.
 func (rp *replay) compute() error {
+	if rp.bound != nil {
+		if err := rp.bound(); err != nil {
+			return userError(err.Error())
+		}
+		return nil
+	}
 	if err := refOp(rp.info, rp.dst, rp.srcs, rp.p, rp.clone); err != nil {
 		return userError(err.Error())
 	}
@@ -411,6 +420,9 @@ func (r *run) compute(op ops.Op, dst *ops.Tensor, srcs []*ops.Tensor, raw map[st
 		rc.host = rc.host || host
 		if rc.calls == 1 {
 			rc.call = replay{info: info, dst: dst, srcs: slices.Clone(srcs), p: p, clone: clone}
+			if info.Bind != nil && !clone {
+				rc.call.bound = info.Bind(dst, rc.call.srcs, p)
+			}
 		}
 	}
 	return nil

@@ -3,6 +3,7 @@ package ref
 import (
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/ainekko/et/internal/driver"
@@ -254,5 +255,57 @@ func TestReplayInPlaceAdd(t *testing.T) {
 		if rp := e.replayOf("el_map_f32", args); rp == nil || !rp.clone {
 			t.Fatalf("launch %d: replay %+v, want one that computes into a copy", i, rp)
 		}
+	}
+}
+
+// A replayed set_rows into its own f16 cache runs set_rows' bound form
+// (ops.BindFunc): it reads the rows and indices as they are now, and an
+// index outside the cache is a stream error with the cache untouched.
+func TestReplaySetRowsBound(t *testing.T) {
+	e := newEnv(t)
+	r := newRand(9)
+	cache := randTensor(r, ops.F16, 64, 8)
+	cacheAt := e.upload(cache)
+	src := randTensor(r, ops.F32, 64, 2)
+	srcAt, idxAt := e.upload(src), e.upload(ops.FromInts(ops.I64, []int64{2}, []int64{1, 6}))
+	var v abi.Values
+	v.SetTensor("dst", e.desc(cache, cacheAt, ops.OpSetRows))
+	v.SetTensor("src0", e.desc(src, srcAt, ""))
+	v.SetTensor("src1", e.desc(ops.New(ops.I64, 2), idxAt, ""))
+	args := e.encode("set_rows_f32", v)
+	e.mustLaunch("set_rows_f32", args)
+	if rp := e.replayOf("set_rows_f32", args); rp == nil || rp.bound == nil {
+		t.Fatalf("set_rows into its own f16 cache: replay %+v, want one with a bound form", rp)
+	}
+
+	// New rows and indices, the same bytes: the rows land where the new
+	// indices say, each value rounded to a half.
+	src2 := randTensor(r, ops.F32, 64, 2)
+	if err := e.d.Write(e.ctx, driver.DevPtr(srcAt), src2.Buf); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.d.Write(e.ctx, driver.DevPtr(idxAt), ops.FromInts(ops.I64, []int64{2}, []int64{7, 0}).Buf); err != nil {
+		t.Fatal(err)
+	}
+	before := e.download(cache, cacheAt)
+	e.mustLaunch("set_rows_f32", args)
+	got := e.download(cache, cacheAt)
+	rows := ops.FromF32(ops.F16, []int64{64, 2}, src2.ToF32())
+	want := append([]byte(nil), before.Buf...)
+	copy(want[7*128:8*128], rows.Buf[:128])
+	copy(want[0:128], rows.Buf[128:])
+	if string(got.Buf) != string(want) {
+		t.Fatal("a replayed set_rows did not write the new rows at the new indices")
+	}
+
+	if err := e.d.Write(e.ctx, driver.DevPtr(idxAt), ops.FromInts(ops.I64, []int64{2}, []int64{3, 8}).Buf); err != nil {
+		t.Fatal(err)
+	}
+	serrs := e.launch("set_rows_f32", args)
+	if len(serrs) != 1 || !strings.Contains(serrs[0].Message, "idx[1, 0, 0] = 8 is outside dst rows 0..7") {
+		t.Fatalf("index 8 of an 8-row cache: stream errors %v", serrs)
+	}
+	if string(e.download(cache, cacheAt).Buf) != string(want) {
+		t.Fatal("a failed set_rows wrote the cache")
 	}
 }

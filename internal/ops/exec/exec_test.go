@@ -330,11 +330,15 @@ func TestABIMismatch(t *testing.T) {
 }
 
 // A launch shorter than perfBatchBelow in its last warm-up run is timed
-// in batches: on a clock that advances 1 µs at each reading, the warm-up
-// run takes 1 µs, so a batch is perfBatchSpan/1 µs = 10 launches, and a
-// timed run (two readings around the batch) 1 µs, 100 ns per launch. On
-// a clock of 1 ms steps, or without a warm-up run, launches are timed
-// one by one.
+// in batches, their size found again from timed batches of it. On a
+// clock whose every reading costs 1 µs and whose launches cost 100 ns
+// each, the warm-up run takes 1.1 µs: batches of 10 µs / 1.1 µs = 9
+// launches, which would time them at (1 µs + 9·100 ns) / 9 = 211 ns; a
+// batch of 9 takes 1.9 µs, so 10 µs·9 / 1.9 µs = 47, then 82, then 89,
+// where it stays (perfBatchRounds), and a timed run of 89 launches (1 µs + 8.9 µs) is 111
+// ns a launch. On a clock of 1 ms readings, or without a warm-up run,
+// launches are timed one by one. A batch synchronizes once, after its
+// last launch.
 func TestPerfBatch(t *testing.T) {
 	for _, c := range []struct {
 		step      time.Duration
@@ -342,13 +346,13 @@ func TestPerfBatch(t *testing.T) {
 		batch     int
 		perLaunch int64
 	}{
-		{time.Microsecond, 1, 10, 100},
-		{time.Millisecond, 1, 1, int64(time.Millisecond)},
-		{time.Microsecond, 0, 1, int64(time.Microsecond)},
+		{time.Microsecond, 1, 89, 111},
+		{time.Millisecond, 1, 1, int64(time.Millisecond + 100)},
+		{time.Microsecond, 0, 1, int64(time.Microsecond + 100)},
 	} {
-		var now time.Time
-		clock := func() time.Time { now = now.Add(c.step); return now }
-		res, _, err := run(t, ref.New(ref.Options{}), false, Options{Now: clock, Perf: PerfOptions{Warmup: c.warmup, Runs: 3}})
+		clk := &stepClock{step: c.step}
+		dev := &clockedDevice{Device: ref.New(ref.Options{}), clk: clk, cost: 100 * time.Nanosecond}
+		res, _, err := run(t, dev, false, Options{Now: clk.read, Perf: PerfOptions{Warmup: c.warmup, Runs: 3}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -357,5 +361,36 @@ func TestPerfBatch(t *testing.T) {
 				t.Errorf("step %v, warm-up %d: perf row %+v: want 3 runs of %d launches, %d ns each", c.step, c.warmup, pr, c.batch, c.perLaunch)
 			}
 		}
+		if c.batch > 1 && dev.syncs*10 > dev.launches {
+			t.Errorf("step %v: %d syncs for %d launches: want one a batch", c.step, dev.syncs, dev.launches)
+		}
 	}
+}
+
+// stepClock advances by step at every reading.
+type stepClock struct {
+	now  time.Time
+	step time.Duration
+}
+
+func (c *stepClock) read() time.Time { c.now = c.now.Add(c.step); return c.now }
+
+// clockedDevice is a reference device whose launches take cost on clk,
+// counting its launches and syncs.
+type clockedDevice struct {
+	*ref.Device
+	clk             *stepClock
+	cost            time.Duration
+	launches, syncs int
+}
+
+func (d *clockedDevice) Launch(ctx context.Context, k driver.KernelID, args []byte, opts driver.LaunchOptions) error {
+	d.clk.now = d.clk.now.Add(d.cost)
+	d.launches++
+	return d.Device.Launch(ctx, k, args, opts)
+}
+
+func (d *clockedDevice) Sync(ctx context.Context) ([]driver.StreamError, error) {
+	d.syncs++
+	return d.Device.Sync(ctx)
 }
