@@ -171,6 +171,17 @@ type Device interface {
 	Close() error
 }
 
+// A RepeatLauncher is a Device that launches one kernel on one params
+// blob many times in one call: a perf run's batch of a sub-µs launch
+// (the reference device), where finding the params and taking the
+// device's lock again for each would cost more than its kernel.
+type RepeatLauncher interface {
+	// LaunchRepeat is n calls of Launch(ctx, k, args, opts), each
+	// launch recorded and faulting as its own; the context, kernel id
+	// and options are checked once, before the first.
+	LaunchRepeat(ctx context.Context, k KernelID, args []byte, opts LaunchOptions, n int) error
+}
+
 // Typed errors returned at the hardware boundary. Each is, via errors.Is,
 // also ErrUnavailable, except ErrTimeout.
 var (

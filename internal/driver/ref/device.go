@@ -166,6 +166,15 @@ func (d *Device) LoadKernel(ctx context.Context, name string, elf []byte) (drive
 // Sync, and its launch is recorded in Launches all the same. Barrier and
 // FlushL3 change nothing: launches already run one after the other.
 func (d *Device) Launch(ctx context.Context, k driver.KernelID, args []byte, opts driver.LaunchOptions) error {
+	return d.LaunchRepeat(ctx, k, args, opts, 1)
+}
+
+var _ driver.RepeatLauncher = (*Device)(nil)
+
+// LaunchRepeat is n launches of a kernel on its params bytes
+// (driver.RepeatLauncher), as n calls of Launch; the bytes are looked up
+// once while they have a replay.
+func (d *Device) LaunchRepeat(ctx context.Context, k driver.KernelID, args []byte, opts driver.LaunchOptions, n int) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -181,9 +190,21 @@ func (d *Device) Launch(ctx context.Context, k driver.KernelID, args []byte, opt
 		return err
 	}
 	name := d.kernels[k-1]
-	rec := LaunchRecord{Kernel: name, ParamsSize: len(args), StartCycle: d.cycle}
+	var e *cachedParams
+	for range n {
+		if e.liveReplay(d.mem.gen) == nil {
+			e = d.params.lookup(name, args) // (a first launch makes the replay)
+		}
+		d.launch(name, args, e)
+	}
+	return nil
+}
+
+// launch is one launch of kernel name on args, whose cache entry is e
+// (nil: none yet).
+func (d *Device) launch(name string, args []byte, e *cachedParams) {
+	start := d.cycle
 	var err error
-	e := d.params.lookup(name, args)
 	if rp := e.liveReplay(d.mem.gen); rp != nil {
 		// These bytes again: their resolved launch, without the run's
 		// bookkeeping (a perf run's sub-µs launches are mostly that).
@@ -193,20 +214,20 @@ func (d *Device) Launch(ctx context.Context, k driver.KernelID, args []byte, opt
 		}
 		d.cycle += rp.cycles
 		d.keepDecoded(abi.Decoded{Kernel: name, Values: e.v})
+		if !d.records.repeat(name, len(args), start, rp.cycles) {
+			d.records.add(LaunchRecord{Kernel: name, ParamsSize: len(args), StartCycle: start, EndCycle: d.cycle})
+		}
 	} else {
 		r := &d.run
 		*r = run{mem: d.mem, m: d.m, params: &d.params, decoded: r.decoded[:0], rec: recorder{bufs: r.rec.bufs[:0]}}
 		err = r.launch(name, args)
-		rec.Insts = r.insts
 		d.cycle += Cycles(d.props, r.cost, len(r.insts))
 		d.keepDecoded(r.decoded...)
+		d.records.add(LaunchRecord{Kernel: name, ParamsSize: len(args), StartCycle: start, EndCycle: d.cycle, Insts: r.insts})
 	}
-	rec.EndCycle = d.cycle
-	d.records.add(rec)
 	if err != nil {
 		d.pending = append(d.pending, streamError(name, err))
 	}
-	return nil
 }
 
 // checkShireMask applies the runtime's rule (KernelLaunch.cpp): at least
@@ -308,6 +329,8 @@ func (d *Device) Close() error {
 type launchLog struct {
 	chunks [][]launchRun
 	n      int
+	last   *launchRun // the last run (nil: none yet)
+	end    uint64     // where the last run's last launch ended
 }
 
 // launchRun is n launches: rec, then each next one where the last ended.
@@ -319,23 +342,31 @@ type launchRun struct {
 
 const launchChunk = 1024
 
+// repeat adds a direct launch of kernel (size bytes of params) taking
+// cycles from start if it repeats the last run, and reports whether it
+// did (else add records it).
+func (l *launchLog) repeat(kernel string, size int, start, cycles uint64) bool {
+	r := l.last
+	if r == nil || r.rec.Insts != nil || start != l.end || r.rec.EndCycle-r.rec.StartCycle != cycles ||
+		r.rec.ParamsSize != size || r.rec.Kernel != kernel {
+		return false
+	}
+	r.n++
+	l.n++
+	l.end += cycles
+	return true
+}
+
 func (l *launchLog) add(r LaunchRecord) {
-	if k := len(l.chunks); k > 0 {
-		ch := l.chunks[k-1]
-		last := &ch[len(ch)-1]
-		d := last.rec.EndCycle - last.rec.StartCycle
-		if r.Insts == nil && last.rec.Insts == nil && r.Kernel == last.rec.Kernel && r.ParamsSize == last.rec.ParamsSize &&
-			r.StartCycle == last.rec.StartCycle+uint64(last.n)*d && r.EndCycle-r.StartCycle == d {
-			last.n++
-			l.n++
-			return
-		}
+	if r.Insts == nil && l.repeat(r.Kernel, r.ParamsSize, r.StartCycle, r.EndCycle-r.StartCycle) {
+		return
 	}
 	if k := len(l.chunks); k == 0 || len(l.chunks[k-1]) == launchChunk {
 		l.chunks = append(l.chunks, make([]launchRun, 0, launchChunk))
 	}
 	k := len(l.chunks) - 1
 	l.chunks[k] = append(l.chunks[k], launchRun{rec: r, first: l.n, n: 1})
+	l.last, l.end = &l.chunks[k][len(l.chunks[k])-1], r.EndCycle // chunks never grow past their capacity
 	l.n++
 }
 

@@ -239,14 +239,7 @@ func TestLaunchLog(t *testing.T) {
 // b to what the last one wrote.
 func TestReplayInPlaceAdd(t *testing.T) {
 	e := newEnv(t)
-	r := newRand(9)
-	a, b := randTensor(r, ops.F32, 64, 2), randTensor(r, ops.F32, 64, 2)
-	at := e.upload(a)
-	var v abi.Values
-	v.SetTensor("src0", e.desc(a, at, ""))
-	v.SetTensor("src1", e.desc(b, e.upload(b), ""))
-	v.SetTensor("dst", e.desc(a, at, ops.OpAdd))
-	args := e.encode("el_map_f32", v)
+	args, a, b, at := e.inPlaceAdd()
 	want := a
 	for i := range 3 {
 		e.mustLaunch("el_map_f32", args)
@@ -307,5 +300,84 @@ func TestReplaySetRowsBound(t *testing.T) {
 	}
 	if string(e.download(cache, cacheAt).Buf) != string(want) {
 		t.Fatal("a failed set_rows wrote the cache")
+	}
+}
+
+// inPlaceAdd uploads a and b ([64, 2], seed 9) and encodes el_map_f32
+// a += b; it returns the params, a, b and a's address.
+func (e *env) inPlaceAdd() ([]byte, *ops.Tensor, *ops.Tensor, uint64) {
+	r := newRand(9)
+	a, b := randTensor(r, ops.F32, 64, 2), randTensor(r, ops.F32, 64, 2)
+	at := e.upload(a)
+	var v abi.Values
+	v.SetTensor("src0", e.desc(a, at, ""))
+	v.SetTensor("src1", e.desc(b, e.upload(b), ""))
+	v.SetTensor("dst", e.desc(a, at, ops.OpAdd))
+	return e.encode("el_map_f32", v), a, b, at
+}
+
+// LaunchRepeat(n) is n launches: from a fresh device, an in-place add
+// repeated 5 times leaves what 5 Launch calls leave (the sum, the launch
+// log, the decoded params); a set_rows with an index outside its cache
+// repeated 3 times is 3 stream errors; a closed device or an unknown
+// kernel fails as Launch does.
+func TestLaunchRepeat(t *testing.T) {
+	type outcome struct {
+		sum     []byte
+		log     []LaunchRecord
+		decoded int
+	}
+	addRuns := func(repeat bool) outcome {
+		e := newEnv(t)
+		args, a, _, at := e.inPlaceAdd()
+		id, err := e.d.LoadKernel(e.ctx, "el_map_f32", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts := driver.LaunchOptions{ShireMask: 0xFFFFFFFF}
+		if repeat {
+			err = e.d.LaunchRepeat(e.ctx, id, args, opts, 5)
+		} else {
+			for range 5 {
+				if err = e.d.Launch(e.ctx, id, args, opts); err != nil {
+					break
+				}
+			}
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if serrs, err := e.d.Sync(e.ctx); err != nil || len(serrs) > 0 {
+			t.Fatal(err, serrs)
+		}
+		return outcome{e.download(a, at).Buf, e.d.Launches(), len(e.d.TakeDecoded())}
+	}
+	one, rep := addRuns(false), addRuns(true)
+	if !reflect.DeepEqual(one, rep) || len(rep.log) != 5 || rep.decoded != 5 {
+		t.Fatalf("LaunchRepeat(5): log %v, %d decoded; 5 Launch calls: log %v, %d decoded (same sum: %v)",
+			rep.log, rep.decoded, one.log, one.decoded, string(one.sum) == string(rep.sum))
+	}
+
+	e := newEnv(t)
+	cache := ops.New(ops.F16, 64, 8)
+	var v abi.Values
+	v.SetTensor("dst", e.desc(cache, e.upload(cache), ops.OpSetRows))
+	src := ops.New(ops.F32, 64, 1)
+	v.SetTensor("src0", e.desc(src, e.upload(src), ""))
+	idx := ops.FromInts(ops.I64, []int64{1}, []int64{8})
+	v.SetTensor("src1", e.desc(idx, e.upload(idx), ""))
+	id, _ := e.d.LoadKernel(e.ctx, "set_rows_f32", nil)
+	if err := e.d.LaunchRepeat(e.ctx, id, e.encode("set_rows_f32", v), driver.LaunchOptions{}, 3); err != nil {
+		t.Fatal(err)
+	}
+	if serrs, err := e.d.Sync(e.ctx); err != nil || len(serrs) != 3 {
+		t.Fatalf("3 launches with an index outside the cache: %v, stream errors %v, want 3", err, serrs)
+	}
+	if err := e.d.LaunchRepeat(e.ctx, id+1, nil, driver.LaunchOptions{}, 2); err == nil || !strings.Contains(err.Error(), "was not loaded") {
+		t.Fatalf("an unknown kernel id: %v", err)
+	}
+	e.d.Close()
+	if err := e.d.LaunchRepeat(e.ctx, id, nil, driver.LaunchOptions{}, 2); err != ErrClosed {
+		t.Fatalf("a closed device: %v, want ErrClosed", err)
 	}
 }

@@ -650,9 +650,15 @@ func (r *runner) launchBatch(l *segLaunch, n int) error {
 // launchN launches a prepared segment n times, then synchronizes once,
 // and returns the stream errors the synchronize reported.
 func (r *runner) launchN(l *segLaunch, n int) ([]driver.StreamError, error) {
-	for range n {
-		if err := r.dev.Launch(r.ctx, l.id, l.args, l.opts); err != nil {
+	if rl, ok := r.dev.(driver.RepeatLauncher); ok && n > 1 {
+		if err := rl.LaunchRepeat(r.ctx, l.id, l.args, l.opts, n); err != nil {
 			return nil, fmt.Errorf("launch %s (%v): %w", l.kernel, l.names, err)
+		}
+	} else {
+		for range n {
+			if err := r.dev.Launch(r.ctx, l.id, l.args, l.opts); err != nil {
+				return nil, fmt.Errorf("launch %s (%v): %w", l.kernel, l.names, err)
+			}
 		}
 	}
 	serrs, err := r.dev.Sync(r.ctx)
