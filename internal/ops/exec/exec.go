@@ -879,9 +879,10 @@ func (r *runner) perf() error {
 }
 
 // timeSegment encodes a segment once, launches it Warmup times untimed,
-// then Runs times timed (launch + sync; a short launch in batches, see
-// perfBatchBelow), more while the timed runs add up to less than MinTime,
-// and fills pr's run figures. The
+// then Runs times timed (launch + sync; a short launch in batches of
+// launches and one sync, see perfBatchBelow and launchBatch), more while
+// the timed runs add up to less than MinTime, and fills pr's run
+// figures. The
 // params are encoded outside the timed runs, as a backend encodes them
 // once per graph.
 func (r *runner) timeSegment(seg []int, pr *PerfResult) error {
