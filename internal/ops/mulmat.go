@@ -86,6 +86,12 @@ type actRows struct {
 	pk  []uint64  // q8_0/q8_K paths: the quants packed by packAct, k/4 words per row
 	d   []float32 // per-block scale (k/32 or k/256 per row)
 	s   []int32   // q8_0: per-block Σq (k/32 per row); q8_K: per-16 sums (k/16 per row)
+	// q4, d4 and s4 are q, d and s of each four columns of a batch
+	// interleaved by block, nq fours a batch (packQuads; nil: none).
+	q4 []int8
+	d4 []float32
+	s4 []int32
+	nq int
 }
 
 // asmAlone reports whether the scalar kernels (vec false) take the
@@ -272,6 +278,9 @@ func mulMat(dst, a, b *Tensor, vec bool) {
 	rowBytes := int(a.Type.RowSize(a.Ne[0]))
 	kt := kernelType(a.Type)
 	has8 := act.has8R(kt)
+	if has8 && kt == Q8_0 && vecVNNI && n >= 4 {
+		act.packQuads(n)
+	}
 	sg := sgemmOrder(a, b) // ggml's tinyBLAS order (mulmat_sgemm.go)
 	ParallelFor(tiles*ne12*ne13, 1, func(lo, hi int) {
 		var deq *dequantTile
@@ -338,6 +347,16 @@ func mulMat(dst, a, b *Tensor, vec bool) {
 					c1 := min(n, c0+mulMatColBlock)
 					for g := range ng {
 						i11 := c0
+						if act.q4 != nil && w8[g].fused { // (c0 and so i11 a multiple of 4)
+							for ; i11+4 <= c1; i11 += 4 {
+								out := act.dot8R4(&w8[g], base/n, i11/4)
+								for c := range 4 {
+									for j := range 8 {
+										put(r0+8*g+j, i11+c, out[8*c+j])
+									}
+								}
+							}
+						}
 						if act.has8R2(kt, &w8[g]) {
 							for ; i11+2 <= c1; i11 += 2 {
 								out, out2 := act.dot8R2(kt, &w8[g], base+i11, base+i11+1)

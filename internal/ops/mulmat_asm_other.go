@@ -16,6 +16,10 @@ func q8_0Rows8x2VNNI(*[8]unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.
 	panic("unreachable")
 }
 
+func q8_0Rows8x4TVNNI(*[8]unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, int, *[32]float32, unsafe.Pointer) {
+	panic("unreachable")
+}
+
 func q4_0Rows8x2VNNI(*[8]unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, uintptr, int, *[16]float32, unsafe.Pointer) {
 	panic("unreachable")
 }

@@ -165,3 +165,39 @@ func (act *actRows) dot8R2(t Type, w *rows8, r, r2 int) (out, out2 [8]float32) {
 	return q4_0Rows8Fused2Vec(&w.p, unsafe.Pointer(&y[0]), unsafe.Pointer(&d[0]), unsafe.Pointer(&s[0]),
 		unsafe.Pointer(&y2[0]), unsafe.Pointer(&d2[0]), unsafe.Pointer(&s2[0]), nb)
 }
+
+// packQuads interleaves the q8_0 quants, scales and sums of each four
+// columns 4i..4i+3 of every batch of n columns (n/4 fours a batch) by
+// block, 32 quants of each column in turn, for dot8R4.
+func (act *actRows) packQuads(n int) {
+	k := act.k
+	nb := k / QK8_0
+	batches := len(act.d) / nb / n
+	act.nq = n / 4
+	fours := batches * act.nq
+	act.q4 = make([]int8, fours*4*k)
+	act.d4 = make([]float32, fours*4*nb)
+	act.s4 = make([]int32, fours*4*nb)
+	for b := range batches {
+		for qi := range act.nq {
+			o := (b*act.nq + qi) * nb // in blocks
+			for c := range 4 {
+				r := b*n + 4*qi + c
+				for j := range nb {
+					copy(act.q4[(o+j)*128+32*c:][:32], act.q[r*k+32*j:][:32])
+					act.d4[(o+j)*4+c] = act.d[r*nb+j]
+					act.s4[(o+j)*4+c] = act.s[r*nb+j]
+				}
+			}
+		}
+	}
+}
+
+// dot8R4 is dot8R of the fused q8_0 rows w with the four columns of
+// packQuads' four qi of batch: out[8c:8c+8] for column 4qi+c.
+func (act *actRows) dot8R4(w *rows8, batch, qi int) (out [32]float32) {
+	nb := act.k / QK8_0
+	o := (batch*act.nq + qi) * nb
+	q8_0Rows8x4TVNNI(&w.p, unsafe.Pointer(&act.q4[o*128]), unsafe.Pointer(&act.d4[o*4]), unsafe.Pointer(&act.s4[o*4]), nb, &out, w.next)
+	return out
+}

@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"math"
@@ -199,5 +200,27 @@ func TestDequantQ6_KVec(t *testing.T) {
 				t.Fatalf("block %d value %d = %g (%#x), scalar %g (%#x)", b, i, g, math.Float32bits(g), w, math.Float32bits(w))
 			}
 		}
+	}
+}
+
+// TestMulMat8RowsQuadsBatched runs the four-column q8_0 kernel
+// (dot8R4) on batches of columns: b [64, 6, 3, 2] (one four and two more
+// columns a batch, quads at batch offsets 6, 12, ...) against a [64, 24,
+// 3, 1] broadcast over dims 3, bit for bit against the scalar kernels.
+func TestMulMat8RowsQuadsBatched(t *testing.T) {
+	if !vecVNNI {
+		t.Skip("no VNNI kernels on this CPU")
+	}
+	r := rand.New(rand.NewPCG(23, 24))
+	a := rawWeights(r, Q8_0, 64, 24*3)
+	a.Ne[1], a.Ne[2] = 24, 3
+	a.Nb[2] = a.Nb[1] * 24
+	a.Nb[3] = a.Nb[2] * 3
+	b := FromF32(F32, []int64{64, 6, 3, 2}, randF32(r, 64*6*3*2))
+	got, want := New(F32, 24, 6, 3, 2), New(F32, 24, 6, 3, 2)
+	mulMat(got, a, b, vecOK())
+	mulMatScalar(want, a, b)
+	if !bytes.Equal(got.Buf, want.Buf) {
+		t.Fatal("batched q8_0 MulMat by the four-column kernel differs from the scalar kernels")
 	}
 }

@@ -56,5 +56,19 @@ func q8_0Rows8VNNI(p *[8]unsafe.Pointer, y, d, s unsafe.Pointer, nb int, out *[8
 //go:noescape
 func q8_0Rows8x2VNNI(p *[8]unsafe.Pointer, y, d, s unsafe.Pointer, dd uintptr, nb int, out *[16]float32, next unsafe.Pointer)
 
+// q8_0Rows8x4TVNNI is q8_0Rows8VNNI against four activation rows, their
+// quants, scales and sums interleaved by block (actRows.q4, d4, s4: 128
+// bytes, four scales and four sums a block): each block's 32 quants of the
+// eight weight rows are transposed in registers so that lane r of the g-th
+// vector holds row r's quants 4g..4g+3, and VPDPBUSD against a column's
+// four quants broadcast sums the block for all eight rows in one lane
+// each, with no horizontal reduction (the two-column kernels reduce 16
+// vectors a block); the scales are gathered once for the four columns.
+// The float32 operations per lane are those of the scalar dotQ8_0, in
+// the same order: bit-identical results. out[8c:8c+8] is column c's.
+//
+//go:noescape
+func q8_0Rows8x4TVNNI(p *[8]unsafe.Pointer, y, d, s unsafe.Pointer, nb int, out *[32]float32, next unsafe.Pointer)
+
 //go:noescape
 func q4_0Rows8x2VNNI(p *[8]unsafe.Pointer, y, d, s unsafe.Pointer, dd uintptr, nb int, out *[16]float32, next unsafe.Pointer)

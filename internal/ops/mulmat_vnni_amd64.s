@@ -5,6 +5,32 @@
 // block of the eight rows from next that goes with this one (at SI·8: eight
 // blocks of 34 or 18 bytes), to L2, so that the weights stream as one
 // sequential run; where it is nil, each of the rows 512 bytes ahead.
+// ROWS8 loads the eight row pointers of p (a *[8]unsafe.Pointer, the
+// first argument) into AX, BX, CX, DX, R8-R11, through R15.
+#define ROWS8 \
+	MOVQ p+0(FP), R15 \
+	MOVQ 0(R15), AX \
+	MOVQ 8(R15), BX \
+	MOVQ 16(R15), CX \
+	MOVQ 24(R15), DX \
+	MOVQ 32(R15), R8 \
+	MOVQ 40(R15), R9 \
+	MOVQ 48(R15), R10 \
+	MOVQ 56(R15), R11
+
+// SCALES8 widens the f16 scales of the eight rows' block at SI into Y8
+// (row r in lane r), through X8.
+#define SCALES8 \
+	VPINSRW   $0, (AX)(SI*1), X8, X8 \
+	VPINSRW   $1, (BX)(SI*1), X8, X8 \
+	VPINSRW   $2, (CX)(SI*1), X8, X8 \
+	VPINSRW   $3, (DX)(SI*1), X8, X8 \
+	VPINSRW   $4, (R8)(SI*1), X8, X8 \
+	VPINSRW   $5, (R9)(SI*1), X8, X8 \
+	VPINSRW   $6, (R10)(SI*1), X8, X8 \
+	VPINSRW   $7, (R11)(SI*1), X8, X8 \
+	VCVTPH2PS X8, Y8
+
 #define ROWS_AHEAD \
 	PREFETCHT0 512(AX)(SI*1) \
 	PREFETCHT0 512(BX)(SI*1) \
@@ -43,15 +69,7 @@ ahead:
 //
 // q4_0Rows8FusedVec by AVX-512 VNNI; see mulmat_vnni_amd64.go.
 TEXT ·q4_0Rows8VNNI(SB), NOSPLIT, $0-56
-	MOVQ p+0(FP), R15
-	MOVQ 0(R15), AX
-	MOVQ 8(R15), BX
-	MOVQ 16(R15), CX
-	MOVQ 24(R15), DX
-	MOVQ 32(R15), R8
-	MOVQ 40(R15), R9
-	MOVQ 48(R15), R10
-	MOVQ 56(R15), R11
+	ROWS8
 	MOVQ y+8(FP), DI
 	MOVQ d+16(FP), R12
 	MOVQ s+24(FP), R13
@@ -114,15 +132,7 @@ loop:
 	VCVTDQ2PS    Y6, Y6
 
 	// The rows' f16 scales da, widened; acc += isum·(da·db).
-	VPINSRW      $0, (AX)(SI*1), X8, X8
-	VPINSRW      $1, (BX)(SI*1), X8, X8
-	VPINSRW      $2, (CX)(SI*1), X8, X8
-	VPINSRW      $3, (DX)(SI*1), X8, X8
-	VPINSRW      $4, (R8)(SI*1), X8, X8
-	VPINSRW      $5, (R9)(SI*1), X8, X8
-	VPINSRW      $6, (R10)(SI*1), X8, X8
-	VPINSRW      $7, (R11)(SI*1), X8, X8
-	VCVTPH2PS    X8, Y8
+	SCALES8
 	VBROADCASTSS (R12), Y9
 	VMULPS       Y9, Y8, Y8
 	VMULPS       Y8, Y6, Y6
@@ -145,15 +155,7 @@ done:
 //
 // q8_0Rows8FusedVec by AVX-512 VNNI; see mulmat_vnni_amd64.go.
 TEXT ·q8_0Rows8VNNI(SB), NOSPLIT, $0-56
-	MOVQ p+0(FP), R15
-	MOVQ 0(R15), AX
-	MOVQ 8(R15), BX
-	MOVQ 16(R15), CX
-	MOVQ 24(R15), DX
-	MOVQ 32(R15), R8
-	MOVQ 40(R15), R9
-	MOVQ 48(R15), R10
-	MOVQ 56(R15), R11
+	ROWS8
 	MOVQ y+8(FP), DI
 	MOVQ d+16(FP), R12
 	MOVQ s+24(FP), R13
@@ -220,15 +222,7 @@ loop:
 	VPSUBD       Y7, Y6, Y6
 	VCVTDQ2PS    Y6, Y6
 
-	VPINSRW      $0, (AX)(SI*1), X8, X8
-	VPINSRW      $1, (BX)(SI*1), X8, X8
-	VPINSRW      $2, (CX)(SI*1), X8, X8
-	VPINSRW      $3, (DX)(SI*1), X8, X8
-	VPINSRW      $4, (R8)(SI*1), X8, X8
-	VPINSRW      $5, (R9)(SI*1), X8, X8
-	VPINSRW      $6, (R10)(SI*1), X8, X8
-	VPINSRW      $7, (R11)(SI*1), X8, X8
-	VCVTPH2PS    X8, Y8
+	SCALES8
 	VBROADCASTSS (R12), Y9
 	VMULPS       Y9, Y8, Y8
 	VMULPS       Y8, Y6, Y6
@@ -252,15 +246,7 @@ done:
 // q8_0Rows8VNNI against two activation rows: the second's quants at y+8·dd, its
 // scales and sums at d+dd and s+dd. Each weight block is loaded once.
 TEXT ·q8_0Rows8x2VNNI(SB), NOSPLIT, $0-64
-	MOVQ p+0(FP), R15
-	MOVQ 0(R15), AX
-	MOVQ 8(R15), BX
-	MOVQ 16(R15), CX
-	MOVQ 24(R15), DX
-	MOVQ 32(R15), R8
-	MOVQ 40(R15), R9
-	MOVQ 48(R15), R10
-	MOVQ 56(R15), R11
+	ROWS8
 	MOVQ y+8(FP), DI
 	MOVQ d+16(FP), R12
 	MOVQ s+24(FP), R13
@@ -336,15 +322,7 @@ loop:
 	VPSHUFD    $0x4e, Z20, Z21
 	VPADDD     Z21, Z20, Z20
 	VPERMD     Z20, Z14, Z20
-	VPINSRW      $0, (AX)(SI*1), X8, X8
-	VPINSRW      $1, (BX)(SI*1), X8, X8
-	VPINSRW      $2, (CX)(SI*1), X8, X8
-	VPINSRW      $3, (DX)(SI*1), X8, X8
-	VPINSRW      $4, (R8)(SI*1), X8, X8
-	VPINSRW      $5, (R9)(SI*1), X8, X8
-	VPINSRW      $6, (R10)(SI*1), X8, X8
-	VPINSRW      $7, (R11)(SI*1), X8, X8
-	VCVTPH2PS    X8, Y8
+	SCALES8
 	VPBROADCASTD (R13), Y7
 	VPSLLD       $7, Y7, Y7
 	VPSUBD       Y7, Y6, Y6
@@ -381,15 +359,7 @@ done:
 // q4_0Rows8VNNI against two activation rows: the second's quants at y+8·dd, its
 // scales and sums at d+dd and s+dd. Each weight block is loaded once.
 TEXT ·q4_0Rows8x2VNNI(SB), NOSPLIT, $0-64
-	MOVQ p+0(FP), R15
-	MOVQ 0(R15), AX
-	MOVQ 8(R15), BX
-	MOVQ 16(R15), CX
-	MOVQ 24(R15), DX
-	MOVQ 32(R15), R8
-	MOVQ 40(R15), R9
-	MOVQ 48(R15), R10
-	MOVQ 56(R15), R11
+	ROWS8
 	MOVQ y+8(FP), DI
 	MOVQ d+16(FP), R12
 	MOVQ s+24(FP), R13
@@ -453,15 +423,7 @@ loop:
 	VPSHUFD    $0x4e, Z20, Z21
 	VPADDD     Z21, Z20, Z20
 	VPERMD     Z20, Z14, Z20
-	VPINSRW      $0, (AX)(SI*1), X8, X8
-	VPINSRW      $1, (BX)(SI*1), X8, X8
-	VPINSRW      $2, (CX)(SI*1), X8, X8
-	VPINSRW      $3, (DX)(SI*1), X8, X8
-	VPINSRW      $4, (R8)(SI*1), X8, X8
-	VPINSRW      $5, (R9)(SI*1), X8, X8
-	VPINSRW      $6, (R10)(SI*1), X8, X8
-	VPINSRW      $7, (R11)(SI*1), X8, X8
-	VCVTPH2PS    X8, Y8
+	SCALES8
 	VPBROADCASTD (R13), Y7
 	VPSLLD       $3, Y7, Y7
 	VPSUBD       Y7, Y6, Y6
@@ -507,4 +469,121 @@ TEXT ·cpuidAVX512VNNI(SB), NOSPLIT, $0-1
 	MOVB CX, ret+0(FP)
 
 novnni:
+	RET
+
+// COL4T(yoff, soff, acc): one column of q8_0Rows8x4TVNNI's block: its
+// quants at yoff(DI) against the transposed rows Y16-Y23 (two chains of
+// VPDPBUSD, four quants broadcast each), less 128·Σy (soff(R13)), then
+// acc += float(Σ)·(Y8·d) with d at soff(R12).
+#define COL4T(yoff, soff, acc) \
+	VPXORD        Y9, Y9, Y9 \
+	VPXORD        Y10, Y10, Y10 \
+	VPDPBUSD.BCST yoff+0(DI), Y16, Y9 \
+	VPDPBUSD.BCST yoff+4(DI), Y17, Y10 \
+	VPDPBUSD.BCST yoff+8(DI), Y18, Y9 \
+	VPDPBUSD.BCST yoff+12(DI), Y19, Y10 \
+	VPDPBUSD.BCST yoff+16(DI), Y20, Y9 \
+	VPDPBUSD.BCST yoff+20(DI), Y21, Y10 \
+	VPDPBUSD.BCST yoff+24(DI), Y22, Y9 \
+	VPDPBUSD.BCST yoff+28(DI), Y23, Y10 \
+	VPADDD        Y10, Y9, Y9 \
+	VPBROADCASTD  soff(R13), Y11 \
+	VPSLLD        $7, Y11, Y11 \
+	VPSUBD        Y11, Y9, Y9 \
+	VCVTDQ2PS     Y9, Y9 \
+	VBROADCASTSS  soff(R12), Y11 \
+	VMULPS        Y11, Y8, Y11 \
+	VMULPS        Y11, Y9, Y9 \
+	VADDPS        Y9, acc, acc
+
+// func q8_0Rows8x4TVNNI(p *[8]unsafe.Pointer, y, d, s unsafe.Pointer, nb int, out *[32]float32, next unsafe.Pointer)
+//
+// q8_0Rows8VNNI against four activation rows at once, with the weights
+// transposed in registers; see mulmat_vnni_amd64.go.
+TEXT ·q8_0Rows8x4TVNNI(SB), NOSPLIT, $0-56
+	ROWS8
+	MOVQ y+8(FP), DI
+	MOVQ d+16(FP), R12
+	MOVQ s+24(FP), R13
+	MOVQ next+48(FP), R14
+	XORQ SI, SI
+	MOVL $0x80808080, R15
+	VPBROADCASTD R15, Y15
+	VPXORD Y24, Y24, Y24
+	VPXORD Y25, Y25, Y25
+	VPXORD Y26, Y26, Y26
+	VPXORD Y27, Y27, Y27
+	CMPQ nb+32(FP), $0
+	JEQ  done
+
+loop:
+	AHEAD_Q8_0(R14)
+
+	// The block's quants of the eight rows, made unsigned (x+128).
+	VMOVDQU 2(AX)(SI*1), Y0
+	VMOVDQU 2(BX)(SI*1), Y1
+	VMOVDQU 2(CX)(SI*1), Y2
+	VMOVDQU 2(DX)(SI*1), Y3
+	VMOVDQU 2(R8)(SI*1), Y4
+	VMOVDQU 2(R9)(SI*1), Y5
+	VMOVDQU 2(R10)(SI*1), Y6
+	VMOVDQU 2(R11)(SI*1), Y7
+	VPXOR   Y15, Y0, Y0
+	VPXOR   Y15, Y1, Y1
+	VPXOR   Y15, Y2, Y2
+	VPXOR   Y15, Y3, Y3
+	VPXOR   Y15, Y4, Y4
+	VPXOR   Y15, Y5, Y5
+	VPXOR   Y15, Y6, Y6
+	VPXOR   Y15, Y7, Y7
+
+	// Transposed: Y16+g holds the g-th four quants of rows 0..7, one
+	// row a lane.
+	VPUNPCKLDQ  Y1, Y0, Y16
+	VPUNPCKHDQ  Y1, Y0, Y17
+	VPUNPCKLDQ  Y3, Y2, Y18
+	VPUNPCKHDQ  Y3, Y2, Y19
+	VPUNPCKLDQ  Y5, Y4, Y20
+	VPUNPCKHDQ  Y5, Y4, Y21
+	VPUNPCKLDQ  Y7, Y6, Y22
+	VPUNPCKHDQ  Y7, Y6, Y23
+	VPUNPCKLQDQ Y18, Y16, Y0
+	VPUNPCKHQDQ Y18, Y16, Y1
+	VPUNPCKLQDQ Y19, Y17, Y2
+	VPUNPCKHQDQ Y19, Y17, Y3
+	VPUNPCKLQDQ Y22, Y20, Y4
+	VPUNPCKHQDQ Y22, Y20, Y5
+	VPUNPCKLQDQ Y23, Y21, Y6
+	VPUNPCKHQDQ Y23, Y21, Y7
+	VSHUFI64X2  $0, Y4, Y0, Y16
+	VSHUFI64X2  $3, Y4, Y0, Y20
+	VSHUFI64X2  $0, Y5, Y1, Y17
+	VSHUFI64X2  $3, Y5, Y1, Y21
+	VSHUFI64X2  $0, Y6, Y2, Y18
+	VSHUFI64X2  $3, Y6, Y2, Y22
+	VSHUFI64X2  $0, Y7, Y3, Y19
+	VSHUFI64X2  $3, Y7, Y3, Y23
+
+	// The rows' scales of the block.
+	SCALES8
+
+	COL4T(0, 0, Y24)
+	COL4T(32, 4, Y25)
+	COL4T(64, 8, Y26)
+	COL4T(96, 12, Y27)
+
+	ADDQ $34, SI
+	ADDQ $128, DI
+	ADDQ $16, R12
+	ADDQ $16, R13
+	DECQ nb+32(FP)
+	JNZ  loop
+
+done:
+	MOVQ    out+40(FP), R15
+	VMOVUPS Y24, (R15)
+	VMOVUPS Y25, 32(R15)
+	VMOVUPS Y26, 64(R15)
+	VMOVUPS Y27, 96(R15)
+	VZEROUPPER
 	RET
