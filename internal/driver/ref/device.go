@@ -330,7 +330,6 @@ type launchLog struct {
 	chunks [][]launchRun
 	n      int
 	last   *launchRun // the last run (nil: none yet)
-	end    uint64     // where the last run's last launch ended
 }
 
 // launchRun is n launches: rec, then each next one where the last ended.
@@ -347,13 +346,12 @@ const launchChunk = 1024
 // did (else add records it).
 func (l *launchLog) repeat(kernel string, size int, start, cycles uint64) bool {
 	r := l.last
-	if r == nil || r.rec.Insts != nil || start != l.end || r.rec.EndCycle-r.rec.StartCycle != cycles ||
-		r.rec.ParamsSize != size || r.rec.Kernel != kernel {
+	if r == nil || r.rec.Insts != nil || r.rec.EndCycle-r.rec.StartCycle != cycles ||
+		start != r.rec.StartCycle+uint64(r.n)*cycles || r.rec.ParamsSize != size || r.rec.Kernel != kernel {
 		return false
 	}
 	r.n++
 	l.n++
-	l.end += cycles
 	return true
 }
 
@@ -366,7 +364,7 @@ func (l *launchLog) add(r LaunchRecord) {
 	}
 	k := len(l.chunks) - 1
 	l.chunks[k] = append(l.chunks[k], launchRun{rec: r, first: l.n, n: 1})
-	l.last, l.end = &l.chunks[k][len(l.chunks[k])-1], r.EndCycle // chunks never grow past their capacity
+	l.last = &l.chunks[k][len(l.chunks[k])-1] // chunks never grow past their capacity
 	l.n++
 }
 
