@@ -118,13 +118,13 @@ func refFlashAttn(dst *Tensor, srcs []*Tensor, p Params) error {
 
 	// Rows of q: (iq1 = query, iq2 = head, iq3 = batch).
 	refParallel(q.NRows(), nkv*(dk+dv), func(lo, hi int64) {
-		qr := make([]float32, dk)
-		kr := make([]float32, dk)
-		vr := make([]float32, dv)
-		acc := make([]float32, dv)
+		buf := scratchF32.get(int(2*dk + 2*dv + nkv))
+		defer scratchF32.put(buf)
+		qr, kr := buf[:dk], buf[dk:2*dk]
+		vr, acc := buf[2*dk:2*dk+dv], buf[2*dk+dv:2*dk+2*dv]
 		var mrow []float32
 		if mask != nil {
-			mrow = make([]float32, nkv)
+			mrow = buf[2*dk+2*dv:]
 		}
 		for r := lo; r < hi; r++ {
 			iq1, iq2, iq3 := rowIndex(q.Ne, r)

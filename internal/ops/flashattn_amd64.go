@@ -2,6 +2,7 @@ package ops
 
 import (
 	"math"
+	"sync"
 	"unsafe"
 )
 
@@ -67,6 +68,10 @@ type faRowF16C struct {
 	S, M       float32
 }
 
+// faRowsF16C keeps a worker's rows between calls of flashAttnF16C (their
+// slices hold the last call's values; every entry read is written first).
+var faRowsF16C = sync.Pool{New: func() any { return new([faTileF16C]faRowF16C) }}
+
 // flashAttnF16C runs flash_attn_ext by the F16C kernels and reports
 // whether it did; false (nothing written) when the CPU, the types or the
 // layout do not fit them.
@@ -101,13 +106,15 @@ func flashAttnF16C(dst, q, k, v, mask, sinks *Tensor, scale, softcap float32, sl
 	}
 	tiles := (headRows + faTileF16C - 1) / faTileF16C
 	refParallel(heads*tiles, faTileF16C*nkv*(dk+dv), func(lo, hi int64) {
-		var rows [faTileF16C]faRowF16C
+		wk := faRowsF16C.Get().(*[faTileF16C]faRowF16C)
+		defer faRowsF16C.Put(wk)
+		rows := wk
 		for i := range rows {
 			r := &rows[i]
-			r.q, r.acc = make([]float32, dk), make([]float32, dv)
-			r.sc, r.ms, r.vs, r.skip = make([]float32, nkv), make([]float32, nkv), make([]float32, nkv), make([]bool, nkv)
+			r.q, r.acc = grow(r.q, int(dk)), grow(r.acc, int(dv))
+			r.sc, r.ms, r.vs, r.skip = grow(r.sc, int(nkv)), grow(r.ms, int(nkv)), grow(r.vs, int(nkv)), grow(r.skip, int(nkv))
 			if mask != nil {
-				r.mask = make([]float32, nkv)
+				r.mask = grow(r.mask, int(nkv))
 			}
 		}
 		tab := f16ToF32Table()

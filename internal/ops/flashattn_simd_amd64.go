@@ -5,6 +5,7 @@ package ops
 import (
 	"math"
 	"simd/archsimd"
+	"sync"
 	"sync/atomic"
 	"unsafe"
 )
@@ -76,6 +77,36 @@ type faTileState struct {
 	sums, maxes [faTile]float32
 }
 
+// faWork is what a worker of flashAttnVec computes in, kept between calls
+// (faWorks): 213 KB a tile for 4096 keys, eight tiles a worker at n = 7.
+type faWork struct {
+	st       []faTileState
+	ea, mrow []float32
+	scratch  faScratch
+}
+
+var faWorks = sync.Pool{New: func() any { return new(faWork) }}
+
+// tiles returns n tile states sized for dk, dv and nkvPad keys. Their
+// contents are left from earlier calls: flashAttnVec writes every entry
+// it reads (the accumulators it clears).
+func (w *faWork) tiles(n, dk, dv, nkvPad int) []faTileState {
+	if cap(w.st) < n {
+		w.st = append(w.st[:cap(w.st)], make([]faTileState, n-cap(w.st))...)
+	}
+	st := w.st[:n]
+	for i := range st {
+		t := &st[i]
+		t.qh = grow(t.qh, faTile*dk)
+		t.sc = grow(t.sc, faTile*nkvPad)
+		t.msb = grow(t.msb, faTile*nkvPad) // bits of ms, vs: see faAccum
+		t.vsb = grow(t.vsb, faTile*nkvPad)
+		t.mode = grow(t.mode, faTile*nkvPad)
+		t.acc = grow(t.acc, 2*faTile*dv)
+	}
+	return st
+}
+
 // flashAttnVec runs flash_attn_ext with the vector kernels and reports
 // whether it did; false (nothing written) when the CPU, the types or the
 // layout do not fit them, and the caller runs the scalar loop.
@@ -128,22 +159,16 @@ func flashAttnVec(dst, q, k, v, mask, sinks *Tensor, scale, softcap float32, slo
 		maxTiles = max(maxTiles, len(g))
 	}
 	refParallel(int64(len(groups)), int64(maxTiles)*faTile*nkv*(dk+dv), func(lo, hi int64) {
-		st := make([]faTileState, maxTiles)
-		for i := range st {
-			st[i] = faTileState{
-				qh:   make([]float32, faTile*dk),
-				sc:   make([]float32, faTile*nkvPad),
-				msb:  make([]uint32, faTile*nkvPad), // bits of ms, vs: see faAccum
-				vsb:  make([]uint32, faTile*nkvPad),
-				mode: make([]uint8, faTile*nkvPad),
-				acc:  make([]float32, 2*faTile*dv),
-			}
-		}
-		ea := make([]float32, nkv) // exp arguments of a row
-		var scratch faScratch
+		wk := faWorks.Get().(*faWork)
+		defer faWorks.Put(wk)
+		st := wk.tiles(maxTiles, int(dk), int(dv), int(nkvPad))
+		wk.ea = grow(wk.ea, int(nkv)) // exp arguments of a row
+		ea := wk.ea
+		scratch := &wk.scratch
 		var mrow []float32
 		if mask != nil {
-			mrow = make([]float32, nkv)
+			wk.mrow = grow(wk.mrow, int(nkv))
+			mrow = wk.mrow
 		}
 		tab := f16ToF32Table()
 		for gi := lo; gi < hi; gi++ {
@@ -247,7 +272,7 @@ func flashAttnVec(dst, q, k, v, mask, sinks *Tensor, scale, softcap float32, slo
 				c1 := min(c0+faChunk, int(nkv))
 				for ti := range tiles {
 					ts := &st[ti]
-					faAccum(vp, uintptr(v.Nb[1]), c0, c1, int(dv), int(nkvPad), ts.mode, ts.msb, ts.vsb, ts.acc, &ts.cur, &scratch, tab)
+					faAccum(vp, uintptr(v.Nb[1]), c0, c1, int(dv), int(nkvPad), ts.mode, ts.msb, ts.vsb, ts.acc, &ts.cur, scratch, tab)
 				}
 			}
 			clearUpper()

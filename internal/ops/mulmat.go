@@ -113,28 +113,37 @@ func prepareActivationsVec(a, b *Tensor, vec bool) *actRows {
 	nrows := int(b.Ne[1] * b.Ne[2] * b.Ne[3])
 	act := &actRows{k: k, vec: vec}
 	kt := kernelType(a.Type)
+	// The buffers come from the scratch pools (free gives them back);
+	// every entry the kernels use is written below.
 	switch kt {
 	case F32, F16:
-		act.f32 = make([]float32, nrows*k)
+		act.f32 = scratchF32.get(nrows * k)
 	case Q8_0, Q4_0:
 		if vec || asmAlone(vec) && vecVNNI {
-			act.q = make([]int8, nrows*k)
+			act.q = scratchI8.get(nrows * k)
 		}
 		if !vec {
-			act.pk = make([]uint64, nrows*k/4) // for dot1 and dot4
+			act.pk = scratchU64.get(nrows * k / 4) // for dot1 and dot4
 		}
-		// actPad more for the eight-row kernels' loads (mulmat_tile.go).
-		act.d = make([]float32, nrows*k/QK8_0, nrows*k/QK8_0+actPad)
-		act.s = make([]int32, nrows*k/QK8_0, nrows*k/QK8_0+actPad)
+		// actPad more for the eight-row kernels' loads (mulmat_tile.go),
+		// zeros as those of a new slice were.
+		nb := nrows * k / QK8_0
+		act.d = scratchF32.get(nb + actPad)
+		act.s = scratchI32.get(nb + actPad)
+		clear(act.d[nb:])
+		clear(act.s[nb:])
+		act.d, act.s = act.d[:nb], act.s[:nb]
 	case Q4_K:
-		act.pk = make([]uint64, nrows*k/4)
-		act.d = make([]float32, nrows*k/QKK)
-		act.s = make([]int32, nrows*k/16)
+		act.pk = scratchU64.get(nrows * k / 4)
+		act.d = scratchF32.get(nrows * k / QKK)
+		act.s = scratchI32.get(nrows * k / 16)
 	}
 	ne1, ne2 := int(b.Ne[1]), int(b.Ne[2])
 	ParallelFor(nrows, 16, func(lo, hi int) {
-		tmp := make([]float32, k)
-		q := make([]int8, k)
+		tmp := scratchF32.get(k)
+		defer scratchF32.put(tmp)
+		q := scratchI8.get(k)
+		defer scratchI8.put(q)
 		for r := lo; r < hi; r++ {
 			i1, i2, i3 := r%ne1, (r/ne1)%ne2, r/(ne1*ne2)
 			b.Row(int64(i1), int64(i2), int64(i3), tmp)
@@ -169,6 +178,20 @@ func prepareActivationsVec(a, b *Tensor, vec bool) *actRows {
 		}
 	})
 	return act
+}
+
+// free gives act's buffers back to the scratch pools; act is not used
+// after it.
+func (act *actRows) free() {
+	scratchF32.put(act.f32)
+	scratchI8.put(act.q)
+	scratchU64.put(act.pk)
+	scratchF32.put(act.d)
+	scratchI32.put(act.s)
+	scratchI8.put(act.q4)
+	scratchF32.put(act.d4)
+	scratchI32.put(act.s4)
+	*act = actRows{}
 }
 
 // quantizeRowQ8_0Act is quantize_row_q8_0_ref, keeping the scale as the
@@ -270,6 +293,7 @@ const mulMatColBlock = 16
 // with vecOK()), which tests turn off to compare against the scalar ones.
 func mulMat(dst, a, b *Tensor, vec bool) {
 	act := prepareActivationsVec(a, b, vec)
+	defer act.free()
 	m := int(a.Ne[1])
 	n := int(b.Ne[1])
 	ne12, ne13 := int(b.Ne[2]), int(b.Ne[3])

@@ -175,9 +175,9 @@ func (act *actRows) packQuads(n int) {
 	batches := len(act.d) / nb / n
 	act.nq = n / 4
 	fours := batches * act.nq
-	act.q4 = make([]int8, fours*4*k)
-	act.d4 = make([]float32, fours*4*nb)
-	act.s4 = make([]int32, fours*4*nb)
+	act.q4 = scratchI8.get(fours * 4 * k) // every entry written below
+	act.d4 = scratchF32.get(fours * 4 * nb)
+	act.s4 = scratchI32.get(fours * 4 * nb)
 	for b := range batches {
 		for qi := range act.nq {
 			o := (b*act.nq + qi) * nb // in blocks

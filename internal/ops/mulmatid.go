@@ -78,6 +78,7 @@ func refMulMatID(dst *Tensor, srcs []*Tensor, _ Params) error {
 		return nil
 	}
 	act := prepareActivations(as, b)
+	defer act.free()
 	m := as.Ne[1]
 	nb1 := b.Ne[1]
 	tiles := (m + mulMatRowTile - 1) / mulMatRowTile

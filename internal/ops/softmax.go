@@ -77,10 +77,12 @@ func refSoftMax(dst *Tensor, srcs []*Tensor, p Params) error {
 	slope := alibiSlopes(p.F32("max_bias"), x.Ne[2])
 	n0 := x.Ne[0]
 	refParallel(x.NRows(), n0, func(lo, hi int64) {
-		w := make([]float32, n0)
+		rows := scratchF32.get(int(2 * n0))
+		defer scratchF32.put(rows)
+		w := rows[:n0]
 		var mrow []float32
 		if mask != nil {
-			mrow = make([]float32, n0)
+			mrow = rows[n0:]
 		}
 		buf, mbuf := w, mrow
 		for r := lo; r < hi; r++ {
