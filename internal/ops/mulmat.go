@@ -282,7 +282,8 @@ func packAct(q []int8, p []uint64) {
 	}
 }
 
-// mulMatRowTile is how many src0 rows one work item covers.
+// mulMatRowTile is how many src0 rows one work item covers (tinyBLAS's
+// shapes: sgemmItemRows).
 const mulMatRowTile = 16
 
 // mulMatColBlock is how many columns the eight-row kernels take per pass
@@ -298,7 +299,6 @@ func mulMat(dst, a, b *Tensor, vec bool) {
 	n := int(b.Ne[1])
 	ne12, ne13 := int(b.Ne[2]), int(b.Ne[3])
 	r2, r3 := ne12/int(a.Ne[2]), ne13/int(a.Ne[3])
-	tiles := (m + mulMatRowTile - 1) / mulMatRowTile
 	rowBytes := int(a.Type.RowSize(a.Ne[0]))
 	kt := kernelType(a.Type)
 	has8 := act.has8R(kt)
@@ -306,6 +306,11 @@ func mulMat(dst, a, b *Tensor, vec bool) {
 		act.packQuads(n)
 	}
 	sg := sgemmOrder(a, b) // ggml's tinyBLAS order (mulmat_sgemm.go)
+	itemRows := mulMatRowTile
+	if sg {
+		itemRows = sgemmItemRows(a.Type, n)
+	}
+	tiles := (m + itemRows - 1) / itemRows
 	ParallelFor(tiles*ne12*ne13, 1, func(lo, hi int) {
 		var deq *dequantTile
 		if kt != a.Type {
@@ -318,8 +323,8 @@ func mulMat(dst, a, b *Tensor, vec bool) {
 			i12 := (w / tiles) % ne12
 			i13 := w / (tiles * ne12)
 			i02, i03 := i12/r2, i13/r3
-			r0 := tile * mulMatRowTile
-			r1 := min(m, r0+mulMatRowTile)
+			r0 := tile * itemRows
+			r1 := min(m, r0+itemRows)
 			base := n * (i12 + ne12*i13) // activation row of column 0
 			put := func(i01, i11 int, v float32) {
 				off := dst.ElemOffset(int64(i01), int64(i11), int64(i12), int64(i13))

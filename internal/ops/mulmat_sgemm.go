@@ -34,8 +34,36 @@ func sgemmOrder(a, b *Tensor) bool {
 	return false
 }
 
+// sgemmWhole reports whether sgemmTile runs tinyBLAS's own loop, each
+// kernel call over all of k (f32 weights against up to sgemmVecC columns,
+// f16 ones against up to sgemmWholeF16), rather than k in chunks.
+func sgemmWhole(t Type, n int) bool {
+	return n <= sgemmVecC || t == F16 && n <= sgemmWholeF16
+}
+
+// sgemmWholeF16 is the most columns f16 weights take in whole-k kernel
+// calls: beyond it the columns (4·k bytes each, 57 KB at k = 14336) no
+// longer stay in L2 while every four rows pass over them, and k goes in
+// chunks as for f32 weights (Zen 5, n = 32: 23 -> 16-18 ms).
+const sgemmWholeF16 = 8
+
+// sgemmRowBlock is how many weight rows a work item of the chunked loop
+// takes: each chunk of the columns is read from L3 once per work item, so
+// that at n = 32 (1.8 MB of f32 columns) 16 rows read four times more
+// activation bytes than weight bytes.
+const sgemmRowBlock = 64
+
+// sgemmItemRows is how many rows a work item of MulMat passes to
+// sgemmTile.
+func sgemmItemRows(t Type, n int) int {
+	if sgemmWhole(t, n) {
+		return mulMatRowTile
+	}
+	return sgemmRowBlock
+}
+
 // sgemmTile computes the dot products of rows r0..r1-1 (rowAt; f32, or
-// f16 when t == F16; r1-r0 a multiple of 4, ≤ mulMatRowTile) with the n
+// f16 when t == F16; r1-r0 a multiple of 4, ≤ sgemmRowBlock) with the n
 // activation rows from base on in tinyBLAS's order, calling put(i01, c, v)
 // for row i01 and column c. next is the first of the next four rows to be
 // computed after these (nil for none). The 16-lane sums are kept in
@@ -44,7 +72,7 @@ func (ft *floatTile) sgemmTile(act *actRows, t Type, rowAt func(int) []byte, nex
 	k := act.k
 	nr := r1 - r0
 	y := act.f32[base*k : (base+n)*k]
-	var rows [mulMatRowTile][]byte
+	var rows [sgemmRowBlock][]byte
 	esz := 4
 	if t == F16 {
 		esz = 2
@@ -77,8 +105,8 @@ func (ft *floatTile) sgemmTile(act *actRows, t Type, rowAt func(int) []byte, nex
 	// streams on while the other column groups read the rows from L2.
 	// f16 n = 7 8.2 -> 6.7 ms, n = 2 4.6 -> 4.3; f32 n = 2 9.1 -> 8.7.
 	// whole: each kernel call takes all of k (tinyBLAS's loop, below).
-	whole := t == F16 || n <= sgemmVecC
-	var after [mulMatRowTile / 4]unsafe.Pointer
+	whole := sgemmWhole(t, n)
+	var after [sgemmRowBlock / 4]unsafe.Pointer
 	if rb := uintptr(esz * k); whole && sgemmVecR == 4 && uintptr(unsafe.Pointer(&rows[1][0]))-uintptr(unsafe.Pointer(&rows[0][0])) == rb {
 		for i := 4; i < nr; i += 4 {
 			after[i/4-1] = unsafe.Pointer(&rows[i][0])

@@ -218,7 +218,8 @@ func TestSgemmTilesMatchSgemmDot(t *testing.T) {
 	for _, sh := range shapes {
 		sgemmVecR, sgemmVecC = sh[0], sh[1]
 		for _, tt := range []Type{F32, F16} {
-			for _, s := range []struct{ k, m, n int }{{16, 4, 2}, {2*fTileK + 48, 12, 5}, {160, 16, 7}, {64, 8, 3}, {32, 20, 4}, {fTileK, 4, 9}} {
+			for _, s := range []struct{ k, m, n int }{{16, 4, 2}, {2*fTileK + 48, 12, 5}, {160, 16, 7}, {64, 8, 3}, {32, 20, 4}, {fTileK, 4, 9},
+				{fTileK + 32, sgemmRowBlock*2 + 8, sgemmWholeF16 + 4}} { // k chunked, work items of sgemmRowBlock rows and fewer
 				w := randF32(r, s.k*s.m)
 				x := randF32(r, s.k*s.n)
 				w[3], x[5] = float32(math.Inf(1)), 1e-40 // an infinity, a subnormal
