@@ -109,7 +109,8 @@ func refFlashAttn(dst *Tensor, srcs []*Tensor, p Params) error {
 	dk, dv, nkv := q.Ne[0], v.Ne[0], k.Ne[1]
 	rk2, rk3 := q.Ne[2]/k.Ne[2], q.Ne[3]/k.Ne[3]
 	rv2, rv3 := q.Ne[2]/v.Ne[2], q.Ne[3]/v.Ne[3]
-	if flashAttnVec(dst, q, k, v, mask, sinks, scale, softcap, slope) ||
+	if flashAttnZ(dst, q, k, v, mask, sinks, scale, softcap, slope) ||
+		flashAttnVec(dst, q, k, v, mask, sinks, scale, softcap, slope) ||
 		flashAttnF16C(dst, q, k, v, mask, sinks, scale, softcap, slope) {
 		return nil
 	}

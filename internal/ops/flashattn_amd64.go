@@ -208,3 +208,9 @@ func flashAttnF16C(dst, q, k, v, mask, sinks *Tensor, scale, softcap float32, sl
 	})
 	return true
 }
+
+//go:noescape
+func faDotsZ4(k unsafe.Pointer, nbk uintptr, nkeys, dk int, q *float32, sc *float32)
+
+//go:noescape
+func faAccumZ32(v unsafe.Pointer, nbv uintptr, nkeys int, kind, mode *uint8, fac, acc *float32, accStride int)

@@ -2,9 +2,14 @@
 
 package ops
 
-// vecFAF16C is false: flashAttnF16C is amd64 assembly.
-var vecFAF16C = false
+// vecFAF16C and vecFAZ are false: flashAttnF16C and flashAttnZ are amd64
+// assembly.
+var vecFAF16C, vecFAZ = false, false
 
 func flashAttnF16C(dst, q, k, v, mask, sinks *Tensor, scale, softcap float32, slope func(int64) float32) bool {
+	return false
+}
+
+func flashAttnZ(dst, q, k, v, mask, sinks *Tensor, scale, softcap float32, slope func(int64) float32) bool {
 	return false
 }

@@ -178,11 +178,17 @@ func TestFlashAttnErrors(t *testing.T) {
 }
 
 // withFA runs fn with the vector flash_attn_ext kernels (vec) and the
-// F16C ones (f16c) on or off (on only where the CPU has them).
+// F16C ones (f16c) on or off (on only where the CPU has them), and the
+// AVX-512 ones (flashAttnZ) off.
 func withFA(vec, f16c bool, fn func()) {
-	oldVec, oldF16C := vecFA, vecFAF16C
-	vecFA, vecFAF16C = vec && vecFA, f16c && vecFAF16C
-	defer func() { vecFA, vecFAF16C = oldVec, oldF16C }()
+	withFAZ(false, vec, f16c, fn)
+}
+
+// withFAZ is withFA with the AVX-512 kernels on or off (z).
+func withFAZ(z, vec, f16c bool, fn func()) {
+	oldZ, oldVec, oldF16C := vecFAZ, vecFA, vecFAF16C
+	vecFAZ, vecFA, vecFAF16C = z && vecFAZ, vec && vecFA, f16c && vecFAF16C
+	defer func() { vecFAZ, vecFA, vecFAF16C = oldZ, oldVec, oldF16C }()
 	fn()
 }
 
@@ -233,6 +239,22 @@ func TestFlashAttnF16C(t *testing.T) {
 	if !vecFAF16C {
 		t.Skip("no F16C on this CPU or architecture")
 	}
+	testFlashAttnPath(t, "F16C", []int{64, 68}, func(fn func()) { withFA(false, true, fn) })
+}
+
+// TestFlashAttnZ is TestFlashAttnF16C for the AVX-512 kernels
+// (flashAttnZ), at d = 64 and 96 (d a multiple of 32; 96 is three of the
+// V pass's column blocks).
+func TestFlashAttnZ(t *testing.T) {
+	if !vecFAZ {
+		t.Skip("no AVX-512 on this CPU or architecture")
+	}
+	testFlashAttnPath(t, "AVX-512", []int{64, 96}, func(fn func()) { withFAZ(true, false, false, fn) })
+}
+
+// testFlashAttnPath checks the flash_attn_ext path that with runs against
+// the scalar loop and float64 math (see TestFlashAttnF16C).
+func testFlashAttnPath(t *testing.T, path string, ds []int, with func(func())) {
 	const nq, nh, nhkv, nkv = 3, 8, 2, 77
 	maskVals := faTestMask(nq, nkv)
 	// A mask that rises along the keys makes most of them a new maximum,
@@ -261,7 +283,7 @@ func TestFlashAttnF16C(t *testing.T) {
 		{"alibi", true, F16, false, false, 0, 8},
 		{"rising f32 mask", true, F32, true, false, 0, 0},
 	}
-	for _, d := range []int{64, 68} {
+	for _, d := range ds {
 		for _, data := range []string{"random", "exact dots", "exact dots, hard V"} {
 			exact := data != "random"
 			qv := randVals(81, d*nh*nq, -1, 1)
@@ -295,26 +317,26 @@ func TestFlashAttnF16C(t *testing.T) {
 						srcs = append(srcs, FromF32(F32, []int64{nh}, sinkVals))
 					}
 					var got, scalar *Tensor
-					withFA(false, true, func() { got = mustOp(t, OpFlashAttnExt, srcs, raw) })
+					with(func() { got = mustOp(t, OpFlashAttnExt, srcs, raw) })
 					withScalarFA(func() { scalar = mustOp(t, OpFlashAttnExt, srcs, raw) })
 					g, w := got.ToF32(), scalar.ToF32()
 					if exact {
 						for i := range g {
 							if math.Float32bits(g[i]) != math.Float32bits(w[i]) && !(g[i] != g[i] && w[i] != w[i]) {
-								t.Fatalf("element %d: F16C %g, scalar %g", i, g[i], w[i])
+								t.Fatalf("element %d: %s %g, scalar %g", i, path, g[i], w[i])
 							}
 						}
 						return
 					}
 					if e := NMSE(g, w); !(e <= 1e-6) {
-						t.Errorf("F16C vs scalar: NMSE %g > 1e-6", e)
+						t.Errorf("%s vs scalar: NMSE %g > 1e-6", path, e)
 					}
 					if c.bias != 0 {
 						return // attn64 takes the slopes; the scalar loop is the check here
 					}
 					want := attn64(headMajor(qv, d, nq, nh), k.ToF32(), v.ToF32(), m, d, d, nq, nh, nkv, nhkv, 0.125, c.softcap, ones, sk...)
 					if e := NMSE(g, want); !(e <= 1e-5) {
-						t.Errorf("F16C vs float64: NMSE %g > 1e-5", e)
+						t.Errorf("%s vs float64: NMSE %g > 1e-5", path, e)
 					}
 				})
 			}

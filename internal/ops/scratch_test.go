@@ -44,7 +44,7 @@ func TestScratchPool(t *testing.T) {
 }
 
 // TestScratchReuse runs each op that computes in pooled work areas
-// (scratchPool, faWorks, faRowsF16C) on inputs of NaNs first, then on its
+// (scratchPool, faWorks, faRowsF16C, faZWorks) on inputs of NaNs first, then on its
 // case, and checks the case's output is what it was before: a work area
 // read before it is written would carry the NaNs over.
 func TestScratchReuse(t *testing.T) {
@@ -95,14 +95,14 @@ func TestScratchReuse(t *testing.T) {
 
 	for _, c := range cases {
 		for _, path := range []struct {
-			name      string
-			vec, f16c bool
-		}{{"vec", true, true}, {"f16c", false, true}, {"scalar", false, false}} {
-			if c.op != OpFlashAttnExt && path.name != "vec" {
+			name         string
+			z, vec, f16c bool
+		}{{"all", true, true, true}, {"vec", false, true, true}, {"f16c", false, false, true}, {"scalar", false, false, false}} {
+			if c.op != OpFlashAttnExt && path.name != "all" {
 				continue
 			}
 			t.Run(c.name+"/"+path.name, func(t *testing.T) {
-				withFA(path.vec, path.f16c, func() {
+				withFAZ(path.z, path.vec, path.f16c, func() {
 					srcs := c.srcs(false)
 					want := mustOp(t, c.op, srcs, c.raw).ToF32()
 					poison := c.srcs(true)
