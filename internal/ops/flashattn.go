@@ -201,6 +201,50 @@ func faStep(s float32, M *float32) (ms, vs float32) {
 	return 1, expf32(s - *M)
 }
 
+// faExps runs the online softmax of one query row over its n scores
+// sc[i*stride] (mask row mrow, nil for none, times the slope sl) up to
+// the exps: key i's mode[i*stride] is 0 (masked out), 2 (a new maximum M;
+// exps[i] = expf(M_old - M), its ms) or 1 (exps[i] = expf(s - M), its vs).
+// It returns the final maximum. The exps run in vector lanes where the
+// build has them (expShiftRow).
+func faExps(sc []float32, stride, n int, mrow []float32, sl, scale, softcap float32, exps []float32, mode []uint8) float32 {
+	negInf := float32(math.Inf(-1))
+	M := negInf
+	for i := range n {
+		if i&63 == 63 {
+			clearUpper()
+		}
+		mv := float32(0)
+		if mrow != nil {
+			if mv = sl * mrow[i]; mv == negInf {
+				mode[i*stride] = 0
+				continue
+			}
+		}
+		s := sc[i*stride] * scale
+		if softcap != 0 {
+			s = softcap * tanhf32(s)
+		}
+		s += mv
+		// The exp arguments first, their exps below.
+		if s > M {
+			exps[i] = M - s
+			M = s
+			mode[i*stride] = 2
+		} else {
+			exps[i] = s - M
+			mode[i*stride] = 1
+		}
+	}
+	e := exps[:n]
+	if !expShiftRow(e, 0) { // x - 0 is x: the exps of the arguments
+		for i, x := range e {
+			e[i] = expf32(x)
+		}
+	}
+	return M
+}
+
 // faFinish ends query row (iq1, iq2, iq3) after its last key: its sink,
 // if any, enters the softmax (without a value, and the accumulator's
 // scaling not rounded), then dst = acc/S (0 if S = 0).

@@ -153,7 +153,6 @@ func flashAttnVec(dst, q, k, v, mask, sinks *Tensor, scale, softcap float32, slo
 		}
 	}
 	nkvPad := (nkv + 7) &^ 7
-	negInf := float32(math.Inf(-1))
 	maxTiles := 0
 	for _, g := range groups {
 		maxTiles = max(maxTiles, len(g))
@@ -211,40 +210,8 @@ func flashAttnVec(dst, q, k, v, mask, sinks *Tensor, scale, softcap float32, slo
 					}
 					sl := slope(r.i2)
 					o := t * int(nkvPad)
-					S, M := float32(0), negInf
-					for ic := 0; ic < int(nkv); ic++ {
-						if ic&63 == 63 {
-							clearUpper()
-						}
-						mv := float32(0)
-						if mask != nil {
-							mv = sl * mrow[ic]
-							if mv == negInf {
-								mode[o+ic] = 0
-								continue
-							}
-						}
-						s := sc[o+ic] * scale
-						if softcap != 0 {
-							s = softcap * tanhf32(s)
-						}
-						s += mv
-						// The exp arguments first; their exps in vector lanes below.
-						if s > M {
-							ea[ic] = M - s
-							M = s
-							mode[o+ic] = 2
-						} else {
-							ea[ic] = s - M
-							mode[o+ic] = 1
-						}
-					}
-					e := ea[:nkv]
-					if !expShiftRow(e, 0) { // x - 0 is x: the exps of the arguments
-						for i, x := range e {
-							e[i] = expf32(x)
-						}
-					}
+					M := faExps(sc[o:], 1, int(nkv), mrow, sl, scale, softcap, ea, mode[o:])
+					S, e := float32(0), ea[:nkv]
 					for ic, f := range e {
 						switch mode[o+ic] {
 						case 2: // a new maximum: ms = f, vs = 1

@@ -46,7 +46,7 @@ func TestFlashAttnVec(t *testing.T) {
 		if c.sinks {
 			srcs = append(srcs, FromF32(F32, []int64{nh}, []float32{-3, 4, 0.5, -0.25, 9, -9, 0, 1}))
 		}
-		vec = mustOp(t, OpFlashAttnExt, srcs, c.raw)
+		withFA(true, false, func() { vec = mustOp(t, OpFlashAttnExt, srcs, c.raw) })
 		withScalarFA(func() { scalar = mustOp(t, OpFlashAttnExt, srcs, c.raw) })
 		return vec, scalar
 	}
@@ -85,8 +85,8 @@ func TestFlashAttnVec(t *testing.T) {
 		vv := randVals(79, d*nh1*nkv, -1, 1)
 		q, k, v := faCase(qv, kv, vv, d, 1, nh1, nkv, nh1)
 		raw := map[string]any{"scale": 0.125}
-		vec := mustOp(t, OpFlashAttnExt, []*Tensor{q, k, v}, raw)
-		var scalar *Tensor
+		var vec, scalar *Tensor
+		withFA(true, false, func() { vec = mustOp(t, OpFlashAttnExt, []*Tensor{q, k, v}, raw) })
 		withScalarFA(func() { scalar = mustOp(t, OpFlashAttnExt, []*Tensor{q, k, v}, raw) })
 		want := attn64(headMajor(qv, d, 1, nh1), k.ToF32(), v.ToF32(), nil, d, d, 1, nh1, nkv, nh1, 0.125, 0, ones[:nh1])
 		if e := NMSE(vec.ToF32(), want); !(e <= 1e-5) {

@@ -1,7 +1,6 @@
 package ops
 
 import (
-	"math"
 	"sync"
 	"unsafe"
 )
@@ -54,7 +53,6 @@ func flashAttnZ(dst, q, k, v, mask, sinks *Tensor, scale, softcap float32, slope
 	if dk%32 != 0 || dv%32 != 0 || rk2 != rv2 || rk3 != rv3 {
 		return false
 	}
-	negInf := float32(math.Inf(-1))
 	// Row j of K/V head (ik2, ik3) is query position j % nq of query
 	// head j / nq of the head's rk2·rk3.
 	nq := q.Ne[1]
@@ -119,35 +117,7 @@ func flashAttnZ(dst, q, k, v, mask, sinks *Tensor, scale, softcap float32, slope
 					mask.Row(r[0], r[1]%mask.Ne[2], r[2]%mask.Ne[3], mrow)
 				}
 				sl := slope(r[1])
-				M := negInf
-				for ic := range n {
-					mv := float32(0)
-					if mask != nil {
-						if mv = sl * mrow[ic]; mv == negInf {
-							mode[tile*ic+t] = 0
-							continue
-						}
-					}
-					s := sc[tile*ic+t] * scale
-					if softcap != 0 {
-						s = softcap * tanhf32(s)
-					}
-					s += mv
-					// The exp arguments first, their exps below.
-					if s > M {
-						ea[ic] = M - s
-						M = s
-						mode[tile*ic+t] = 2
-					} else {
-						ea[ic] = s - M
-						mode[tile*ic+t] = 1
-					}
-				}
-				if !expShiftRow(ea[:n], 0) {
-					for i, x := range ea[:n] {
-						ea[i] = expf32(x)
-					}
-				}
+				M := faExps(sc[t:], tile, n, mrow, sl, scale, softcap, ea, mode[t:])
 				S := float32(0)
 				for ic, f := range ea[:n] {
 					switch mode[tile*ic+t] {
