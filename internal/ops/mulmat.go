@@ -83,6 +83,7 @@ type actRows struct {
 	vec bool      // use the vector kernels (mulmat_simd_amd64.go) where there are some
 	q   []int8    // q8_0 path with vec or the VNNI kernels (asmAlone): the plain quants, k per row
 	f32 []float32 // f32/f16 paths: k values per row
+	h   []uint16  // f16 weights by the AVX-512 tiles (sgemmHalves): the halves of f32, in place of it
 	pk  []uint64  // q8_0/q8_K paths: the quants packed by packAct, k/4 words per row
 	d   []float32 // per-block scale (k/32 or k/256 per row)
 	s   []int32   // q8_0: per-block Σq (k/32 per row); q8_K: per-16 sums (k/16 per row)
@@ -106,9 +107,11 @@ func asmAlone(vec bool) bool { return !vec && !vecOK() }
 
 // prepareActivations converts b for a's kernels, vector ones if the CPU
 // has them.
-func prepareActivations(a, b *Tensor) *actRows { return prepareActivationsVec(a, b, vecOK()) }
+func prepareActivations(a, b *Tensor) *actRows { return prepareActivationsVec(a, b, vecOK(), false) }
 
-func prepareActivationsVec(a, b *Tensor, vec bool) *actRows {
+// prepareActivationsVec is prepareActivations with the vector kernels on
+// or off (vec); halves asks for f16 weights' activations in act.h.
+func prepareActivationsVec(a, b *Tensor, vec, halves bool) *actRows {
 	k := int(b.Ne[0])
 	nrows := int(b.Ne[1] * b.Ne[2] * b.Ne[3])
 	act := &actRows{k: k, vec: vec}
@@ -117,7 +120,11 @@ func prepareActivationsVec(a, b *Tensor, vec bool) *actRows {
 	// every entry the kernels use is written below.
 	switch kt {
 	case F32, F16:
-		act.f32 = scratchF32.get(nrows * k)
+		if halves {
+			act.h = scratchU16.get(nrows * k)
+		} else {
+			act.f32 = scratchF32.get(nrows * k)
+		}
 	case Q8_0, Q4_0:
 		if vec || asmAlone(vec) && vecVNNI {
 			act.q = scratchI8.get(nrows * k)
@@ -156,6 +163,10 @@ func prepareActivationsVec(a, b *Tensor, vec bool) *actRows {
 				}
 				copy(act.f32[r*k:], tmp)
 			case F16:
+				if act.h != nil {
+					f32ToF16Row(act.h[r*k:(r+1)*k], tmp)
+					break
+				}
 				out := act.f32[r*k : (r+1)*k]
 				for i, v := range tmp {
 					out[i] = RoundF16(v)
@@ -184,6 +195,7 @@ func prepareActivationsVec(a, b *Tensor, vec bool) *actRows {
 // after it.
 func (act *actRows) free() {
 	scratchF32.put(act.f32)
+	scratchU16.put(act.h)
 	scratchI8.put(act.q)
 	scratchU64.put(act.pk)
 	scratchF32.put(act.d)
@@ -293,7 +305,7 @@ const mulMatColBlock = 16
 // mulMat is MulMat after its checks; vec selects the vector kernels (only
 // with vecOK()), which tests turn off to compare against the scalar ones.
 func mulMat(dst, a, b *Tensor, vec bool) {
-	act := prepareActivationsVec(a, b, vec)
+	act := prepareActivationsVec(a, b, vec, sgemmHalves(a, b, vec))
 	defer act.free()
 	m := int(a.Ne[1])
 	n := int(b.Ne[1])

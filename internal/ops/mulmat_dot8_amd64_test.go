@@ -109,7 +109,7 @@ func TestMulMatDot8MatchesScalar(t *testing.T) {
 			got, want := New(F32, s.m, s.n), New(F32, s.m, s.n)
 			mulMat(got, a, b, vecOK())
 			mulMatScalar(want, a, b)
-			if !prepareActivationsVec(a, b, vecOK()).hasDot8F(typ) {
+			if !prepareActivationsVec(a, b, vecOK(), false).hasDot8F(typ) {
 				t.Logf("%s: no eight-row kernel in this build or on this CPU", typ)
 			}
 			g, w := got.ToF32(), want.ToF32()

@@ -48,7 +48,7 @@ func TestMulMatFloatTilesMatchScalar(t *testing.T) {
 					b := FromF32(F32, []int64{s.k, s.n, s.ne2}, x)
 					dst := New(F32, s.m, s.n, s.ne2)
 					mulMat(dst, a, b, true)
-					act := prepareActivationsVec(a, b, false)
+					act := prepareActivationsVec(a, b, false, false)
 					rowBytes := int(a.Type.RowSize(a.Ne[0]))
 					for i2 := range s.ne2 {
 						for i1 := range s.n {

@@ -34,6 +34,21 @@ func sgemmOrder(a, b *Tensor) bool {
 	return false
 }
 
+// sgemmTiles reports whether sgemmTile runs the register tiles for
+// activations of k values (vec false in a build with the other vector
+// kernels is a test asking for the scalar ones).
+func sgemmTiles(vec bool, k int) bool {
+	return sgemmVecR != 0 && (vec || !vecOK()) && k != 0
+}
+
+// sgemmHalves reports whether MulMat gives sgemmTile the activations of
+// f16 weights as halves (actRows.h) rather than float32: with the
+// AVX-512 tiles, whose f16 kernels widen them as they load them (as
+// tinyBLAS does with its f16 activations). Half the bytes stay in L2.
+func sgemmHalves(a, b *Tensor, vec bool) bool {
+	return a.Type == F16 && sgemmVecR == 4 && sgemmOrder(a, b) && sgemmTiles(vec, int(b.Ne[0]))
+}
+
 // sgemmWhole reports whether sgemmTile runs tinyBLAS's own loop, each
 // kernel call over all of k (f32 weights against up to sgemmVecC columns,
 // f16 ones against up to sgemmWholeF16), rather than k in chunks.
@@ -71,7 +86,13 @@ func sgemmItemRows(t Type, n int) int {
 func (ft *floatTile) sgemmTile(act *actRows, t Type, rowAt func(int) []byte, next []byte, r0, r1, base, n int, put func(i01, i11 int, v float32)) {
 	k := act.k
 	nr := r1 - r0
-	y := act.f32[base*k : (base+n)*k]
+	var y []float32
+	var yh []uint16 // the activations as halves (sgemmHalves)
+	if act.h != nil {
+		yh = act.h[base*k : (base+n)*k]
+	} else {
+		y = act.f32[base*k : (base+n)*k]
+	}
 	var rows [sgemmRowBlock][]byte
 	esz := 4
 	if t == F16 {
@@ -82,7 +103,7 @@ func (ft *floatTile) sgemmTile(act *actRows, t Type, rowAt func(int) []byte, nex
 	}
 	// The tiles run in every amd64 build; !act.vec in a build with the
 	// other vector kernels is a test asking for the scalar ones.
-	if sgemmVecR == 0 || !act.vec && vecOK() || k == 0 {
+	if !sgemmTiles(act.vec, k) {
 		for i := range nr {
 			for c := range n {
 				put(r0+i, c, sgemmDot(t, rows[i], y[c*k:(c+1)*k]))
@@ -122,12 +143,16 @@ func (ft *floatTile) sgemmTile(act *actRows, t Type, rowAt func(int) []byte, nex
 			ws[j] = unsafe.Pointer(&rows[i+j][esz*k0])
 		}
 		for j := range nc {
-			xs[j] = unsafe.Pointer(&y[(c+j)*k+k0])
+			if yh != nil {
+				xs[j] = unsafe.Pointer(&yh[(c+j)*k+k0])
+			} else {
+				xs[j] = unsafe.Pointer(&y[(c+j)*k+k0])
+			}
 		}
 		if c+nc == n && nc < 4 {
 			xs[3] = after[i/4]
 		}
-		sgemmKernel(t == F16, &ws, &xs, nc, unsafe.Add(pacc, 64*(i*n+c)), rs, kc)
+		sgemmKernel(t == F16, yh != nil, &ws, &xs, nc, unsafe.Add(pacc, 64*(i*n+c)), rs, kc)
 	}
 	if whole {
 		// tinyBLAS's own loop: each group of rows against every group

@@ -8,6 +8,6 @@ import "unsafe"
 // amd64, sgemmDot computes those shapes.
 var sgemmVecR, sgemmVecC = 0, 0
 
-func sgemmKernel(bool, *[4]unsafe.Pointer, *[4]unsafe.Pointer, int, unsafe.Pointer, int, int) {
+func sgemmKernel(bool, bool, *[4]unsafe.Pointer, *[4]unsafe.Pointer, int, unsafe.Pointer, int, int) {
 	panic("unreachable")
 }

@@ -48,6 +48,7 @@ var (
 	scratchF32 scratchPool[float32]
 	scratchI8  scratchPool[int8]
 	scratchI32 scratchPool[int32]
+	scratchU16 scratchPool[uint16]
 	scratchU32 scratchPool[uint32]
 	scratchU64 scratchPool[uint64]
 	scratchU8  scratchPool[uint8]

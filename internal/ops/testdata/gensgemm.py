@@ -1,7 +1,7 @@
 # gensgemm.py OUT writes mulmat_sgemm_amd64.s, the register tiles of ggml's
 # tinyBLAS order (mulmat_sgemm.go):
 #   python3 testdata/gensgemm.py mulmat_sgemm_amd64.s   (from internal/ops)
-def gen(name, f16, nr, nc, zmm):
+def gen(name, f16, nr, nc, zmm, xh=False):
     L = []; a = L.append
     reg = "Z" if zmm else "Y"
     halves = 1 if zmm else 2          # vectors per 16-lane sum
@@ -38,15 +38,17 @@ def gen(name, f16, nr, nc, zmm):
     if pf:
         a("\tMOVQ x+8(FP), DX\n\tMOVQ 24(DX), DX\n\tTESTQ DX, DX\n\tJZ   %s" % lbl)
         step(a, lbl + "pf", lbl + "done", halves, wr, xr, nr, nc, reg, acc, f16, wb, vb,
-             ["\tPREFETCHT1 %s(DX)(AX*4)" % ("%d" % o if o else "") for o in range(0, 4*wb, 64)])
-    step(a, lbl, lbl + "done", halves, wr, xr, nr, nc, reg, acc, f16, wb, vb, [])
+             ["\tPREFETCHT1 %s(DX)(AX*4)" % ("%d" % o if o else "") for o in range(0, 4*wb, 64)], xh)
+    step(a, lbl, lbl + "done", halves, wr, xr, nr, nc, reg, acc, f16, wb, vb, [], xh)
     a("\n%sdone:" % lbl)
     ls("store")
     a("\tVZEROUPPER\n\tRET")
     return "\n".join(L) + "\n"
 
-def step(a, lbl, done, halves, wr, xr, nr, nc, reg, acc, f16, wb, vb, pf):
-    """The loop over nv: one 16-value step of every row and column."""
+def step(a, lbl, done, halves, wr, xr, nr, nc, reg, acc, f16, wb, vb, pf, xh):
+    """The loop over nv: one 16-value step of every row and column; with
+    xh the activations are f16 too, widened by VCVTPH2PS as they are
+    loaded (two bytes a value, as the f16 weights)."""
     a("\n%s:\n\tCMPQ AX, CX\n\tJGE  %s" % (lbl, done))
     for p in pf: a(p)
     for h in range(halves):
@@ -57,6 +59,9 @@ def step(a, lbl, done, halves, wr, xr, nr, nc, reg, acc, f16, wb, vb, pf):
             else:
                 a("\tVMOVUPS %s(%s)(AX*1), %s%d" % (off, r, reg, i))
         for j, r in enumerate(xr):
+            if xh:
+                a("\tVCVTPH2PS %s(%s)(AX*1), %s%d" % ("%d" % (h*wb) if h else "", r, reg, 4 + j))
+                continue
             off = "%d" % (h*vb) if h else ""
             a("\tVMOVUPS %s(%s)(AX*%d), %s%d" % (off, r, 2 if f16 else 1, reg, 4 + j))
         for i in range(nr):
@@ -77,12 +82,15 @@ hdr = '''#include "textflag.h"
 // lanes 0-7 and 8-15: the same operations lane by lane, the same bits.
 // The AVX-512 tiles of one to three columns take in x[3] the next four
 // weight rows (contiguous in memory; nil for none) and prefetch them to
-// L2 as one run while they read their own (sgemmTile).
+// L2 as one run while they read their own (sgemmTile). sgemmF16HTile*
+// take f16 activations too, widened by VCVTPH2PS as they are loaded:
+// the same values as f32 activations rounded to f16, half the bytes.
 '''
 out = hdr
 for nc in (4, 3, 2, 1):
     out += gen("sgemmF32Tile4x%d" % nc, False, 4, nc, True)
     out += gen("sgemmF16Tile4x%d" % nc, True, 4, nc, True)
+    out += gen("sgemmF16HTile4x%d" % nc, True, 4, nc, True, True)
 for nc in (2, 1):
     out += gen("sgemmF32Tile2x%d" % nc, False, 2, nc, False)
     out += gen("sgemmF16Tile2x%d" % nc, True, 2, nc, False)
