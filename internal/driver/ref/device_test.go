@@ -542,3 +542,33 @@ func TestClose(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteLarge: an upload of several copyChunk, at an odd offset and of
+// an odd length, is copied whole (in parallel) and nothing around it.
+func TestWriteLarge(t *testing.T) {
+	e := newEnv(t)
+	n := 5*copyChunk + 12345
+	p, err := e.d.Malloc(uint64(n+100), 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := make([]byte, n)
+	for i := range data {
+		data[i] = byte(i*7 + i>>16)
+	}
+	if err := e.d.Write(e.ctx, p+7, data); err != nil {
+		t.Fatal(err)
+	}
+	got := make([]byte, n+100)
+	if err := e.d.Read(e.ctx, p, got); err != nil {
+		t.Fatal(err)
+	}
+	want := append(append(make([]byte, 7), data...), make([]byte, 93)...)
+	if !bytes.Equal(got, want) {
+		for i := range got {
+			if got[i] != want[i] {
+				t.Fatalf("byte %d: %d, want %d", i, got[i], want[i])
+			}
+		}
+	}
+}
