@@ -3,6 +3,7 @@ package profile
 import (
 	"fmt"
 	"io"
+	"math"
 )
 
 // bufSize is the decoder's read buffer.
@@ -197,13 +198,17 @@ func (d *decoder) truncated() error {
 }
 
 // valueKey parses N from "valueN", or returns -1.
+// valueKeyMax bounds the numbers valueKey reads: 2^40, or where n·10 would
+// overflow an int (32-bit platforms).
+const valueKeyMax = min(1<<40, math.MaxInt/10-1)
+
 func valueKey(k []byte) int {
 	if len(k) < 6 || string(k[:5]) != "value" {
 		return -1
 	}
 	n := 0
 	for _, c := range k[5:] {
-		if c < '0' || c > '9' || n > 1<<40 {
+		if c < '0' || c > '9' || n > valueKeyMax {
 			return -1
 		}
 		n = n*10 + int(c-'0')
