@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 """Side-by-side of et and ggml's CPU backend on testcases/perf/llama3-8b.txt.
 
-    compare.py ET.json... -- GGML.txt...
+    compare.py [--by-n] ET.json... -- GGML.txt...
 
 ET.json are `et run-op --test-file llama3-8b.txt --perf -o json` reports,
 GGML.txt the console output of `test-backend-ops perf -b CPU --test-file
 llama3-8b.txt`, from alternated rounds. Each op's figure is the median over
 the rounds of each round's time (et: the launch's median; ggml: us/run), and
-the table gives both and et/ggml, as Markdown. The script only reads; it is
-not part of et.
+the table gives both and et/ggml, as Markdown. With --by-n, one row per op
+and a column per token count n (the names' -nN suffix), the ratios over the
+issue's targets (1.2 for MUL_MAT, 1.5 for the rest) in bold, as the tables of
+docs/performance.md. The script only reads; it is not part of et.
 """
 import json
 import re
@@ -42,13 +44,50 @@ def fmt(us):
     return f'{us:.1f} µs'
 
 
+NAME_N = re.compile(r'^(.*?)(?:-m\d+-k\d+)?-n(\d+)$')
+
+
+def by_n(rows):
+    """rows: (name, et µs, ggml µs) -> the op x n table."""
+    ops, cols = {}, []
+    for name, e, g in rows:
+        m = NAME_N.match(name)
+        if not m:
+            continue
+        op, n = m.group(1), int(m.group(2))
+        ops.setdefault(op, {})[n] = (e, g)
+        if n not in cols:
+            cols.append(n)
+    cols.sort()
+    print('| op | ' + ' | '.join(f'n = {n}' + (': et / ggml (ratio)' if i == 0 else '')
+                                  for i, n in enumerate(cols)) + ' |')
+    print('|---|' + '---|' * len(cols))
+    for op, cells in ops.items():
+        target = 1.2 if op.startswith('mul_mat_') and not op.startswith('mul_mat_id') else 1.5
+        out = []
+        for n in cols:
+            if n not in cells:
+                out.append('')
+                continue
+            e, g = cells[n]
+            r = f'{e / g:.2f}'
+            out.append(f'{fmt(e)} / {fmt(g)} (' + (f'**{r}**' if e / g > target else r) + ')')
+        print(f'| {op} | ' + ' | '.join(out) + ' |')
+
+
 def main(argv):
+    pivot = '--by-n' in argv
+    argv = [a for a in argv if a != '--by-n']
     if '--' not in argv:
-        sys.exit('usage: compare.py ET.json... -- GGML.txt...')
+        sys.exit('usage: compare.py [--by-n] ET.json... -- GGML.txt...')
     i = argv.index('--')
     ets = [et_times(p) for p in argv[:i]]
     ggs = [ggml_times(p) for p in argv[i + 1:]]
     names = [n for n in ggs[0] if all(n in e for e in ets)]
+    if pivot:
+        by_n([(n, statistics.median(x[n] for x in ets), statistics.median(x[n] for x in ggs if n in x))
+              for n in names])
+        return
     print('| op (test-file name) | et median | ggml CPU median | et / ggml |')
     print('|---|---|---|---|')
     for n in names:
