@@ -49,9 +49,7 @@ var (
 	scratchI8  scratchPool[int8]
 	scratchI32 scratchPool[int32]
 	scratchU16 scratchPool[uint16]
-	scratchU32 scratchPool[uint32]
 	scratchU64 scratchPool[uint64]
-	scratchU8  scratchPool[uint8]
 )
 
 // grow returns s with n elements, its own array when that holds them (the
