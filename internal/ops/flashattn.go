@@ -245,6 +245,16 @@ func faExps(sc []float32, stride, n int, mrow []float32, sl, scale, softcap floa
 	return M
 }
 
+// faHeadRow is row j of the query rows that read K/V head head (ik2 +
+// k.ne2·ik3), rk2·rk3 query heads to a K/V head: query position j % nq of
+// query head j / nq of the head's rk2·rk3.
+func faHeadRow(q, k *Tensor, rk2, rk3, head, j int64) (i1, i2, i3 int64) {
+	nq := q.Ne[1]
+	ik2, ik3 := head%k.Ne[2], head/k.Ne[2]
+	h := j / nq
+	return j % nq, ik2*rk2 + h%rk2, ik3*rk3 + h/rk2
+}
+
 // faFinish ends query row (iq1, iq2, iq3) after its last key: its sink,
 // if any, enters the softmax (without a value, and the accumulator's
 // scaling not rounded), then dst = acc/S (0 if S = 0).

@@ -88,11 +88,9 @@ func flashAttnF16C(dst, q, k, v, mask, sinks *Tensor, scale, softcap float32, sl
 		o := x.RowOffset(ic, i2, i3)
 		return x.Buf[o : o+uint64(2*d)]
 	}
-	// The rows of one K/V head (ik2, ik3) in tiles: row j of the head is
-	// query position j % nq of query head j / nq of the head's rk2·rk3.
-	// Where K and V broadcast differently, every row is a head of its own.
-	nq := q.Ne[1]
-	headRows, heads := nq*rk2*rk3, k.Ne[2]*k.Ne[3]
+	// The rows of one K/V head (ik2, ik3) in tiles (faHeadRow). Where K
+	// and V broadcast differently, every row is a head of its own.
+	headRows, heads := q.Ne[1]*rk2*rk3, k.Ne[2]*k.Ne[3]
 	if rk2 != rv2 || rk3 != rv3 {
 		headRows, heads = 1, q.NRows()
 	}
@@ -100,15 +98,12 @@ func flashAttnF16C(dst, q, k, v, mask, sinks *Tensor, scale, softcap float32, sl
 		if headRows == 1 {
 			return rowIndex(q.Ne, head)
 		}
-		ik2, ik3 := head%k.Ne[2], head/k.Ne[2]
-		h := j / nq
-		return j % nq, ik2*rk2 + h%rk2, ik3*rk3 + h/rk2
+		return faHeadRow(q, k, rk2, rk3, head, j)
 	}
 	tiles := (headRows + faTileF16C - 1) / faTileF16C
 	refParallel(heads*tiles, faTileF16C*nkv*(dk+dv), func(lo, hi int64) {
-		wk := faRowsF16C.Get().(*[faTileF16C]faRowF16C)
-		defer faRowsF16C.Put(wk)
-		rows := wk
+		rows := faRowsF16C.Get().(*[faTileF16C]faRowF16C)
+		defer faRowsF16C.Put(rows)
 		for i := range rows {
 			r := &rows[i]
 			r.q, r.acc = grow(r.q, int(dk)), grow(r.acc, int(dv))

@@ -33,9 +33,8 @@ var vecFAZ = siluAVX512OK && hasF16C
 
 // faZWork is what a worker of flashAttnZ computes in, kept between calls.
 type faZWork struct {
-	q, sc, fac, acc, ea []float32
-	mode, kind          []uint8
-	mask                [4][]float32
+	q, sc, fac, acc, ea, mrow []float32
+	mode, kind                []uint8
 }
 
 var faZWorks = sync.Pool{New: func() any { return new(faZWork) }}
@@ -53,15 +52,8 @@ func flashAttnZ(dst, q, k, v, mask, sinks *Tensor, scale, softcap float32, slope
 	if dk%32 != 0 || dv%32 != 0 || rk2 != rv2 || rk3 != rv3 {
 		return false
 	}
-	// Row j of K/V head (ik2, ik3) is query position j % nq of query
-	// head j / nq of the head's rk2·rk3.
-	nq := q.Ne[1]
-	headRows, heads := nq*rk2*rk3, k.Ne[2]*k.Ne[3]
-	rowAt := func(head, j int64) (i1, i2, i3 int64) {
-		ik2, ik3 := head%k.Ne[2], head/k.Ne[2]
-		h := j / nq
-		return j % nq, ik2*rk2 + h%rk2, ik3*rk3 + h/rk2
-	}
+	// The rows of one K/V head (ik2, ik3) in tiles (faHeadRow).
+	headRows, heads := q.Ne[1]*rk2*rk3, k.Ne[2]*k.Ne[3]
 	const tile = 4
 	tiles := (headRows + tile - 1) / tile
 	n := int(nkv)
@@ -76,9 +68,7 @@ func flashAttnZ(dst, q, k, v, mask, sinks *Tensor, scale, softcap float32, slope
 		wk.mode = grow(wk.mode, tile*n)
 		wk.kind = grow(wk.kind, n)
 		if mask != nil {
-			for t := range wk.mask {
-				wk.mask[t] = grow(wk.mask[t], n)
-			}
+			wk.mrow = grow(wk.mrow, n) // the mask row of the row in hand
 		}
 		qs, sc, fac, acc, ea, mode, kind := wk.q, wk.sc, wk.fac, wk.acc, wk.ea, wk.mode, wk.kind
 		var rows [tile][3]int64
@@ -92,7 +82,7 @@ func flashAttnZ(dst, q, k, v, mask, sinks *Tensor, scale, softcap float32, slope
 					copy(qr, qs[:dk])
 					continue
 				}
-				i1, i2, i3 := rowAt(head, j0+int64(t))
+				i1, i2, i3 := faHeadRow(q, k, rk2, rk3, head, j0+int64(t))
 				rows[t] = [3]int64{i1, i2, i3}
 				q.Row(i1, i2, i3, qr)
 				for i, x := range qr {
@@ -113,7 +103,7 @@ func flashAttnZ(dst, q, k, v, mask, sinks *Tensor, scale, softcap float32, slope
 				r := rows[t]
 				var mrow []float32
 				if mask != nil {
-					mrow = wk.mask[t]
+					mrow = wk.mrow
 					mask.Row(r[0], r[1]%mask.Ne[2], r[2]%mask.Ne[3], mrow)
 				}
 				sl := slope(r[1])

@@ -305,7 +305,8 @@ const mulMatColBlock = 16
 // mulMat is MulMat after its checks; vec selects the vector kernels (only
 // with vecOK()), which tests turn off to compare against the scalar ones.
 func mulMat(dst, a, b *Tensor, vec bool) {
-	act := prepareActivationsVec(a, b, vec, sgemmHalves(a, b, vec))
+	sg := sgemmOrder(a, b) // ggml's tinyBLAS order (mulmat_sgemm.go)
+	act := prepareActivationsVec(a, b, vec, sg && sgemmHalves(a.Type, vec, int(b.Ne[0])))
 	defer act.free()
 	m := int(a.Ne[1])
 	n := int(b.Ne[1])
@@ -317,7 +318,6 @@ func mulMat(dst, a, b *Tensor, vec bool) {
 	if has8 && kt == Q8_0 && vecVNNI && n >= 4 {
 		act.packQuads(n)
 	}
-	sg := sgemmOrder(a, b) // ggml's tinyBLAS order (mulmat_sgemm.go)
 	itemRows := mulMatRowTile
 	if sg {
 		itemRows = sgemmItemRows(a.Type, n)

@@ -34,19 +34,20 @@ func sgemmOrder(a, b *Tensor) bool {
 	return false
 }
 
-// sgemmTiles reports whether sgemmTile runs the register tiles for
-// activations of k values (vec false in a build with the other vector
-// kernels is a test asking for the scalar ones).
+// sgemmTiles reports whether sgemmTile runs the register tiles (in every
+// amd64 build) for activations of k values; vec false in a build with the
+// other vector kernels is a test asking for the scalar ones.
 func sgemmTiles(vec bool, k int) bool {
 	return sgemmVecR != 0 && (vec || !vecOK()) && k != 0
 }
 
 // sgemmHalves reports whether MulMat gives sgemmTile the activations of
-// f16 weights as halves (actRows.h) rather than float32: with the
-// AVX-512 tiles, whose f16 kernels widen them as they load them (as
-// tinyBLAS does with its f16 activations). Half the bytes stay in L2.
-func sgemmHalves(a, b *Tensor, vec bool) bool {
-	return a.Type == F16 && sgemmVecR == 4 && sgemmOrder(a, b) && sgemmTiles(vec, int(b.Ne[0]))
+// weights of type t (in tinyBLAS's order) as halves (actRows.h) rather
+// than float32: f16 weights with the AVX-512 tiles, whose f16 kernels
+// widen them as they load them (as tinyBLAS does with its f16
+// activations). Half the bytes stay in L2.
+func sgemmHalves(t Type, vec bool, k int) bool {
+	return t == F16 && sgemmVecR == 4 && sgemmTiles(vec, k)
 }
 
 // sgemmWhole reports whether sgemmTile runs tinyBLAS's own loop, each
@@ -101,8 +102,6 @@ func (ft *floatTile) sgemmTile(act *actRows, t Type, rowAt func(int) []byte, nex
 	for i := range nr {
 		rows[i] = rowAt(r0 + i)[:esz*k]
 	}
-	// The tiles run in every amd64 build; !act.vec in a build with the
-	// other vector kernels is a test asking for the scalar ones.
 	if !sgemmTiles(act.vec, k) {
 		for i := range nr {
 			for c := range n {
