@@ -252,6 +252,39 @@ func TestFlashAttnZ(t *testing.T) {
 	testFlashAttnPath(t, "AVX-512", []int{64, 96}, func(fn func()) { withFAZ(true, false, false, fn) })
 }
 
+// TestFlashAttnZChunks: flashAttnZ over more keys than one V chunk
+// (faChunkZ) and with a last tile of one row (three query heads a K/V
+// head, three positions: tiles of 4, 4, 1), bit for bit against the
+// scalar loop with exact dot products, without a mask and with
+// faTestMask's (keys masked out for some rows only: the per-row updates).
+func TestFlashAttnZChunks(t *testing.T) {
+	if !vecFAZ {
+		t.Skip("no AVX-512 on this CPU or architecture")
+	}
+	const d, nq, nh, nhkv = 32, 3, 6, 2
+	nkv := faChunkZ + 45
+	exact := func(seed int64, n int) []float32 {
+		x := randVals(seed, n, -1, 1)
+		for i := range x {
+			x[i] = float32(math.Round(float64(x[i])*8)) / 8
+		}
+		return x
+	}
+	q, k, v := faCase(exact(61, d*nh*nq), exact(62, d*nhkv*nkv), randVals(63, d*nhkv*nkv, -1, 1), d, nq, nh, nkv, nhkv)
+	raw := map[string]any{"scale": 0.125}
+	for _, srcs := range [][]*Tensor{{q, k, v}, {q, k, v, FromF32(F16, []int64{int64(nkv), nq}, faTestMask(nq, nkv))}} {
+		var got, scalar *Tensor
+		withFAZ(true, false, false, func() { got = mustOp(t, OpFlashAttnExt, srcs, raw) })
+		withScalarFA(func() { scalar = mustOp(t, OpFlashAttnExt, srcs, raw) })
+		g, w := got.ToF32(), scalar.ToF32()
+		for i := range g {
+			if math.Float32bits(g[i]) != math.Float32bits(w[i]) {
+				t.Fatalf("%d sources, element %d: AVX-512 %g, scalar %g", len(srcs), i, g[i], w[i])
+			}
+		}
+	}
+}
+
 // testFlashAttnPath checks the flash_attn_ext path that with runs against
 // the scalar loop and float64 math (see TestFlashAttnF16C).
 func testFlashAttnPath(t *testing.T, path string, ds []int, with func(func())) {
