@@ -113,7 +113,7 @@ func (x *Tensor) SetInt(i0, i1, i2, i3 int64, v int64) {
 // Row converts row (i1, i2, i3) — Ne[0] elements — to float32 into
 // dst[:Ne[0]], dequantizing quantized types. dst must hold Ne[0] values.
 func (x *Tensor) Row(i1, i2, i3 int64, dst []float32) {
-	clearUpper() // every row-based op reads rows: see clearUpper
+	ClearUpper() // every row-based op reads rows: see clearUpper
 	n := x.Ne[0]
 	dst = dst[:n]
 	off := x.RowOffset(i1, i2, i3)
@@ -132,7 +132,7 @@ func (x *Tensor) Row(i1, i2, i3 int64, dst []float32) {
 // SetRow stores src[:Ne[0]] as row (i1, i2, i3), converting or quantizing
 // (with ggml's reference quantizers) to the tensor's type.
 func (x *Tensor) SetRow(i1, i2, i3 int64, src []float32) {
-	clearUpper()
+	ClearUpper()
 	n := x.Ne[0]
 	src = src[:n]
 	off := x.RowOffset(i1, i2, i3)
@@ -190,7 +190,7 @@ func FromInts(t Type, ne []int64, data []int64) *Tensor {
 		panic(fmt.Sprintf("ops.FromInts: %d values for shape %s", len(data), x.ShapeString()))
 	}
 	i := 0
-	x.forEach(func(i0, i1, i2, i3 int64) {
+	x.ForEach(func(i0, i1, i2, i3 int64) {
 		x.SetInt(i0, i1, i2, i3, data[i])
 		i++
 	})
@@ -214,8 +214,8 @@ func (x *Tensor) ToF32() []float32 {
 	return out
 }
 
-// forEach calls fn for every element index in ggml order (ne0 fastest).
-func (x *Tensor) forEach(fn func(i0, i1, i2, i3 int64)) {
+// ForEach calls fn for every element index in ggml order (ne0 fastest).
+func (x *Tensor) ForEach(fn func(i0, i1, i2, i3 int64)) {
 	for i3 := int64(0); i3 < x.Ne[3]; i3++ {
 		for i2 := int64(0); i2 < x.Ne[2]; i2++ {
 			for i1 := int64(0); i1 < x.Ne[1]; i1++ {

@@ -4,15 +4,9 @@ import (
 	"math"
 	"strings"
 	"testing"
-)
 
-func seq(n int, f func(i int) float32) []float32 {
-	x := make([]float32, n)
-	for i := range x {
-		x[i] = f(i)
-	}
-	return x
-}
+	"github.com/ainekko/et/internal/ops/opstest"
+)
 
 func TestElementAccessTypes(t *testing.T) {
 	tests := []struct {
@@ -68,7 +62,7 @@ func TestIntAccess(t *testing.T) {
 }
 
 func TestFromF32ToF32RoundTrip(t *testing.T) {
-	data := seq(64*3*2, func(i int) float32 { return float32(i%17) - 8 })
+	data := opstest.Seq(64*3*2, func(i int) float32 { return float32(i%17) - 8 })
 	for _, typ := range []Type{F32, F16, I32, I64, Q8_0, Q4_0} {
 		t.Run(typ.String(), func(t *testing.T) {
 			x := FromF32(typ, []int64{64, 3, 2}, data)
@@ -92,7 +86,7 @@ func TestFromF32ToF32RoundTrip(t *testing.T) {
 }
 
 func TestQuantizedRowAndSetF32(t *testing.T) {
-	data := seq(256*2, func(i int) float32 { return float32(math.Sin(float64(i))) })
+	data := opstest.Seq(256*2, func(i int) float32 { return float32(math.Sin(float64(i))) })
 	x := FromF32(Q4_K, []int64{256, 2}, data)
 	row := make([]float32, 256)
 	x.Row(1, 0, 0, row)
@@ -106,7 +100,7 @@ func TestQuantizedRowAndSetF32(t *testing.T) {
 			t.Fatalf("F32(%d,1) = %g, want %g", i, got, ref[i])
 		}
 	}
-	y := FromF32(Q8_0, []int64{32}, seq(32, func(i int) float32 { return float32(i) / 31 }))
+	y := FromF32(Q8_0, []int64{32}, opstest.Seq(32, func(i int) float32 { return float32(i) / 31 }))
 	y.SetF32(5, 0, 0, 0, -1)
 	if got := y.F32(5, 0, 0, 0); math.Abs(float64(got+1)) > 1e-3 {
 		t.Errorf("q8_0 SetF32 then F32 = %g, want -1", got)
@@ -115,7 +109,7 @@ func TestQuantizedRowAndSetF32(t *testing.T) {
 
 func TestPermuteTransposeCont(t *testing.T) {
 	// x[i0, i1, i2] = 100*i2 + 10*i1 + i0, ne = [4, 3, 2].
-	x := FromF32(F32, []int64{4, 3, 2}, seq(24, func(i int) float32 {
+	x := FromF32(F32, []int64{4, 3, 2}, opstest.Seq(24, func(i int) float32 {
 		return float32(100*(i/12) + 10*((i/4)%3) + i%4)
 	}))
 	p, err := Permute(x, 2, 0, 1, 3) // dim0 -> 2, dim1 -> 0, dim2 -> 1
@@ -132,7 +126,7 @@ func TestPermuteTransposeCont(t *testing.T) {
 	if !c.IsContiguous() || c.Ne != p.Ne {
 		t.Fatalf("cont not contiguous: ne %v nb %v", c.Ne, c.Nb)
 	}
-	if got, want := c.ToF32(), p.ToF32(); !equalF32(got, want) {
+	if got, want := c.ToF32(), p.ToF32(); !opstest.EqualBits(got, want) {
 		t.Errorf("cont data %v, want %v", got, want)
 	}
 	if c.ToF32()[1+3*1+6*3] != 113 {
@@ -148,13 +142,13 @@ func TestPermuteTransposeCont(t *testing.T) {
 }
 
 func TestViewAndReshape(t *testing.T) {
-	x := FromF32(F32, []int64{4, 3, 2}, seq(24, func(i int) float32 { return float32(i) }))
+	x := FromF32(F32, []int64{4, 3, 2}, opstest.Seq(24, func(i int) float32 { return float32(i) }))
 	// Column 1 of each row of plane 1: ne [1, 3], nb1 = 16, offset = plane 1 + 1 elem.
 	v, err := View(x, []int64{1, 3}, []uint64{16}, 48+4)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := v.ToF32(); !equalF32(got, []float32{13, 17, 21}) {
+	if got := v.ToF32(); !opstest.EqualBits(got, []float32{13, 17, 21}) {
 		t.Errorf("view = %v", got)
 	}
 	// 1-D view continues contiguously.
@@ -162,7 +156,7 @@ func TestViewAndReshape(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := v1.ToF32(); !equalF32(got, []float32{2, 3, 4, 5, 6}) {
+	if got := v1.ToF32(); !opstest.EqualBits(got, []float32{2, 3, 4, 5, 6}) {
 		t.Errorf("1-D view = %v", got)
 	}
 	r, err := Reshape(x, 6, 4)
@@ -193,11 +187,11 @@ func TestViewAndReshape(t *testing.T) {
 }
 
 func TestQuantizedViewRows(t *testing.T) {
-	data := seq(64*4, func(i int) float32 { return float32(i%29)/7 - 2 })
+	data := opstest.Seq(64*4, func(i int) float32 { return float32(i%29)/7 - 2 })
 	x := FromF32(Q8_0, []int64{64, 4}, data)
 	tr := Transpose(x) // dims 0/1 swapped: ne [4, 64]; only meaningful via Cont of a re-transposed view
 	back := Transpose(tr)
-	if got, want := Cont(back).ToF32(), x.ToF32(); !equalF32(got, want) {
+	if got, want := Cont(back).ToF32(), x.ToF32(); !opstest.EqualBits(got, want) {
 		t.Error("double transpose of a q8_0 tensor changed its values")
 	}
 	v, err := View(x, []int64{32, 2}, []uint64{2 * x.Nb[1]}, 34)
@@ -207,24 +201,12 @@ func TestQuantizedViewRows(t *testing.T) {
 	row := make([]float32, 32)
 	v.Row(1, 0, 0, row)
 	full := x.ToF32()
-	if !equalF32(row, full[2*64+32:3*64]) {
+	if !opstest.EqualBits(row, full[2*64+32:3*64]) {
 		t.Errorf("q8_0 view row = %v, want %v", row, full[2*64+32:3*64])
 	}
 }
 
 func second[T any](_ T, err error) error { return err }
-
-func equalF32(a, b []float32) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if math.Float32bits(a[i]) != math.Float32bits(b[i]) {
-			return false
-		}
-	}
-	return true
-}
 
 // Regression: strides not given continue from the last given one
 // (ggml_view_2d sets nb2 = nb1*ne1 from the given nb1).

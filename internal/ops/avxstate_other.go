@@ -2,7 +2,7 @@
 
 package ops
 
-// clearUpper does nothing: without GOEXPERIMENT=simd the runtime saves
+// ClearUpper does nothing: without GOEXPERIMENT=simd the runtime saves
 // and restores only the SSE registers on preemption, so the upper halves
 // of the vector registers stay clean.
-func clearUpper() {}
+func ClearUpper() {}

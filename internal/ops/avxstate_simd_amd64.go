@@ -2,11 +2,13 @@
 
 package ops
 
-import "simd/archsimd"
+import (
+	"simd/archsimd"
+)
 
 var hasAVX = archsimd.X86.AVX()
 
-// clearUpper executes VZEROUPPER (on CPUs with AVX).
+// ClearUpper executes VZEROUPPER (on CPUs with AVX).
 //
 // In GOEXPERIMENT=simd builds (Go 1.26) the runtime's asyncPreempt saves
 // and restores the full vector registers (YMM, or ZMM with AVX-512) and
@@ -19,7 +21,7 @@ var hasAVX = archsimd.X86.AVX()
 // which every row-based op calls per row, call clearUpper, and the exp
 // loops of soft_max and flash_attn_ext more often, so a preemption costs
 // at most about a row of slow work.
-func clearUpper() {
+func ClearUpper() {
 	if hasAVX {
 		archsimd.ClearAVXUpperBits()
 	}

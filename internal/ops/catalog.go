@@ -62,21 +62,6 @@ const (
 // says which source or parameter is wrong and why.
 type InferFunc func(srcs []*Tensor, p Params) (Type, [MaxDims]int64, error)
 
-// RefFunc is an op's reference math with ggml CPU semantics. It writes
-// dst through dst.Nb and reads the sources through their Nb, so strided
-// views work on both sides; it does not allocate dst. Call it through
-// OpInfo.Run, which validates shapes first.
-type RefFunc func(dst *Tensor, srcs []*Tensor, p Params) error
-
-// BindFunc fixes an op's reference math to these tensors and normalized
-// params, the work that follows from their shapes, strides and storage
-// done once: the returned function is Ref(dst, srcs, p) with the same
-// results and errors, reading the tensors' data at every call. It
-// returns nil where the op has no faster bound form for the tensors.
-// A device that runs one launch many times (the reference device's
-// replays) calls it instead of Ref while the tensors' storage lives.
-type BindFunc func(dst *Tensor, srcs []*Tensor, p Params) func() error
-
 // ViewFunc builds the result of a view op (view, reshape, permute,
 // transpose): a Tensor sharing its source's buffer.
 type ViewFunc func(src *Tensor, p Params) (*Tensor, error)
@@ -93,7 +78,7 @@ type Cost struct {
 
 // OpInfo is one row of the op catalog: everything generic code needs to
 // parse, check, run and cost an op. Adding an op is one row, one params
-// layout (Params) and one reference function.
+// layout (Params) and one reference function (package refmath).
 type OpInfo struct {
 	Name Op
 	// Doc is a one-line description.
@@ -104,21 +89,22 @@ type OpInfo struct {
 	MinSrc int
 	Params []ParamSpec
 	// View ops produce a view of their source (no computation, no
-	// launch); they have View set and a ViewFunc instead of a RefFunc.
+	// launch); they have View set and a ViewFunc instead of reference
+	// math.
 	View   bool
 	Infer  InferFunc
-	Ref    RefFunc
 	ViewOf ViewFunc
+	// HostMath says that the op has reference math on the host (package
+	// refmath runs it); an op without it reports a *NoHostMathError.
+	HostMath bool
 	// Flops, when set, counts floating-point operations for perf reports.
 	Flops func(dst *Tensor, srcs []*Tensor, p Params) int64
-	// InPlace says that Ref computes the in-place result when dst is its
+	// InPlace says that the reference math computes the in-place result when dst is its
 	// first source itself (same storage, offset, type, shape and
 	// strides) and no other source shares dst's storage: set_rows
 	// replaces whole rows with rows of another tensor. Such a launch
 	// needs no scratch copy of dst (see driver/ref's runAliased).
 	InPlace bool
-	// Bind, when set, binds Ref to its tensors (see BindFunc).
-	Bind BindFunc
 }
 
 // MaxSrc is the largest number of sources the op accepts.
@@ -130,31 +116,31 @@ var Catalog = append([]OpInfo{
 	{
 		Name: OpMulMat, Doc: "matrix product: dst[m, n] = Σ_k a[k, m]·b[k, n], b broadcast over a in dims 2 and 3",
 		Srcs: []string{"a", "b"}, MinSrc: 2,
-		Infer: inferMulMat, Ref: refMulMat, Flops: flopsMulMat,
+		Infer: inferMulMat, HostMath: true, Flops: flopsMulMat,
 	},
 	{
 		Name: OpAdd, Doc: "a + b, b repeated over a",
-		Srcs: []string{"a", "b"}, MinSrc: 2, Infer: inferBinary(OpAdd), Ref: refAdd,
+		Srcs: []string{"a", "b"}, MinSrc: 2, Infer: inferBinary(OpAdd), HostMath: true,
 	},
 	{
 		Name: OpSub, Doc: "a - b, b repeated over a",
-		Srcs: []string{"a", "b"}, MinSrc: 2, Infer: inferBinary(OpSub), Ref: refSub,
+		Srcs: []string{"a", "b"}, MinSrc: 2, Infer: inferBinary(OpSub), HostMath: true,
 	},
 	{
 		Name: OpMul, Doc: "a * b, b repeated over a",
-		Srcs: []string{"a", "b"}, MinSrc: 2, Infer: inferBinary(OpMul), Ref: refMul,
+		Srcs: []string{"a", "b"}, MinSrc: 2, Infer: inferBinary(OpMul), HostMath: true,
 	},
 	{
 		Name: OpRMSNorm, Doc: "x / sqrt(mean(x²) + eps) per row",
-		Srcs: []string{"x"}, MinSrc: 1, Params: []ParamSpec{epsSpec}, Infer: inferNorm(OpRMSNorm), Ref: refRMSNorm,
+		Srcs: []string{"x"}, MinSrc: 1, Params: []ParamSpec{epsSpec}, Infer: inferNorm(OpRMSNorm), HostMath: true,
 	},
 	{
 		Name: OpNorm, Doc: "(x - mean) / sqrt(var + eps) per row",
-		Srcs: []string{"x"}, MinSrc: 1, Params: []ParamSpec{epsSpec}, Infer: inferNorm(OpNorm), Ref: refNorm,
+		Srcs: []string{"x"}, MinSrc: 1, Params: []ParamSpec{epsSpec}, Infer: inferNorm(OpNorm), HostMath: true,
 	},
 	{
 		Name: OpL2Norm, Doc: "x / max(‖x‖, eps) per row",
-		Srcs: []string{"x"}, MinSrc: 1, Params: []ParamSpec{epsSpec}, Infer: inferNorm(OpL2Norm), Ref: refL2Norm,
+		Srcs: []string{"x"}, MinSrc: 1, Params: []ParamSpec{epsSpec}, Infer: inferNorm(OpL2Norm), HostMath: true,
 	},
 	{
 		Name: OpScale, Doc: "x*scale + bias",
@@ -163,7 +149,7 @@ var Catalog = append([]OpInfo{
 			{Name: "scale", Kind: KindFloat, Default: 1.0, Doc: "multiplier"},
 			{Name: "bias", Kind: KindFloat, Default: 0.0, Doc: "added after scaling (0 for plain ggml_scale)"},
 		},
-		Infer: inferScale, Ref: refScale,
+		Infer: inferScale, HostMath: true,
 	},
 	{
 		Name: OpSoftMax, Doc: "softmax(x*scale + slope*mask) per row, with optional attention sinks",
@@ -173,7 +159,7 @@ var Catalog = append([]OpInfo{
 			{Name: "max_bias", Kind: KindFloat, Default: 0.0, Doc: "ALiBi maximum bias (0 = no ALiBi)"},
 			sinksSpec,
 		},
-		Infer: inferSoftMax, Ref: refSoftMax,
+		Infer: inferSoftMax, HostMath: true,
 	},
 	{
 		Name: OpRope, Doc: "rotary position embedding (normal, neox, mrope, vision, imrope) with YaRN",
@@ -191,13 +177,13 @@ var Catalog = append([]OpInfo{
 			{Name: "sections", Kind: KindInts, MinLen: 4, MaxLen: 4, Default: []int64{0, 0, 0, 0}, Doc: "mrope, vision and imrope sections [t, h, w, e]"},
 			{Name: "n_offs", Kind: KindInt, Default: int64(0), Doc: "first rotated dimension (ggml_rope_set_offset), even"},
 		},
-		Infer: inferRope, Ref: refRope,
+		Infer: InferRope, HostMath: true,
 	},
 	{
 		Name: OpUnary, Doc: "elementwise unary function",
 		Srcs: []string{"x"}, MinSrc: 1,
 		Params: []ParamSpec{{Name: "op", Kind: KindEnum, Required: true, Enum: UnaryOps, Doc: "unary op: " + strings.Join(UnaryOps, ", ")}},
-		Infer:  inferUnary, Ref: refUnary,
+		Infer:  inferUnary, HostMath: true,
 	},
 	{
 		Name: OpGLU, Doc: "gated linear unit: f(a)*b, on the halves of x or on [a, b]",
@@ -208,26 +194,25 @@ var Catalog = append([]OpInfo{
 			{Name: "alpha", Kind: KindFloat, Default: 1.702, Doc: "swiglu_oai sigmoid scale"},
 			{Name: "limit", Kind: KindFloat, Default: 7.0, Doc: "swiglu_oai clamp limit"},
 		},
-		Infer: inferGLU, Ref: refGLU,
+		Infer: inferGLU, HostMath: true,
 	},
 	{
 		Name: OpGetRows, Doc: "gather rows of data by i32 indices, dequantized to f32",
-		Srcs: []string{"data", "rows"}, MinSrc: 2, Infer: inferGetRows, Ref: refGetRows,
+		Srcs: []string{"data", "rows"}, MinSrc: 2, Infer: inferGetRows, HostMath: true,
 	},
 	{
 		Name: OpSetRows, Doc: "dst with rows replaced by src rows at i64/i32 indices",
-		Srcs: []string{"dst", "src", "idx"}, MinSrc: 3, Infer: inferSetRows, Ref: refSetRows, InPlace: true,
-		Bind: bindSetRows,
+		Srcs: []string{"dst", "src", "idx"}, MinSrc: 3, Infer: inferSetRows, HostMath: true, InPlace: true,
 	},
 	{
 		Name: OpCpy, Doc: "copy with type conversion (quantizes with ggml's reference quantizers), optionally into dst",
 		Srcs: []string{"x", "dst"}, MinSrc: 1,
 		Params: []ParamSpec{{Name: "type", Kind: KindType, Required: true, Doc: "destination type, e.g. f16"}},
-		Infer:  inferCpy, Ref: refCpy,
+		Infer:  inferCpy, HostMath: true,
 	},
 	{
 		Name: OpCont, Doc: "contiguous copy of a view",
-		Srcs: []string{"view"}, MinSrc: 1, Infer: inferCont, Ref: refCont,
+		Srcs: []string{"view"}, MinSrc: 1, Infer: inferCont, HostMath: true,
 	},
 	{
 		Name: OpFlashAttnExt, Doc: "fused attention softmax(q·k*scale + mask)·v; dst is [d_v, n_head, n_q, n_batch]",
@@ -238,7 +223,7 @@ var Catalog = append([]OpInfo{
 			{Name: "logit_softcap", Kind: KindFloat, Default: 0.0, Doc: "softcap*tanh(s/softcap) on the logits (0 = off)"},
 			sinksSpec,
 		},
-		Infer: inferFlashAttn, Ref: refFlashAttn, Flops: flopsFlashAttn,
+		Infer: inferFlashAttn, HostMath: true, Flops: flopsFlashAttn,
 	},
 	{
 		Name: OpView, Doc: "strided view (ggml_view_4d)", View: true,
@@ -268,15 +253,15 @@ var Catalog = append([]OpInfo{
 	},
 	{
 		Name: OpSqr, Doc: "x² elementwise",
-		Srcs: []string{"x"}, MinSrc: 1, Infer: inferSqr, Ref: refSqr,
+		Srcs: []string{"x"}, MinSrc: 1, Infer: inferSqr, HostMath: true,
 	},
 	{
 		Name: OpSumRows, Doc: "Σ of each row: [ne0, ...] -> [1, ...]",
-		Srcs: []string{"x"}, MinSrc: 1, Infer: inferSumRows(OpSumRows), Ref: refSumRows,
+		Srcs: []string{"x"}, MinSrc: 1, Infer: inferSumRows(OpSumRows), HostMath: true,
 	},
 	{
 		Name: OpMean, Doc: "mean of each row: [ne0, ...] -> [1, ...]",
-		Srcs: []string{"x"}, MinSrc: 1, Infer: inferSumRows(OpMean), Ref: refMean,
+		Srcs: []string{"x"}, MinSrc: 1, Infer: inferSumRows(OpMean), HostMath: true,
 	},
 	{
 		Name: OpClamp, Doc: "min(max(x, min), max) elementwise",
@@ -285,16 +270,16 @@ var Catalog = append([]OpInfo{
 			{Name: "min", Kind: KindFloat, Required: true, Doc: "lower bound"},
 			{Name: "max", Kind: KindFloat, Required: true, Doc: "upper bound"},
 		},
-		Infer: inferClamp, Ref: refClamp,
+		Infer: inferClamp, HostMath: true,
 	},
 	{
 		Name: OpCumsum, Doc: "running sum along ne0",
-		Srcs: []string{"x"}, MinSrc: 1, Infer: inferCumsum, Ref: refCumsum,
+		Srcs: []string{"x"}, MinSrc: 1, Infer: inferCumsum, HostMath: true,
 	},
 	{
 		Name: OpMulMatID, Doc: "MoE expert matmul: dst[:, e, t] = as[:, :, ids[e, t]]·b[:, e % b.ne1, t]",
 		Srcs: []string{"as", "b", "ids"}, MinSrc: 3,
-		Infer: inferMulMatID, Ref: refMulMatID, Flops: flopsMulMatID,
+		Infer: inferMulMatID, HostMath: true, Flops: flopsMulMatID,
 	},
 	{
 		Name: OpGroupNorm, Doc: "(x - mean) / sqrt(var + eps) over groups of channels (ne2)",
@@ -303,7 +288,7 @@ var Catalog = append([]OpInfo{
 			{Name: "n_groups", Kind: KindInt, Required: true, Doc: "number of channel groups"},
 			epsSpec,
 		},
-		Infer: inferGroupNorm, Ref: refGroupNorm,
+		Infer: inferGroupNorm, HostMath: true,
 	},
 	{
 		Name: OpIm2col, Doc: "convolution patches of data for kernel's shape: [IC·KH·KW, OW, OH, N]",
@@ -312,24 +297,24 @@ var Catalog = append([]OpInfo{
 			ParamSpec{Name: "is_2d", Kind: KindBool, Default: true, Doc: "2-D patches (false: 1-D, s1/p1/d1 unused)"},
 			ParamSpec{Name: "dst_type", Kind: KindType, Default: F32, Doc: "result type, f32 or f16"},
 		),
-		Infer: inferIm2col, Ref: refIm2col,
+		Infer: inferIm2col, HostMath: true,
 	},
 	{
 		Name: OpConv2D, Doc: "direct 2-D convolution: kernel [KW, KH, IC, OC] * input [W, H, IC, N] -> [OW, OH, OC, N]",
 		Srcs: []string{"kernel", "input"}, MinSrc: 2, Params: convSpecs(),
-		Infer: inferConv2D, Ref: refConv2D, Flops: flopsConv2D,
+		Infer: inferConv2D, HostMath: true, Flops: flopsConv2D,
 	},
 	{
 		Name: OpConcat, Doc: "a and b joined along dim",
 		Srcs: []string{"a", "b"}, MinSrc: 2,
 		Params: []ParamSpec{{Name: "dim", Kind: KindInt, Default: int64(0), Doc: "dimension to join along, 0 to 3"}},
-		Infer:  inferConcat, Ref: refConcat,
+		Infer:  inferConcat, HostMath: true,
 	},
 	{
 		Name: OpRepeat, Doc: "x tiled to shape ne (ggml_repeat_4d)",
 		Srcs: []string{"x"}, MinSrc: 1,
 		Params: []ParamSpec{{Name: "ne", Kind: KindInts, Required: true, MinLen: 1, MaxLen: 4, Doc: "target shape, each a multiple of x's"}},
-		Infer:  inferRepeat, Ref: refRepeat,
+		Infer:  inferRepeat, HostMath: true,
 	},
 	{
 		Name: OpPad, Doc: "zero (or circular) padding before (lp) and after (rp) each dim (ggml_pad_ext)",
@@ -339,23 +324,23 @@ var Catalog = append([]OpInfo{
 			{Name: "rp", Kind: KindInts, MinLen: 4, MaxLen: 4, Default: []int64{0, 0, 0, 0}, Doc: "zeros after, per dim in ne order"},
 			{Name: "circular", Kind: KindBool, Default: false, Doc: "wrap around instead of zeros (ggml_pad_ext_circular)"},
 		},
-		Infer: inferPad, Ref: refPad,
+		Infer: inferPad, HostMath: true,
 	},
 	{
 		Name: OpFill, Doc: "x's shape filled with c",
 		Srcs: []string{"x"}, MinSrc: 1,
 		Params: []ParamSpec{{Name: "c", Kind: KindFloat, Default: 0.0, Doc: "fill value"}},
-		Infer:  inferFill, Ref: refFill,
+		Infer:  inferFill, HostMath: true,
 	},
 	{
 		Name: OpDiag, Doc: "diagonal matrix from a vector: [N, 1, ...] -> [N, N, ...]",
-		Srcs: []string{"x"}, MinSrc: 1, Infer: inferDiag, Ref: refDiag,
+		Srcs: []string{"x"}, MinSrc: 1, Infer: inferDiag, HostMath: true,
 	},
 	{
 		Name: OpTri, Doc: "one triangle of a square matrix, zeros elsewhere",
 		Srcs: []string{"x"}, MinSrc: 1,
 		Params: []ParamSpec{{Name: "type", Kind: KindEnum, Default: "lower", Enum: TriTypes, Doc: "lower (i0 < i1), lower_diag, upper (i0 > i1) or upper_diag"}},
-		Infer:  inferTri, Ref: refTri,
+		Infer:  inferTri, HostMath: true,
 	},
 	{
 		Name: OpSolveTri, Doc: "X with A·X = B, A lower-triangular [n, n], B [k, n]",
@@ -365,7 +350,7 @@ var Catalog = append([]OpInfo{
 			{Name: "lower", Kind: KindBool, Default: true, Doc: "A lower-triangular (ggml implements only true)"},
 			{Name: "uni", Kind: KindBool, Default: false, Doc: "unit diagonal (ggml implements only false)"},
 		},
-		Infer: inferSolveTri, Ref: refSolveTri,
+		Infer: inferSolveTri, HostMath: true,
 	},
 	{
 		Name: OpSet, Doc: "a with b written into a strided view of it (ggml_set)",
@@ -377,33 +362,33 @@ var Catalog = append([]OpInfo{
 			{Name: "offset", Kind: KindInt, Default: int64(0), Doc: "view byte offset into a"},
 			{Name: "inplace", Kind: KindBool, Default: true, Doc: "write into a itself (ggml_set_inplace; the only form ggml-et runs)"},
 		},
-		Infer: inferSet, Ref: refSet,
+		Infer: inferSet, HostMath: true,
 	},
 	{
 		Name: OpSSMConv, Doc: "Mamba depthwise causal conv: sx [d_conv-1+n_t, d_inner, n_s] * c [d_conv, d_inner]",
-		Srcs: []string{"sx", "c"}, MinSrc: 2, Infer: inferSSMConv, Ref: refSSMConv,
+		Srcs: []string{"sx", "c"}, MinSrc: 2, Infer: inferSSMConv, HostMath: true,
 	},
 	{
 		Name: OpSSMScan, Doc: "Mamba selective scan; 1-D result: y, then K state snapshots",
 		Srcs: []string{"s", "x", "dt", "A", "B", "C", "ids"}, MinSrc: 7,
 		Params: []ParamSpec{{Name: "K", Kind: KindInt, Default: int64(1), Doc: "state snapshot slots (1 = final state only)"}},
-		Infer:  inferSSMScan, Ref: refSSMScan,
+		Infer:  inferSSMScan, HostMath: true,
 	},
 	{
 		Name: OpRWKVWKV6, Doc: "RWKV-6 time mixing; result [S·H, T + S·n_seqs]: y rows, then new state",
-		Srcs: []string{"k", "v", "r", "tf", "td", "state"}, MinSrc: 6, Infer: inferWKV6, Ref: refWKV6,
+		Srcs: []string{"k", "v", "r", "tf", "td", "state"}, MinSrc: 6, Infer: inferWKV6, HostMath: true,
 	},
 	{
 		Name: OpRWKVWKV7, Doc: "RWKV-7 time mixing; result [S·H, T + S·n_seqs]: y rows, then new state",
-		Srcs: []string{"r", "w", "k", "v", "a", "b", "state"}, MinSrc: 7, Infer: inferWKV7, Ref: refWKV7,
+		Srcs: []string{"r", "w", "k", "v", "a", "b", "state"}, MinSrc: 7, Infer: inferWKV7, HostMath: true,
 	},
 	{
 		Name: OpGatedDeltaNet, Doc: "gated delta rule (Qwen3-Next); result [S_v·H, T·n_seqs + K·S_v·n_seqs]",
 		Srcs: []string{"q", "k", "v", "g", "beta", "state"}, MinSrc: 6,
 		Params: []ParamSpec{{Name: "K", Kind: KindInt, Default: int64(1), Doc: "state snapshot slots (1 = final state only)"}},
-		Infer:  inferGatedDeltaNet, Ref: refGatedDeltaNet,
+		Infer:  inferGatedDeltaNet, HostMath: true,
 	},
-}, hostCatalog...)
+}, HostCatalog...)
 
 // sinksSpec is soft_max's and flash_attn_ext's "sinks" flag: the last
 // source is the attention sinks. It is needed only when there is no mask
@@ -429,7 +414,7 @@ func MaskSinks(fixed, n int, p Params) (mask, sinks int) {
 	return -1, -1
 }
 
-func maskSinks(fixed int, srcs []*Tensor, p Params) (mask, sinks *Tensor) {
+func MaskSinkTensors(fixed int, srcs []*Tensor, p Params) (mask, sinks *Tensor) {
 	m, s := MaskSinks(fixed, len(srcs), p)
 	if m >= 0 {
 		mask = srcs[m]
@@ -491,7 +476,7 @@ func (e *ShapeError) Error() string { return fmt.Sprintf("%s: %s", e.Op, e.Msg) 
 // InputError marks ShapeError as bad user input.
 func (e *ShapeError) InputError() {}
 
-func shapeErr(op Op, format string, args ...any) error {
+func ShapeErr(op Op, format string, args ...any) error {
 	return &ShapeError{Op: op, Msg: fmt.Sprintf(format, args...)}
 }
 
@@ -514,19 +499,19 @@ func (info *OpInfo) CheckSources(srcs []*Tensor) error {
 		if len(info.Srcs) != info.MinSrc {
 			want = fmt.Sprintf("%d to %d", info.MinSrc, len(info.Srcs))
 		}
-		return shapeErr(info.Name, "%d sources, want %s [%s]", len(srcs), want, strings.Join(info.Srcs, ", "))
+		return ShapeErr(info.Name, "%d sources, want %s [%s]", len(srcs), want, strings.Join(info.Srcs, ", "))
 	}
 	for i, s := range srcs {
 		if s == nil {
-			return shapeErr(info.Name, "source %s is missing", info.Srcs[i])
+			return ShapeErr(info.Name, "source %s is missing", info.Srcs[i])
 		}
 		for d, n := range s.Ne {
 			if n < 0 {
-				return shapeErr(info.Name, "source %s has a negative ne%d = %d", info.Srcs[i], d, n)
+				return ShapeErr(info.Name, "source %s has a negative ne%d = %d", info.Srcs[i], d, n)
 			}
 		}
 		if bs := int64(s.Type.BlockSize()); s.Ne[0]%bs != 0 {
-			return shapeErr(info.Name, "source %s: ne0 = %d is not a multiple of the %s block size %d", info.Srcs[i], s.Ne[0], s.Type, bs)
+			return ShapeErr(info.Name, "source %s: ne0 = %d is not a multiple of the %s block size %d", info.Srcs[i], s.Ne[0], s.Type, bs)
 		}
 	}
 	return nil
@@ -548,83 +533,6 @@ func (info *OpInfo) Shape(srcs []*Tensor, p Params) (Type, [MaxDims]int64, error
 	return info.Infer(srcs, p)
 }
 
-// Run validates the sources against dst (type and shape from Infer) and
-// runs the reference math into dst. p must be normalized (Normalize).
-func (info *OpInfo) Run(dst *Tensor, srcs []*Tensor, p Params) error {
-	if info.View {
-		return shapeErr(info.Name, "is a view op: use ViewOf, there is nothing to compute")
-	}
-	t, ne, err := info.Shape(srcs, p)
-	if err != nil {
-		return err
-	}
-	if dst == nil {
-		return shapeErr(info.Name, "no destination tensor")
-	}
-	if dst.Type != t || dst.Ne != ne {
-		return shapeErr(info.Name, "destination is %s %s, want %s %s", dst.Type, dst.ShapeString(), t, shapeString(ne))
-	}
-	if dst.Nb[0] != uint64(dst.Type.TypeSize()) {
-		return shapeErr(info.Name, "destination nb0 = %d, want the element size %d", dst.Nb[0], dst.Type.TypeSize())
-	}
-	if end := dst.Offs + dst.NBytes(); end > uint64(len(dst.Buf)) {
-		return shapeErr(info.Name, "destination needs %d bytes, its buffer has %d", end, len(dst.Buf))
-	}
-	for i, s := range srcs {
-		if end := s.Offs + s.NBytes(); end > uint64(len(s.Buf)) {
-			return shapeErr(info.Name, "source %s needs %d bytes, its buffer has %d", info.Srcs[i], end, len(s.Buf))
-		}
-	}
-	if info.Ref == nil {
-		return &NoHostMathError{What: "op " + strings.ToUpper(string(info.Name))}
-	}
-	if err := codecsOf(dst.Type, srcs); err != nil {
-		return err
-	}
-	return info.Ref(dst, srcs, p)
-}
-
-// codecsOf is the *NoHostMathError of the first of the destination type
-// and the source types that has no host codec (ops read and write
-// elements through it), or nil.
-func codecsOf(dst Type, srcs []*Tensor) error {
-	if err := CodecError(dst); err != nil {
-		return err
-	}
-	for _, s := range srcs {
-		if err := CodecError(s.Type); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// Compute allocates a contiguous result and runs the op (or, for a view
-// op, returns the view). p must be normalized.
-func (info *OpInfo) Compute(srcs []*Tensor, p Params) (*Tensor, error) {
-	if info.View {
-		if err := info.CheckSources(srcs); err != nil {
-			return nil, err
-		}
-		return info.ViewOf(srcs[0], p)
-	}
-	t, ne, err := info.Shape(srcs, p)
-	if err != nil {
-		return nil, err
-	}
-	if info.Ref == nil {
-		return nil, &NoHostMathError{What: "op " + strings.ToUpper(string(info.Name))}
-	}
-	if err := codecsOf(t, srcs); err != nil {
-		return nil, err
-	}
-	dst := New(t, ne[:]...)
-	if err := info.Ref(dst, srcs, p); err != nil {
-		return nil, err
-	}
-	return dst, nil
-}
-
 // Cost counts the flops and bytes of one execution of the op.
 func (info *OpInfo) Cost(dst *Tensor, srcs []*Tensor, p Params) Cost {
 	var c Cost
@@ -642,7 +550,7 @@ func (info *OpInfo) Cost(dst *Tensor, srcs []*Tensor, p Params) Cost {
 	return c
 }
 
-func shapeString(ne [MaxDims]int64) string {
+func ShapeString(ne [MaxDims]int64) string {
 	return fmt.Sprintf("[%d, %d, %d, %d]", ne[0], ne[1], ne[2], ne[3])
 }
 
@@ -651,23 +559,21 @@ func shapeString(ne [MaxDims]int64) string {
 func inferMulMat(srcs []*Tensor, _ Params) (Type, [MaxDims]int64, error) {
 	a, b := srcs[0], srcs[1]
 	if b.Type != F32 && b.Type != F16 {
-		return 0, [MaxDims]int64{}, shapeErr(OpMulMat, "b is %s, want f32 or f16", b.Type)
+		return 0, [MaxDims]int64{}, ShapeErr(OpMulMat, "b is %s, want f32 or f16", b.Type)
 	}
 	if a.Type.Integer() {
-		return 0, [MaxDims]int64{}, shapeErr(OpMulMat, "a is %s, want a float or quantized type", a.Type)
+		return 0, [MaxDims]int64{}, ShapeErr(OpMulMat, "a is %s, want a float or quantized type", a.Type)
 	}
 	if a.Ne[0] != b.Ne[0] {
-		return 0, [MaxDims]int64{}, shapeErr(OpMulMat, "a.ne0 = %d != b.ne0 = %d (the shared dimension k)", a.Ne[0], b.Ne[0])
+		return 0, [MaxDims]int64{}, ShapeErr(OpMulMat, "a.ne0 = %d != b.ne0 = %d (the shared dimension k)", a.Ne[0], b.Ne[0])
 	}
 	for d := 2; d < MaxDims; d++ {
 		if a.Ne[d] == 0 || b.Ne[d]%a.Ne[d] != 0 {
-			return 0, [MaxDims]int64{}, shapeErr(OpMulMat, "b.ne%d = %d is not a multiple of a.ne%d = %d (a is broadcast over b)", d, b.Ne[d], d, a.Ne[d])
+			return 0, [MaxDims]int64{}, ShapeErr(OpMulMat, "b.ne%d = %d is not a multiple of a.ne%d = %d (a is broadcast over b)", d, b.Ne[d], d, a.Ne[d])
 		}
 	}
 	return F32, [MaxDims]int64{a.Ne[1], b.Ne[1], b.Ne[2], b.Ne[3]}, nil
 }
-
-func refMulMat(dst *Tensor, srcs []*Tensor, _ Params) error { return MulMat(dst, srcs[0], srcs[1]) }
 
 func flopsMulMat(dst *Tensor, srcs []*Tensor, _ Params) int64 {
 	a, b := srcs[0], srcs[1]
@@ -721,45 +627,14 @@ func viewTranspose(x *Tensor, _ Params) (*Tensor, error) { return Transpose(x), 
 
 // --- shared helpers of the reference functions ---
 
-// rowIndex splits a flat row number r of a tensor with shape ne into
+// RowIndex splits a flat row number r of a tensor with shape ne into
 // (i1, i2, i3).
-func rowIndex(ne [MaxDims]int64, r int64) (i1, i2, i3 int64) {
+func RowIndex(ne [MaxDims]int64, r int64) (i1, i2, i3 int64) {
 	i1 = r % ne[1]
 	r /= ne[1]
 	i2 = r % ne[2]
 	i3 = r / ne[2]
 	return
-}
-
-// refParallel calls fn on disjoint chunks [lo, hi) covering [0, n),
-// through ParallelFor, with chunks of at least about 32K elements of work
-// (cost is a rough per-item cost in elements) so small ops stay on the
-// caller's goroutine.
-func refParallel(n, cost int64, fn func(lo, hi int64)) {
-	ParallelFor(int(n), int(refGrain(cost)), func(lo, hi int) { fn(int64(lo), int64(hi)) })
-}
-
-// refMinWork is the least work, in elements, of one refParallel chunk:
-// 16K, a few µs of element-wise work, which the pool's spinning helpers
-// (ParallelFor) take on at once. A variable only so that FuzzCatalog can
-// split small ops too: the split's chunk boundaries are code of their own,
-// and big inputs starve the fuzzer.
-var refMinWork int64 = 1 << 14
-
-// refGrain is refParallel's smallest chunk for units of cost elements.
-func refGrain(cost int64) int64 {
-	grain := int64(1)
-	if cost > 0 && cost < refMinWork {
-		grain = refMinWork / cost
-	}
-	return grain
-}
-
-// refInline reports whether refParallel(n, cost, fn) runs fn(0, n) on the
-// calling goroutine (one chunk, or one worker), as ParallelFor decides:
-// a caller can then call fn itself and build no closure for the workers.
-func refInline(n, cost int64) bool {
-	return n <= 0 || Workers() <= 1 || n <= refGrain(cost)
 }
 
 // isFloatType reports whether t holds real numbers (f32, f16 or a
@@ -776,5 +651,5 @@ func wantTypes(op Op, what string, t Type, allowed ...Type) error {
 	for i, a := range allowed {
 		names[i] = a.String()
 	}
-	return shapeErr(op, "%s is %s, want %s", what, t, strings.Join(names, " or "))
+	return ShapeErr(op, "%s is %s, want %s", what, t, strings.Join(names, " or "))
 }

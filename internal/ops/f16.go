@@ -20,9 +20,9 @@ var (
 	f16Table     *[1 << 16]float32
 )
 
-// f16ToF32Table returns the 65536-entry widening table, built on first use
+// F16ToF32Table returns the 65536-entry widening table, built on first use
 // (never at package init).
-func f16ToF32Table() *[1 << 16]float32 {
+func F16ToF32Table() *[1 << 16]float32 {
 	f16TableOnce.Do(func() {
 		t := new([1 << 16]float32)
 		for i := range t {
@@ -57,8 +57,8 @@ func RoundF16(f float32) float32 {
 	return math.Float32frombits(math.Float32bits(r) | sign)
 }
 
-// roundF16Slice applies RoundF16 to every element of x.
-func roundF16Slice(x []float32) {
+// RoundF16Slice applies RoundF16 to every element of x.
+func RoundF16Slice(x []float32) {
 	for i, f := range x {
 		b := math.Float32bits(f)
 		a := b & 0x7fffffff

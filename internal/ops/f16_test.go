@@ -62,7 +62,7 @@ func TestF16RoundTripExhaustive(t *testing.T) {
 		if back := F32ToF16(f); back != h {
 			t.Fatalf("round trip %#04x -> %g -> %#04x", h, f, back)
 		}
-		if tab := f16ToF32Table()[h]; math.Float32bits(tab) != math.Float32bits(f) {
+		if tab := F16ToF32Table()[h]; math.Float32bits(tab) != math.Float32bits(f) {
 			t.Fatalf("table[%#04x] = %g, want %g", h, tab, f)
 		}
 	}
@@ -153,7 +153,7 @@ func TestRoundF16Slice(t *testing.T) {
 	}
 	x = append(x, 65504, 65519.996, 65520, -65520, 0x1p-14, 0x1.ffcp-15, 0x1p-25, -0x3p-25, float32(math.Copysign(0, -1)))
 	y := append([]float32(nil), x...)
-	roundF16Slice(y)
+	RoundF16Slice(y)
 	for i, f := range x {
 		want := F16ToF32(F32ToF16(f))
 		if math.Float32bits(y[i]) != math.Float32bits(want) && !(y[i] != y[i] && want != want) {

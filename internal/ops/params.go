@@ -170,11 +170,11 @@ func (info *OpInfo) Normalize(raw map[string]any) (Params, error) {
 	}
 	sort.Strings(names)
 	for _, k := range names {
-		spec := info.param(k)
+		spec := info.Param(k)
 		if spec == nil {
 			return nil, &ParamError{Op: info.Name, Param: k, Msg: "unknown parameter (" + info.paramList() + ")"}
 		}
-		v, err := normalizeValue(spec, raw[k])
+		v, err := NormalizeValue(spec, raw[k])
 		if err != nil {
 			return nil, &ParamError{Op: info.Name, Param: k, Msg: err.Error()}
 		}
@@ -195,7 +195,7 @@ func (info *OpInfo) Normalize(raw map[string]any) (Params, error) {
 	return out, nil
 }
 
-func (info *OpInfo) param(name string) *ParamSpec {
+func (info *OpInfo) Param(name string) *ParamSpec {
 	for i := range info.Params {
 		if info.Params[i].Name == name {
 			return &info.Params[i]
@@ -215,7 +215,7 @@ func (info *OpInfo) paramList() string {
 	return "want " + strings.Join(names, ", ")
 }
 
-func normalizeValue(s *ParamSpec, v any) (any, error) {
+func NormalizeValue(s *ParamSpec, v any) (any, error) {
 	switch s.Kind {
 	case KindFloat:
 		if f, ok := asFloat(v); ok {

@@ -7,12 +7,12 @@ import (
 	"unsafe"
 )
 
-// hostLE reports whether this machine is little-endian, the byte order of
+// HostLE reports whether this machine is little-endian, the byte order of
 // ggml tensors: then f32 rows are copied as bytes.
-var hostLE = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
+var HostLE = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 
-// f32Mem is the memory of v as bytes.
-func f32Mem(v []float32) []byte {
+// F32Mem is the memory of v as bytes.
+func F32Mem(v []float32) []byte {
 	if len(v) == 0 {
 		return nil
 	}
@@ -61,8 +61,8 @@ func Dequantize(t Type, src []byte, dst []float32) error {
 func QuantizeRow(t Type, src []float32, dst []byte) {
 	switch t {
 	case F32:
-		if hostLE {
-			copy(dst[:4*len(src)], f32Mem(src))
+		if HostLE {
+			copy(dst[:4*len(src)], F32Mem(src))
 			return
 		}
 		for i, v := range src {
@@ -97,7 +97,7 @@ func QuantizeRow(t Type, src []float32, dst []byte) {
 			return
 		}
 		for b := 0; b < len(src)/QK8_0; b++ {
-			quantizeBlockQ8_0(src[b*QK8_0:(b+1)*QK8_0], dst[b*34:(b+1)*34])
+			QuantizeBlockQ8_0(src[b*QK8_0:(b+1)*QK8_0], dst[b*34:(b+1)*34])
 		}
 	case Q4_0:
 		if quantQ4_0Vec(src, dst) {
@@ -132,15 +132,15 @@ func QuantizeRow(t Type, src []float32, dst []byte) {
 func DequantizeRow(t Type, src []byte, dst []float32) {
 	switch t {
 	case F32:
-		if hostLE {
-			copy(f32Mem(dst), src[:4*len(dst)])
+		if HostLE {
+			copy(F32Mem(dst), src[:4*len(dst)])
 			return
 		}
 		for i := range dst {
 			dst[i] = math.Float32frombits(binary.LittleEndian.Uint32(src[4*i:]))
 		}
 	case F16:
-		tab := f16ToF32Table()
+		tab := F16ToF32Table()
 		for i := range dst {
 			dst[i] = tab[binary.LittleEndian.Uint16(src[2*i:])]
 		}
@@ -195,21 +195,21 @@ func DequantizeRow(t Type, src []byte, dst []float32) {
 // roundf is C's roundf: halves away from zero.
 func roundf(x float32) float32 { return float32(math.Round(float64(x))) }
 
-// nearestInt is ggml's nearest_int: the magic-number trick, which rounds
+// NearestInt is ggml's nearest_int: the magic-number trick, which rounds
 // half to even for |f| < 2^22.
-func nearestInt(f float32) int32 {
+func NearestInt(f float32) int32 {
 	v := float32(f + 12582912)
 	return int32(math.Float32bits(v)&0x7fffff) - 0x400000
 }
 
-func abs32(x float32) float32 { return math.Float32frombits(math.Float32bits(x) &^ (1 << 31)) }
+func Abs32(x float32) float32 { return math.Float32frombits(math.Float32bits(x) &^ (1 << 31)) }
 
-func quantizeBlockQ8_0(x []float32, y []byte) {
+func QuantizeBlockQ8_0(x []float32, y []byte) {
 	x = x[:QK8_0]
 	y = y[:34]
 	var amax float32
 	for _, v := range x {
-		if a := abs32(v); a > amax {
+		if a := Abs32(v); a > amax {
 			amax = a
 		}
 	}
@@ -238,7 +238,7 @@ func quantizeBlockQ4_0(x []float32, y []byte) {
 	y = y[:18]
 	var amax, max float32
 	for _, v := range x {
-		if a := abs32(v); amax < a {
+		if a := Abs32(v); amax < a {
 			amax = a
 			max = v
 		}
@@ -268,9 +268,9 @@ func dequantizeBlockQ4_0(x []byte, y []float32) {
 	}
 }
 
-// scaleMinK4 is ggml's get_scale_min_k4: the 6-bit scale and min of
+// ScaleMinK4 is ggml's get_scale_min_k4: the 6-bit scale and min of
 // sub-block j from the 12 packed bytes q.
-func scaleMinK4(j int, q []byte) (sc, m uint8) {
+func ScaleMinK4(j int, q []byte) (sc, m uint8) {
 	if j < 4 {
 		return q[j] & 63, q[j+4] & 63
 	}
@@ -285,8 +285,8 @@ func dequantizeBlockQ4_K(x []byte, y []float32) {
 	scales := x[4:16]
 	qs := x[16:]
 	for c := 0; c < 4; c++ {
-		sc1, m1 := scaleMinK4(2*c, scales)
-		sc2, m2 := scaleMinK4(2*c+1, scales)
+		sc1, m1 := ScaleMinK4(2*c, scales)
+		sc2, m2 := ScaleMinK4(2*c+1, scales)
 		d1, mm1 := float32(d*float32(sc1)), float32(dmin*float32(m1))
 		d2, mm2 := float32(d*float32(sc2)), float32(dmin*float32(m2))
 		q := qs[32*c : 32*c+32]
@@ -304,16 +304,16 @@ func quantizeBlockQ4_K(x []float32, y []byte) {
 	var L [QKK]uint8
 	kScalesMins(x, L[:], 15, -1, 20, y[0:16])
 	sc := y[4:16]
-	fd, fm := f16At(y, 0), f16At(y, 2)
+	fd, fm := F16At(y, 0), F16At(y, 2)
 	for j := 0; j < 8; j++ {
-		s, m := scaleMinK4(j, sc)
+		s, m := ScaleMinK4(j, sc)
 		d := float32(fd * float32(s))
 		if d == 0 {
 			continue
 		}
 		dm := float32(fm * float32(m))
 		for i := 0; i < 32; i++ {
-			l := nearestInt(float32(x[32*j+i]+dm) / d)
+			l := NearestInt(float32(x[32*j+i]+dm) / d)
 			L[32*j+i] = uint8(max(0, min(15, l)))
 		}
 	}
@@ -359,11 +359,11 @@ func makeQKX2Quants(nmax int, x, weights []float32, L, laux []uint8, rmin, rdelt
 	scale = 1 / iscale
 	var bestError float32
 	for i := 0; i < n; i++ {
-		l := nearestInt(float32(iscale * float32(x[i]-mn)))
+		l := NearestInt(float32(iscale * float32(x[i]-mn)))
 		L[i] = uint8(max(0, min(int32(nmax), l)))
 		diff := float32(float32(scale*float32(L[i]))+mn) - x[i]
 		if useMad {
-			diff = abs32(diff)
+			diff = Abs32(diff)
 		} else {
 			diff = float32(diff * diff)
 		}
@@ -376,7 +376,7 @@ func makeQKX2Quants(nmax int, x, weights []float32, L, laux []uint8, rmin, rdelt
 		iscale = float32(float32(rmin+float32(rdelta*float32(is)))+fnmax) / (mx - mn)
 		var sumL, sumL2, sumXL float32
 		for i := 0; i < n; i++ {
-			l := nearestInt(float32(iscale * float32(x[i]-mn)))
+			l := NearestInt(float32(iscale * float32(x[i]-mn)))
 			l = max(0, min(int32(nmax), l))
 			laux[i] = uint8(l)
 			w := weights[i]
@@ -398,7 +398,7 @@ func makeQKX2Quants(nmax int, x, weights []float32, L, laux []uint8, rmin, rdelt
 			for i := 0; i < n; i++ {
 				diff := float32(float32(thisScale*float32(laux[i]))+thisMin) - x[i]
 				if useMad {
-					diff = abs32(diff)
+					diff = Abs32(diff)
 				} else {
 					diff = float32(diff * diff)
 				}

@@ -41,7 +41,7 @@ func quantizeBlockQ1_0(x []float32, y []byte) {
 	y = y[:sizeQ1_0]
 	var sumAbs float32
 	for _, v := range x {
-		sumAbs += abs32(v)
+		sumAbs += Abs32(v)
 	}
 	binary.LittleEndian.PutUint16(y, F32ToF16(sumAbs/128))
 	qs := y[2:]
@@ -56,7 +56,7 @@ func quantizeBlockQ1_0(x []float32, y []byte) {
 func dequantizeBlockQ1_0(x []byte, y []float32) {
 	x = x[:sizeQ1_0]
 	y = y[:128]
-	d := f16At(x, 0)
+	d := F16At(x, 0)
 	for j := range y {
 		if (x[2+j/8]>>(j%8))&1 != 0 {
 			y[j] = d
@@ -72,7 +72,7 @@ func quantizeBlockQ2_0(x []float32, y []byte) {
 	y = y[:sizeQ2_0]
 	var amax float32
 	for _, v := range x {
-		if a := abs32(v); a > amax {
+		if a := Abs32(v); a > amax {
 			amax = a
 		}
 	}
@@ -93,7 +93,7 @@ func quantizeBlockQ2_0(x []float32, y []byte) {
 func dequantizeBlockQ2_0(x []byte, y []float32) {
 	x = x[:sizeQ2_0]
 	y = y[:64]
-	d := f16At(x, 0)
+	d := F16At(x, 0)
 	for j := range y {
 		q := int32(x[2+j/4]>>((j%4)*2)) & 3
 		y[j] = float32(q-1) * d
@@ -117,7 +117,7 @@ func quantizeBlockTQ1_0(x []float32, y []byte) {
 	y = y[:sizeTQ1_0]
 	var amax float32
 	for _, v := range x {
-		if a := abs32(v); !(amax > a) { // C's MAX(amax, a)
+		if a := Abs32(v); !(amax > a) { // C's MAX(amax, a)
 			amax = a
 		}
 	}
@@ -163,7 +163,7 @@ func dequantizeBlockTQ1_0(x []byte, y []float32) {
 	x = x[:sizeTQ1_0]
 	y = y[:QKK]
 	pow3 := [6]uint8{1, 3, 9, 27, 81, 243}
-	d := f16At(x, 52)
+	d := F16At(x, 52)
 	qs, qh := x[0:48], x[48:52]
 	o := 0
 	val := func(b uint8, n int) float32 {
@@ -197,7 +197,7 @@ func quantizeBlockTQ2_0(x []float32, y []byte) {
 	y = y[:sizeTQ2_0]
 	var amax float32
 	for _, v := range x {
-		if a := abs32(v); !(amax > a) { // C's MAX(amax, a)
+		if a := Abs32(v); !(amax > a) { // C's MAX(amax, a)
 			amax = a
 		}
 	}
@@ -221,7 +221,7 @@ func quantizeBlockTQ2_0(x []float32, y []byte) {
 func dequantizeBlockTQ2_0(x []byte, y []float32) {
 	x = x[:sizeTQ2_0]
 	y = y[:QKK]
-	d := f16At(x, 64)
+	d := F16At(x, 64)
 	o := 0
 	for j := 0; j < 64; j += 32 {
 		for l := 0; l < 4; l++ {
@@ -241,9 +241,9 @@ var kvaluesFP4 = [16]int8{0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -1
 // nearest x (the first of equals).
 func bestIndexFP4(x, e float32) uint8 {
 	best := 0
-	bestErr := abs32(float32(float32(kvaluesFP4[0])*e) - x)
+	bestErr := Abs32(float32(float32(kvaluesFP4[0])*e) - x)
 	for i := 1; i < 16; i++ {
-		if err := abs32(float32(float32(kvaluesFP4[i])*e) - x); err < bestErr {
+		if err := Abs32(float32(float32(kvaluesFP4[i])*e) - x); err < bestErr {
 			best, bestErr = i, err
 		}
 	}
@@ -264,7 +264,7 @@ func quantizeBlockMXFP4(x []float32, y []byte) {
 	y = y[:sizeMXFP4]
 	var amax float32
 	for _, v := range x {
-		if a := abs32(v); amax < a {
+		if a := Abs32(v); amax < a {
 			amax = a
 		}
 	}
@@ -351,7 +351,7 @@ func quantizeBlockNVFP4(x []float32, y []byte) {
 		xb := x[16*s : 16*s+16]
 		var amax float32
 		for _, v := range xb {
-			if a := abs32(v); amax < a {
+			if a := Abs32(v); amax < a {
 				amax = a
 			}
 		}

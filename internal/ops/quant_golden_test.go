@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/ainekko/et/internal/ops/opstest"
 )
 
 // The golden files come from ggml's own ggml-quants.c (testdata/quantgen).
@@ -26,7 +28,7 @@ func readGolden(t *testing.T, name string) []byte {
 }
 
 func goldenF32(t *testing.T, name string) []float32 {
-	return readF32File(t, filepath.Join("testdata", "quant", name))
+	return opstest.ReadF32File(t, filepath.Join("testdata", "quant", name))
 }
 
 func TestCodecsMatchGGML(t *testing.T) {
@@ -87,7 +89,7 @@ func undefinedByte(typ Type, x []float32, i int) bool {
 	}
 	b := i / sizeIQ4_NL
 	for _, v := range x[32*b : 32*b+32] {
-		if abs32(v) >= groupMaxEps {
+		if Abs32(v) >= groupMaxEps {
 			return false
 		}
 	}

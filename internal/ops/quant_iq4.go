@@ -1,6 +1,8 @@
 package ops
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+)
 
 // The non-linear 4-bit codecs iq4_nl and iq4_xs (ggml-quants.c's
 // quantize_row_iq4_nl_impl, as quantize_row_iq4_nl_ref and
@@ -81,7 +83,7 @@ func quantizeIQ4(x []float32, y []byte, ntry int) {
 		}
 		var amax, max float32
 		for _, v := range xb {
-			if ax := abs32(v); ax > amax {
+			if ax := Abs32(v); ax > amax {
 				amax, max = ax, v
 			}
 		}
@@ -125,7 +127,7 @@ func quantizeIQ4(x []float32, y []byte, ntry int) {
 			}
 		}
 		scales[ib] = d
-		if ad := abs32(d); ad > amaxSc {
+		if ad := Abs32(d); ad > amaxSc {
 			amaxSc, maxScale = ad, d
 		}
 	}
@@ -139,7 +141,7 @@ func quantizeIQ4(x []float32, y []byte, ntry int) {
 			id = 1 / d
 		}
 		for ib := 0; ib < nb; ib++ {
-			l := max(-32, min(31, nearestInt(float32(id*scales[ib]))))
+			l := max(-32, min(31, NearestInt(float32(id*scales[ib]))))
 			dl := float32(d * float32(l))
 			var idl float32
 			if dl != 0 {
@@ -180,7 +182,7 @@ func quantizeIQ4(x []float32, y []byte, ntry int) {
 func dequantizeBlockIQ4_NL(x []byte, y []float32) {
 	x = x[:sizeIQ4_NL]
 	y = y[:32]
-	d := f16At(x, 0)
+	d := F16At(x, 0)
 	for j := 0; j < 16; j++ {
 		y[j] = d * float32(kvaluesIQ4NL[x[2+j]&0xf])
 		y[j+16] = d * float32(kvaluesIQ4NL[x[2+j]>>4])
@@ -190,7 +192,7 @@ func dequantizeBlockIQ4_NL(x []byte, y []float32) {
 func dequantizeBlockIQ4_XS(x []byte, y []float32) {
 	x = x[:sizeIQ4_XS]
 	y = y[:QKK]
-	d := f16At(x, 0)
+	d := F16At(x, 0)
 	scalesH := binary.LittleEndian.Uint16(x[2:])
 	scalesL := x[4:8]
 	qs := x[8:]

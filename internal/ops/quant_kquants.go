@@ -33,7 +33,7 @@ func quantizeBlockQ2_K(x []float32, y []byte) {
 	const q4scale = 15
 	for j := 0; j < 16; j++ {
 		for l := 0; l < 16; l++ {
-			weights[l] = abs32(x[16*j+l])
+			weights[l] = Abs32(x[16*j+l])
 		}
 		scales[j], mins[j] = makeQKX2Quants(3, x[16*j:16*j+16], weights[:], L[16*j:16*j+16], laux[:], -0.5, 0.1, 15, true)
 		if scales[j] > maxScale {
@@ -47,7 +47,7 @@ func quantizeBlockQ2_K(x []float32, y []byte) {
 	if maxScale > 0 {
 		iscale := q4scale / maxScale
 		for j := 0; j < 16; j++ {
-			sc[j] = uint8(nearestInt(float32(iscale * scales[j])))
+			sc[j] = uint8(NearestInt(float32(iscale * scales[j])))
 		}
 		binary.LittleEndian.PutUint16(y[80:], F32ToF16(maxScale/q4scale))
 	} else {
@@ -57,13 +57,13 @@ func quantizeBlockQ2_K(x []float32, y []byte) {
 	if maxMin > 0 {
 		iscale := q4scale / maxMin
 		for j := 0; j < 16; j++ {
-			sc[j] |= uint8(nearestInt(float32(iscale*mins[j])) << 4)
+			sc[j] |= uint8(NearestInt(float32(iscale*mins[j])) << 4)
 		}
 		binary.LittleEndian.PutUint16(y[82:], F32ToF16(maxMin/q4scale))
 	} else {
 		binary.LittleEndian.PutUint16(y[82:], F32ToF16(0))
 	}
-	fd, fm := f16At(y, 80), f16At(y, 82)
+	fd, fm := F16At(y, 80), F16At(y, 82)
 	for j := 0; j < 16; j++ {
 		d := float32(fd * float32(sc[j]&0xf))
 		if d == 0 {
@@ -71,7 +71,7 @@ func quantizeBlockQ2_K(x []float32, y []byte) {
 		}
 		dm := float32(fm * float32(sc[j]>>4))
 		for i := 0; i < 16; i++ {
-			l := nearestInt(float32(x[16*j+i]+dm) / d)
+			l := NearestInt(float32(x[16*j+i]+dm) / d)
 			L[16*j+i] = uint8(max(0, min(3, l)))
 		}
 	}
@@ -81,7 +81,7 @@ func quantizeBlockQ2_K(x []float32, y []byte) {
 func dequantizeBlockQ2_K(x []byte, y []float32) {
 	x = x[:sizeQ2_K]
 	y = y[:QKK]
-	d, mn := f16At(x, 80), f16At(x, 82)
+	d, mn := F16At(x, 80), F16At(x, 82)
 	scales := x[0:16]
 	q := x[16:80]
 	is, o := 0, 0
@@ -109,7 +109,7 @@ func makeQ3Quants(nmax int32, x []float32, L []int8) float32 {
 	n := len(x)
 	var max, amax float32
 	for i := 0; i < n; i++ {
-		if ax := abs32(x[i]); ax > amax {
+		if ax := Abs32(x[i]); ax > amax {
 			amax = ax
 			max = x[i]
 		}
@@ -121,7 +121,7 @@ func makeQ3Quants(nmax int32, x []float32, L []int8) float32 {
 	iscale := float32(-nmax) / max
 	var sumlx, suml2 float32
 	for i := 0; i < n; i++ {
-		l := max32(-nmax, min(nmax-1, nearestInt(float32(iscale*x[i]))))
+		l := max32(-nmax, min(nmax-1, NearestInt(float32(iscale*x[i]))))
 		L[i] = int8(l)
 		w := float32(x[i] * x[i])
 		fl := float32(l)
@@ -136,7 +136,7 @@ func makeQ3Quants(nmax int32, x []float32, L []int8) float32 {
 			slx := sumlx - float32(float32(w*x[i])*li)
 			if slx > 0 {
 				sl2 := suml2 - float32(float32(w*li)*li)
-				newL := nearestInt(float32(x[i]*sl2) / slx)
+				newL := NearestInt(float32(x[i]*sl2) / slx)
 				newL = max32(-nmax, min(nmax-1, newL))
 				if newL != int32(L[i]) {
 					fn := float32(newL)
@@ -178,7 +178,7 @@ func quantizeBlockQ3_K(x []float32, y []byte) {
 	)
 	for j := 0; j < 16; j++ {
 		scales[j] = makeQ3Quants(4, x[16*j:16*j+16], L[16*j:16*j+16])
-		if s := abs32(scales[j]); s > amax {
+		if s := Abs32(scales[j]); s > amax {
 			amax = s
 			maxScale = scales[j]
 		}
@@ -188,7 +188,7 @@ func quantizeBlockQ3_K(x []float32, y []byte) {
 	if maxScale != 0 {
 		iscale := -32 / maxScale
 		for j := 0; j < 16; j++ {
-			l := int8(nearestInt(float32(iscale * scales[j])))
+			l := int8(NearestInt(float32(iscale * scales[j])))
 			l = int8(max(-32, min(31, int32(l))) + 32)
 			if j < 8 {
 				sc[j] = uint8(l) & 0xf
@@ -202,7 +202,7 @@ func quantizeBlockQ3_K(x []float32, y []byte) {
 	} else {
 		binary.LittleEndian.PutUint16(y[108:], F32ToF16(0))
 	}
-	fd := f16At(y, 108)
+	fd := F16At(y, 108)
 	for j := 0; j < 16; j++ {
 		var s int8
 		if j < 8 {
@@ -216,7 +216,7 @@ func quantizeBlockQ3_K(x []float32, y []byte) {
 			continue
 		}
 		for i := 0; i < 16; i++ {
-			l := nearestInt(x[16*j+i] / d)
+			l := NearestInt(x[16*j+i] / d)
 			L[16*j+i] = int8(max(-4, min(3, l)) + 4)
 		}
 	}
@@ -262,7 +262,7 @@ func q3KScales(b []byte) [16]int8 {
 func dequantizeBlockQ3_K(x []byte, y []float32) {
 	x = x[:sizeQ3_K]
 	y = y[:QKK]
-	dAll := f16At(x, 108)
+	dAll := F16At(x, 108)
 	hm := x[0:32]
 	q := x[32:96]
 	scales := q3KScales(x[96:108])
@@ -296,17 +296,17 @@ func quantizeBlockQ5_K(x []float32, y []byte) {
 	y = y[:sizeQ5_K]
 	var L [QKK]uint8
 	kScalesMins(x, L[:], 31, -0.5, 15, y[0:16])
-	fd, fm := f16At(y, 0), f16At(y, 2)
+	fd, fm := F16At(y, 0), F16At(y, 2)
 	sc := y[4:16]
 	for j := 0; j < 8; j++ {
-		s, m := scaleMinK4(j, sc)
+		s, m := ScaleMinK4(j, sc)
 		d := float32(fd * float32(s))
 		if d == 0 {
 			continue
 		}
 		dm := float32(fm * float32(m))
 		for i := 0; i < 32; i++ {
-			l := nearestInt(float32(x[32*j+i]+dm) / d)
+			l := NearestInt(float32(x[32*j+i]+dm) / d)
 			L[32*j+i] = uint8(max(0, min(31, l)))
 		}
 	}
@@ -358,7 +358,7 @@ func kScalesMins(x []float32, L []uint8, nmax int, rmin float32, nstep int, sc [
 		}
 		avX := float32(math.Sqrt(float64(sumX2 / 32)))
 		for l, v := range xs {
-			weights[l] = avX + abs32(v)
+			weights[l] = avX + Abs32(v)
 		}
 		scales[j], mins[j] = makeQKX2Quants(nmax, xs, weights[:], L[32*j:32*j+32], laux[:], rmin, 0.1, nstep, false)
 		if scales[j] > maxScale {
@@ -382,8 +382,8 @@ func packK4Scales(scales, mins []float32, maxScale, maxMin float32, y []byte) {
 	sc := y[4:16]
 	clear(sc)
 	for j := 0; j < 8; j++ {
-		ls := min(63, uint8(nearestInt(float32(invScale*scales[j]))))
-		lm := min(63, uint8(nearestInt(float32(invMin*mins[j]))))
+		ls := min(63, uint8(NearestInt(float32(invScale*scales[j]))))
+		lm := min(63, uint8(NearestInt(float32(invMin*mins[j]))))
 		if j < 4 {
 			sc[j] = ls
 			sc[j+4] = lm
@@ -400,16 +400,16 @@ func packK4Scales(scales, mins []float32, maxScale, maxMin float32, y []byte) {
 func dequantizeBlockQ5_K(x []byte, y []float32) {
 	x = x[:sizeQ5_K]
 	y = y[:QKK]
-	d, mn := f16At(x, 0), f16At(x, 2)
+	d, mn := F16At(x, 0), F16At(x, 2)
 	scales := x[4:16]
 	qh := x[16:48]
 	ql := x[48:176]
 	u1, u2 := uint8(1), uint8(2)
 	o := 0
 	for is := 0; is < 8; is += 2 {
-		sc, m := scaleMinK4(is, scales)
+		sc, m := ScaleMinK4(is, scales)
 		d1, m1 := float32(d*float32(sc)), float32(mn*float32(m))
-		sc, m = scaleMinK4(is+1, scales)
+		sc, m = ScaleMinK4(is+1, scales)
 		d2, m2 := float32(d*float32(sc)), float32(mn*float32(m))
 		for l := 0; l < 32; l++ {
 			v := int32(ql[l] & 0xf)
@@ -438,7 +438,7 @@ func makeQXQuants(nmax int32, x []float32, L []int8) float32 {
 	n := len(x)
 	var max, amax float32
 	for i := 0; i < n; i++ {
-		if ax := abs32(x[i]); ax > amax {
+		if ax := Abs32(x[i]); ax > amax {
 			amax = ax
 			max = x[i]
 		}
@@ -451,7 +451,7 @@ func makeQXQuants(nmax int32, x []float32, L []int8) float32 {
 	iscale := float32(-nmax) / max
 	var sumlx, suml2 float32
 	for i := 0; i < n; i++ {
-		l := max32(-nmax, min(nmax-1, nearestInt(float32(iscale*x[i]))))
+		l := max32(-nmax, min(nmax-1, NearestInt(float32(iscale*x[i]))))
 		L[i] = int8(l + nmax)
 		w := float32(x[i] * x[i])
 		fl := float32(l)
@@ -470,7 +470,7 @@ func makeQXQuants(nmax int32, x []float32, L []int8) float32 {
 		iscale = -(fnmax + float32(float32(0.1)*float32(is))) / max
 		sumlx, suml2 = 0, 0
 		for i := 0; i < n; i++ {
-			l := max32(-nmax, min(nmax-1, nearestInt(float32(iscale*x[i]))))
+			l := max32(-nmax, min(nmax-1, NearestInt(float32(iscale*x[i]))))
 			w := float32(x[i] * x[i])
 			fl := float32(l)
 			sumlx += float32(float32(w*x[i]) * fl)
@@ -478,7 +478,7 @@ func makeQXQuants(nmax int32, x []float32, L []int8) float32 {
 		}
 		if suml2 > 0 && float32(sumlx*sumlx) > float32(best*suml2) {
 			for i := 0; i < n; i++ {
-				l := nearestInt(float32(iscale * x[i]))
+				l := NearestInt(float32(iscale * x[i]))
 				L[i] = int8(nmax + max32(-nmax, min(nmax-1, l)))
 			}
 			scale = sumlx / suml2
@@ -491,7 +491,7 @@ func makeQXQuants(nmax int32, x []float32, L []int8) float32 {
 // q6_K: ql[128], qh[64], scales[16] (int8), d.
 func quantizeBlockQ6_K(x []float32, y []byte) {
 	x = x[:QKK]
-	y = y[:sizeQ6_K]
+	y = y[:SizeQ6_K]
 	var (
 		L           [QKK]int8
 		scales      [16]float32
@@ -501,7 +501,7 @@ func quantizeBlockQ6_K(x []float32, y []byte) {
 	for ib := 0; ib < 16; ib++ {
 		scale := makeQXQuants(32, x[16*ib:16*ib+16], L[16*ib:16*ib+16])
 		scales[ib] = scale
-		if a := abs32(scale); a > maxAbsScale {
+		if a := Abs32(scale); a > maxAbsScale {
 			maxAbsScale = a
 			maxScale = scale
 		}
@@ -514,16 +514,16 @@ func quantizeBlockQ6_K(x []float32, y []byte) {
 	binary.LittleEndian.PutUint16(y[208:], F32ToF16(1/iscale))
 	sc := y[192:208]
 	for ib := 0; ib < 16; ib++ {
-		sc[ib] = byte(int8(min(127, nearestInt(float32(iscale*scales[ib])))))
+		sc[ib] = byte(int8(min(127, NearestInt(float32(iscale*scales[ib])))))
 	}
-	fd := f16At(y, 208)
+	fd := F16At(y, 208)
 	for j := 0; j < 16; j++ {
 		d := float32(fd * float32(int8(sc[j])))
 		if d == 0 {
 			continue
 		}
 		for i := 0; i < 16; i++ {
-			l := nearestInt(x[16*j+i] / d)
+			l := NearestInt(x[16*j+i] / d)
 			L[16*j+i] = int8(max(-32, min(31, l)) + 32)
 		}
 	}
@@ -544,10 +544,10 @@ func quantizeBlockQ6_K(x []float32, y []byte) {
 	}
 }
 
-func dequantizeBlockQ6_K(x []byte, y []float32) {
-	x = x[:sizeQ6_K]
+func DequantizeBlockQ6_K(x []byte, y []float32) {
+	x = x[:SizeQ6_K]
 	y = y[:QKK]
-	d := f16At(x, 208)
+	d := F16At(x, 208)
 	ql := x[0:128]
 	qh := x[128:192]
 	sc := x[192:208]

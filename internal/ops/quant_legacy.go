@@ -24,7 +24,7 @@ var (
 	}
 	blockDequantizers = map[Type]func([]byte, []float32){
 		Q4_1: dequantizeBlockQ4_1, Q5_0: dequantizeBlockQ5_0, Q5_1: dequantizeBlockQ5_1,
-		Q2_K: dequantizeBlockQ2_K, Q3_K: dequantizeBlockQ3_K, Q5_K: dequantizeBlockQ5_K, Q6_K: dequantizeBlockQ6_K,
+		Q2_K: dequantizeBlockQ2_K, Q3_K: dequantizeBlockQ3_K, Q5_K: dequantizeBlockQ5_K, Q6_K: DequantizeBlockQ6_K,
 	}
 )
 
@@ -36,7 +36,7 @@ const (
 	sizeQ2_K = 84
 	sizeQ3_K = 110
 	sizeQ5_K = 176
-	sizeQ6_K = 210
+	SizeQ6_K = 210
 )
 
 // groupMaxEps is ggml-quants.c's GROUP_MAX_EPS: a group whose largest
@@ -67,7 +67,7 @@ func cvtI32(f float32) int32 {
 	return int32(f)
 }
 
-func f16At(b []byte, off int) float32 { return F16ToF32(binary.LittleEndian.Uint16(b[off:])) }
+func F16At(b []byte, off int) float32 { return F16ToF32(binary.LittleEndian.Uint16(b[off:])) }
 
 func quantizeBlockQ4_1(x []float32, y []byte) {
 	x = x[:32]
@@ -100,7 +100,7 @@ func quantizeBlockQ4_1(x []float32, y []byte) {
 func dequantizeBlockQ4_1(x []byte, y []float32) {
 	x = x[:sizeQ4_1]
 	y = y[:32]
-	d, m := f16At(x, 0), f16At(x, 2)
+	d, m := F16At(x, 0), F16At(x, 2)
 	for j := 0; j < 16; j++ {
 		y[j] = float32(float32(x[4+j]&0x0f)*d) + m
 		y[j+16] = float32(float32(x[4+j]>>4)*d) + m
@@ -112,7 +112,7 @@ func quantizeBlockQ5_0(x []float32, y []byte) {
 	y = y[:sizeQ5_0]
 	var amax, max float32
 	for _, v := range x {
-		if a := abs32(v); amax < a {
+		if a := Abs32(v); amax < a {
 			amax = a
 			max = v
 		}
@@ -139,7 +139,7 @@ func quantizeBlockQ5_0(x []float32, y []byte) {
 func dequantizeBlockQ5_0(x []byte, y []float32) {
 	x = x[:sizeQ5_0]
 	y = y[:32]
-	d := f16At(x, 0)
+	d := F16At(x, 0)
 	qh := binary.LittleEndian.Uint32(x[2:])
 	for j := 0; j < 16; j++ {
 		xh0 := uint8(qh>>j<<4) & 0x10
@@ -186,7 +186,7 @@ func quantizeBlockQ5_1(x []float32, y []byte) {
 func dequantizeBlockQ5_1(x []byte, y []float32) {
 	x = x[:sizeQ5_1]
 	y = y[:32]
-	d, m := f16At(x, 0), f16At(x, 2)
+	d, m := F16At(x, 0), F16At(x, 2)
 	qh := binary.LittleEndian.Uint32(x[4:])
 	for j := 0; j < 16; j++ {
 		xh0 := uint8(qh>>j<<4) & 0x10

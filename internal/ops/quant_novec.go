@@ -2,7 +2,7 @@
 
 package ops
 
-// vecQuant is false: this build has no vector quantizers.
+// VecQuant is false: this build has no vector quantizers.
 const vecQuant = false
 
 // quantLanes is 0: the scalar quantizers.
@@ -12,7 +12,5 @@ var quantLanes = 0
 func quantKernels() []int { return []int{0} }
 
 func quantQ8_0Vec(src []float32, dst []byte) bool { return false }
-func quantQ4_0Vec(src []float32, dst []byte) bool { return false }
 
-// expShiftRow does nothing in this build: the caller runs the scalar loop.
-func expShiftRow(w []float32, m float32) bool { return false }
+func quantQ4_0Vec(src []float32, dst []byte) bool { return false }

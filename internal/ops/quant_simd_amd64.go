@@ -26,7 +26,7 @@ import (
 // archsimd), a chunk of blocks at a time, so no legacy-SSE instruction
 // runs with dirty upper halves.
 
-// vecQuant reports AVX-512 (the 16-lane kernels; exp_simd_amd64.go's
+// VecQuant reports AVX-512 (the 16-lane kernels; exp_simd_amd64.go's
 // test of the CPU too).
 var vecQuant = archsimd.X86.AVX512()
 
@@ -75,7 +75,7 @@ func quantQ4_0Vec(src []float32, dst []byte) bool {
 // escaped to the heap, two allocations per row.)
 func quantVec(src []float32, dst []byte, typ Type) {
 	const qk = 32 // QK8_0 == QK4_0
-	blockBytes, scalar := 34, quantizeBlockQ8_0
+	blockBytes, scalar := 34, QuantizeBlockQ8_0
 	if typ == Q4_0 {
 		blockBytes, scalar = 18, quantizeBlockQ4_0
 	}

@@ -7,16 +7,9 @@ import (
 	"hash/fnv"
 	"math"
 	"testing"
-)
 
-// goldenInput is the input of reference/ggml-et-backend.md §8.3.
-func goldenInput() []float32 {
-	x := make([]float32, 512)
-	for i := range x {
-		x[i] = float32((i*37%101)-50) / 25.0
-	}
-	return x
-}
+	"github.com/ainekko/et/internal/ops/opstest"
+)
 
 func fnv64(b []byte) string {
 	h := fnv.New64a()
@@ -59,7 +52,7 @@ func TestQuantGolden(t *testing.T) {
 		{Q4_K, 288, "651ce627fefffffcfffdfefecfdcfffea0156bc1278cd3489e045ab0167bc2378de349ae056ab1267cd2389de459af15268ce248ad0459b0157bd1379ce348ae046ac0267bd2379df359be156ac1268c9df359be157ac1268ce248ad0459b0157bd1379ce348ae046ac0267bd2379df3156ac1268cd2489df459b0157bc1378ce348ae046ab0267bd2379de359ae156a", "2e8a2f32143a649d",
 			[4]float32{-1.9437561, -0.613380432, 0.983070374, -1.67768097}, "f4c654408f2026e6"},
 	}
-	x := goldenInput()
+	x := opstest.GoldenInput()
 	for _, tt := range tests {
 		t.Run(tt.typ.String(), func(t *testing.T) {
 			if got := int(tt.typ.RowSize(int64(len(x)))); got != tt.rowBytes {
@@ -117,10 +110,10 @@ func TestQuantRoundTripError(t *testing.T) {
 				for b := 0; b < len(x)/bs; b++ {
 					var amax float32
 					for _, v := range x[b*bs : (b+1)*bs] {
-						amax = max(amax, abs32(v))
+						amax = max(amax, Abs32(v))
 					}
 					for i := b * bs; i < (b+1)*bs; i++ {
-						if e := abs32(x[i] - y[i]); e > tt.tol(amax) {
+						if e := Abs32(x[i] - y[i]); e > tt.tol(amax) {
 							t.Fatalf("trial %d: x[%d] = %g came back as %g (error %g > %g)", trial, i, x[i], y[i], e, tt.tol(amax))
 						}
 					}
@@ -139,7 +132,7 @@ func TestQuantRoundTripError(t *testing.T) {
 // seed costs it minutes for every new input it finds).
 func FuzzQuantizeRow(f *testing.F) {
 	for i := range quantFuzzTypes() {
-		f.Add(append([]byte{byte(i)}, f32Bytes(goldenInput()[:8])...))
+		f.Add(append([]byte{byte(i)}, f32Bytes(opstest.GoldenInput()[:8])...))
 		f.Add(append([]byte{byte(i)}, f32Bytes([]float32{float32(math.Inf(1)), 1, -1, float32(math.NaN()), 1e-40, 65504, 3e38})...))
 	}
 	f.Add([]byte{})
@@ -171,7 +164,7 @@ func quantFuzzTypes() []Type {
 // which are too big for its seed corpus, for every type.
 func TestQuantizeRowBigInputs(t *testing.T) {
 	for _, typ := range quantFuzzTypes() {
-		checkQuantizeRow(t, typ, f32Bytes(goldenInput()))
+		checkQuantizeRow(t, typ, f32Bytes(opstest.GoldenInput()))
 		checkQuantizeRow(t, typ, make([]byte, 1024))
 	}
 }
@@ -184,7 +177,7 @@ func checkQuantizeRow(t *testing.T, typ Type, raw []byte) {
 			j := i % n
 			x[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*j:]))
 		}
-		if math.IsNaN(float64(x[i])) || math.IsInf(float64(x[i]), 0) || abs32(x[i]) > 6e4 {
+		if math.IsNaN(float64(x[i])) || math.IsInf(float64(x[i]), 0) || Abs32(x[i]) > 6e4 {
 			finite = false
 		}
 	}

@@ -93,7 +93,7 @@ func TestQuantizeVecMatchesScalar(t *testing.T) {
 			for i, b := range blocks {
 				want := make([]byte, bs)
 				if typ == Q8_0 {
-					quantizeBlockQ8_0(b, want)
+					QuantizeBlockQ8_0(b, want)
 				} else {
 					quantizeBlockQ4_0(b, want)
 				}

@@ -1,6 +1,8 @@
 package ops
 
-import "fmt"
+import (
+	"fmt"
+)
 
 // MaxDims is ggml's GGML_MAX_DIMS.
 const MaxDims = 4

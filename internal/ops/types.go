@@ -1,6 +1,8 @@
 package ops
 
-import "fmt"
+import (
+	"fmt"
+)
 
 // Type is a tensor element type. Its values are et's own; the ggml enum
 // values (which change between ggml versions) live in the ABI manifest

@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/ainekko/et/internal/ops/refmath"
+
 	"github.com/ainekko/et/internal/driver"
 	"github.com/ainekko/et/internal/ops"
 	"github.com/ainekko/et/internal/ops/abi"
@@ -132,7 +134,7 @@ func refOut(t *testing.T, op ops.Op, srcs []*ops.Tensor, raw map[string]any) *op
 	if err != nil {
 		t.Fatalf("normalize %s: %v", op, err)
 	}
-	out, err := info.Compute(srcs, p)
+	out, err := refmath.Compute(info, srcs, p)
 	if err != nil {
 		t.Fatalf("reference %s: %v", op, err)
 	}

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ainekko/et/internal/ops/refmath"
+
 	"github.com/ainekko/et/internal/ops"
 	"github.com/ainekko/et/internal/ops/abi"
 )
@@ -420,8 +422,8 @@ func (r *run) compute(op ops.Op, dst *ops.Tensor, srcs []*ops.Tensor, raw map[st
 		rc.host = rc.host || host
 		if rc.calls == 1 {
 			rc.call = replay{info: info, dst: dst, srcs: slices.Clone(srcs), p: p, clone: clone}
-			if info.Bind != nil && !clone {
-				rc.call.bound = info.Bind(dst, rc.call.srcs, p)
+			if bind := refmath.Bind(info.Name); bind != nil && !clone {
+				rc.call.bound = bind(dst, rc.call.srcs, p)
 			}
 		}
 	}
@@ -480,13 +482,13 @@ func mustClone(info *ops.OpInfo, dst *ops.Tensor, srcs []*ops.Tensor) bool {
 // that passed them. (The op's own checks of the data, such as set_rows'
 // indices, run.)
 func refOp(info *ops.OpInfo, dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params, clone bool) error {
-	return intoDst(dst, clone, func(d *ops.Tensor) error { return info.Ref(d, srcs, p) })
+	return intoDst(dst, clone, func(d *ops.Tensor) error { return refmath.Ref(info.Name)(d, srcs, p) })
 }
 
 // runOp runs info into dst, or with clone into a copy of dst's
 // allocation that it then copies back (see runAliased).
 func runOp(info *ops.OpInfo, dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params, clone bool) error {
-	return intoDst(dst, clone, func(d *ops.Tensor) error { return info.Run(d, srcs, p) })
+	return intoDst(dst, clone, func(d *ops.Tensor) error { return refmath.Run(info, d, srcs, p) })
 }
 
 // intoDst calls compute on dst, or with clone on a view of a copy of

@@ -6,6 +6,8 @@ import (
 	"math/bits"
 	"sort"
 
+	"github.com/ainekko/et/internal/ops/parallel"
+
 	"github.com/ainekko/et/internal/driver"
 	"github.com/ainekko/et/internal/ops"
 	"github.com/ainekko/et/internal/ops/abi"
@@ -213,7 +215,7 @@ func copyParallel(dst, src []byte) {
 	}
 	dst = dst[:n]
 	chunks := (n + copyChunk - 1) / copyChunk
-	ops.ParallelFor(chunks, 1, func(lo, hi int) {
+	parallel.For(chunks, 1, func(lo, hi int) {
 		copy(dst[lo*copyChunk:min(n, hi*copyChunk)], src[lo*copyChunk:min(n, hi*copyChunk)])
 	})
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/ainekko/et/internal/ops/refmath"
+
 	"github.com/ainekko/et/internal/ops"
 	"github.com/ainekko/et/internal/ops/plan"
 )
@@ -365,14 +367,14 @@ func runNode(n plan.Node, dst *ops.Tensor, srcs []*ops.Tensor) error {
 			scratch := slices.Clone(dst.Buf)
 			d := *dst
 			d.Buf = scratch
-			if err := n.Info.Run(&d, srcs, n.Params); err != nil {
+			if err := refmath.Run(n.Info, &d, srcs, n.Params); err != nil {
 				return err
 			}
 			copy(dst.Buf, scratch)
 			return nil
 		}
 	}
-	return n.Info.Run(dst, srcs, n.Params)
+	return refmath.Run(n.Info, dst, srcs, n.Params)
 }
 
 func sameMemory(a, b []byte) bool {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"math"
 
+	"github.com/ainekko/et/internal/ops/parallel"
+
 	"github.com/ainekko/et/internal/ops"
 )
 
@@ -194,7 +196,7 @@ func fillNormal(mean, std float64, s uint64, i int64, dst []float32) {
 }
 
 // fillLeaf fills the contiguous leaf x from a random-access init, rows
-// spread over ops.Workers() goroutines. It stops early (leaving x
+// spread over parallel.Workers() goroutines. It stops early (leaving x
 // partly filled) and returns ctx.Err() when ctx is done.
 func fillLeaf(ctx context.Context, x *ops.Tensor, in Init, s uint64) error {
 	ne0 := x.Ne[0]
@@ -203,7 +205,7 @@ func fillLeaf(ctx context.Context, x *ops.Tensor, in Init, s uint64) error {
 	// Chunks of at least ~64K values, so small leaves stay on one goroutine.
 	grain := max(1, (1<<16)/int(max(ne0, 1)))
 	done := ctx.Done()
-	ops.ParallelFor(rows, grain, func(lo, hi int) {
+	parallel.For(rows, grain, func(lo, hi int) {
 		row := make([]float32, ne0)
 		for r := lo; r < hi; r++ {
 			if done != nil {

@@ -64,7 +64,7 @@ func BenchmarkQuantizeRow(b *testing.B) {
 
 // BenchmarkMaterializeLlamaLayer generates the inputs of
 // testcases/llama_layer_4096.yaml (one llama-3-8B decoder layer: ~218M
-// values, q8_0 and q4_0 weights), on ops.Workers() goroutines. cpu-ms/op
+// values, q8_0 and q4_0 weights), on parallel.Workers() goroutines. cpu-ms/op
 // is the process CPU time, steadier than ns/op on a shared machine.
 func BenchmarkMaterializeLlamaLayer(b *testing.B) {
 	c, err := Load("../../../testcases/llama_layer_4096.yaml")

@@ -247,7 +247,7 @@ func Materialize(c *Case) (map[string]*ops.Tensor, error) {
 
 // MaterializeContext is Materialize that stops, returning ctx.Err(), when
 // ctx is done. Large leaves are generated and quantized on
-// ops.Workers() goroutines; the data do not depend on how many.
+// parallel.Workers() goroutines; the data do not depend on how many.
 func MaterializeContext(ctx context.Context, c *Case) (map[string]*ops.Tensor, error) {
 	out := make(map[string]*ops.Tensor, len(c.Tensors))
 	for i := range c.Tensors {

@@ -206,7 +206,7 @@ func SupportMatrix(m *abi.Manifest) []OpRow {
 			Op: info.Name, GGML: strings.ToUpper(string(info.Name)), View: info.View,
 			Implemented: ggmlETOps[info.Name] || info.View,
 			Modelled:    modelled || info.View,
-			HostMath:    info.Ref != nil || info.View,
+			HostMath:    info.HostMath || info.View,
 			Uberkernel:  "-",
 		}
 		if d, ok := opDocs[info.Name]; ok && r.Implemented {

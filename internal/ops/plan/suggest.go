@@ -150,7 +150,7 @@ var genericSuggesters = map[ReasonCode]suggester{
 	CodeRowElems:          func(r Reason) string { return contFix(r.Subject) },
 	CodeStride:            func(r Reason) string { return contFix(r.Subject) },
 	CodeNoKernel: func(r Reason) string {
-		if info, ok := ops.Lookup(r.Subject); ok && info.Ref == nil && !info.View {
+		if info, ok := ops.Lookup(r.Subject); ok && !info.HostMath && !info.View {
 			return "none: ggml-et has no kernel for it, and et has no host math for it (the case is skipped)"
 		}
 		return "none: ggml-et has no kernel for it (it runs on the host)"

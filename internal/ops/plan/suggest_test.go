@@ -145,15 +145,14 @@ func TestSuggestionsFromSupports(t *testing.T) {
 // op of the catalog has host math today, so the test takes one away.)
 func TestSuggestNoHostMath(t *testing.T) {
 	info, _ := ops.Lookup(string(ops.OpLightningIndexer))
-	ref := info.Ref
-	info.Ref = nil
-	defer func() { info.Ref = ref }()
+	info.HostMath = false
+	defer func() { info.HostMath = true }()
 	r := Reason{Code: CodeNoKernel, Subject: "lightning_indexer"}
 	want := "none: ggml-et has no kernel for it, and et has no host math for it (the case is skipped)"
 	if got := Suggest(ops.OpLightningIndexer, r); got != want {
 		t.Errorf("Suggest = %q, want %q", got, want)
 	}
-	info.Ref = ref
+	info.HostMath = true
 	if got := Suggest(ops.OpLightningIndexer, r); got != "none: ggml-et has no kernel for it (it runs on the host)" {
 		t.Errorf("with host math: Suggest = %q", got)
 	}

@@ -1,0 +1,29 @@
+package refmath
+
+import (
+	"testing"
+)
+
+// BenchmarkSiluKernel runs the silu and swiglu row kernels alone on the
+// llama-3-8B feed-forward width (14336), one row per op: the per-element
+// cost without the op's dispatch (see BenchmarkRowOps for whole ops). Its
+// instruction count under callgrind is a deterministic comparison.
+func BenchmarkSiluKernel(b *testing.B) {
+	const n = 14336
+	x, g := randVals(31, n, -8, 8), randVals(32, n, -1, 1)
+	dst := make([]float32, n)
+	b.Run("silu", func(b *testing.B) {
+		cpu0 := processCPUNS()
+		for b.Loop() {
+			siluRow(dst, x)
+		}
+		b.ReportMetric(float64(processCPUNS()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
+	})
+	b.Run("swiglu", func(b *testing.B) {
+		cpu0 := processCPUNS()
+		for b.Loop() {
+			swigluRow(dst, x, g)
+		}
+		b.ReportMetric(float64(processCPUNS()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
+	})
+}

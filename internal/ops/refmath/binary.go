@@ -1,0 +1,79 @@
+package refmath
+
+import (
+	"github.com/ainekko/et/internal/ops"
+)
+
+func refAdd(dst *ops.Tensor, srcs []*ops.Tensor, _ ops.Params) error {
+	return binaryRowsKern(dst, srcs[0], srcs[1], addRow, func(x, y float32) float32 { return x + y })
+}
+
+func refSub(dst *ops.Tensor, srcs []*ops.Tensor, _ ops.Params) error {
+	return binaryRowsKern(dst, srcs[0], srcs[1], subRow, func(x, y float32) float32 { return x - y })
+}
+
+func refMul(dst *ops.Tensor, srcs []*ops.Tensor, _ ops.Params) error {
+	return binaryRowsKern(dst, srcs[0], srcs[1], mulRow, func(x, y float32) float32 { return x * y })
+}
+
+// binaryRows applies f elementwise.
+func binaryRows(dst, a, b *ops.Tensor, f func(x, y float32) float32) error {
+	return binaryRowsKern(dst, a, b, func(out, x, y []float32) {
+		y = y[:len(x)]
+		for i := range out {
+			out[i] = f(x[i], y[i])
+		}
+	}, f)
+}
+
+// binaryDenseRows is kern on rows [lo, hi) of a and dst (f32, dense
+// rows, one shape) with b repeated.
+func binaryDenseRows(dst, a, b *ops.Tensor, kern func(out, x, y []float32), lo, hi int64) {
+	ne := a.Ne
+	n0, m0 := ne[0], b.Ne[0]
+	for r := lo; r < hi; r++ {
+		i1, i2, i3 := ops.RowIndex(ne, r)
+		ra, out := f32RowView(a, i1, i2, i3), f32RowView(dst, i1, i2, i3)
+		rb := f32RowView(b, i1%b.Ne[1], i2%b.Ne[2], i3%b.Ne[3])
+		for k := int64(0); k < n0; k += m0 {
+			kern(out[k:k+m0], ra[k:k+m0], rb)
+		}
+	}
+}
+
+// binaryRowsKern applies f elementwise; kern is f on whole float32 rows
+// (out, x, y of one length), used when a, b and dst are f32 with dense rows
+// (on views of their memory, no copies).
+func binaryRowsKern(dst, a, b *ops.Tensor, kern func(out, x, y []float32), f func(x, y float32) float32) error {
+	ne := a.Ne
+	n0, m0 := ne[0], b.Ne[0]
+	if denseF32Rows(dst, a, b) && dst.Ne == a.Ne {
+		if n, cost := a.NRows(), max(1, n0); refInline(n, cost) {
+			binaryDenseRows(dst, a, b, kern, 0, n) // no closure to allocate
+		} else {
+			refParallel(n, cost, func(lo, hi int64) { binaryDenseRows(dst, a, b, kern, lo, hi) })
+		}
+		return nil
+	}
+	refParallel(a.NRows(), n0, func(lo, hi int64) {
+		ra := make([]float32, n0)
+		rb := make([]float32, m0)
+		out := make([]float32, n0)
+		for r := lo; r < hi; r++ {
+			i1, i2, i3 := ops.RowIndex(ne, r)
+			a.Row(i1, i2, i3, ra)
+			b.Row(i1%b.Ne[1], i2%b.Ne[2], i3%b.Ne[3], rb)
+			if m0 == n0 {
+				for i := range out {
+					out[i] = f(ra[i], rb[i])
+				}
+			} else {
+				for i := range out {
+					out[i] = f(ra[i], rb[int64(i)%m0])
+				}
+			}
+			dst.SetRow(i1, i2, i3, out)
+		}
+	})
+	return nil
+}

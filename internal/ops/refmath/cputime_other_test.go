@@ -1,0 +1,5 @@
+//go:build !unix
+
+package refmath
+
+func processCPUNS() int64 { return -1 }

@@ -1,0 +1,35 @@
+//go:build !amd64
+
+package refmath
+
+import (
+	"unsafe"
+
+	"github.com/ainekko/et/internal/ops"
+)
+
+// vecVNNI, vecF16C and vecF32x8 are false: their kernels are amd64
+// assembly.
+var vecVNNI, vecF16C, vecF32x8 = false, false, false
+
+func q8_0Rows8VNNI(*[8]unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, int, *[8]float32, unsafe.Pointer) {
+	panic("unreachable")
+}
+
+func q8_0Rows8x2VNNI(*[8]unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, uintptr, int, *[16]float32, unsafe.Pointer) {
+	panic("unreachable")
+}
+
+func q8_0Rows8x4TVNNI(*[8]unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, int, *[32]float32, unsafe.Pointer) {
+	panic("unreachable")
+}
+
+func q4_0Rows8x2VNNI(*[8]unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, uintptr, int, *[16]float32, unsafe.Pointer) {
+	panic("unreachable")
+}
+
+func q4_0Rows8VNNI(*[8]unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, int, *[8]float32, unsafe.Pointer) {
+	panic("unreachable")
+}
+
+func dot8F(ops.Type, *[8][]byte, []float32) [8]float32 { panic("unreachable") }

@@ -1,0 +1,30 @@
+//go:build !amd64
+
+package refmath
+
+// Off amd64 there are no vector kernels: the dispatchers of rowvec.go run the
+// scalar code.
+
+const vecRow = false
+
+func addRow(dst, a, b []float32) { addScalar(dst, a, b) }
+
+func subRow(dst, a, b []float32) { subScalar(dst, a, b) }
+
+func mulRow(dst, a, b []float32) { mulScalar(dst, a, b) }
+
+func scaleInto(dst, x []float32, s float32) { scaleScalar(dst, x, s) }
+
+func sumRow(x []float32) float64 { return sumScalar(x) }
+
+func sumSqRow(x []float32) float64 { return sumSqScalar(x) }
+
+func centerSumSqRow(dst, x []float32, m float32) float64 { return centerSumSqScalar(dst, x, m) }
+
+func ropeNeoxRow(dst, x, c, s []float32) { ropeNeoxScalar(dst, x, c, s) }
+
+func ropeNormalRow(dst, x, cc, ss []float32) { ropeNormalScalar(dst, x, cc, ss) }
+
+func dequantQ8_0Row(src []byte, dst []float32) { dequantQ8_0Scalar(src, dst) }
+
+func sincosRow(c, s, th []float32, m float32) bool { return false }

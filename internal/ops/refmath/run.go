@@ -1,0 +1,94 @@
+package refmath
+
+import (
+	"strings"
+
+	"github.com/ainekko/et/internal/ops"
+)
+
+// Run validates the sources of the op info against dst (type and shape from Infer) and
+// runs the reference math into dst. p must be normalized (Normalize).
+func Run(info *ops.OpInfo, dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) error {
+	if info.View {
+		return ops.ShapeErr(info.Name, "is a view op: use ViewOf, there is nothing to compute")
+	}
+	t, ne, err := info.Shape(srcs, p)
+	if err != nil {
+		return err
+	}
+	if dst == nil {
+		return ops.ShapeErr(info.Name, "no destination tensor")
+	}
+	if dst.Type != t || dst.Ne != ne {
+		return ops.ShapeErr(info.Name, "destination is %s %s, want %s %s", dst.Type, dst.ShapeString(), t, ops.ShapeString(ne))
+	}
+	if dst.Nb[0] != uint64(dst.Type.TypeSize()) {
+		return ops.ShapeErr(info.Name, "destination nb0 = %d, want the element size %d", dst.Nb[0], dst.Type.TypeSize())
+	}
+	if end := dst.Offs + dst.NBytes(); end > uint64(len(dst.Buf)) {
+		return ops.ShapeErr(info.Name, "destination needs %d bytes, its buffer has %d", end, len(dst.Buf))
+	}
+	for i, s := range srcs {
+		if end := s.Offs + s.NBytes(); end > uint64(len(s.Buf)) {
+			return ops.ShapeErr(info.Name, "source %s needs %d bytes, its buffer has %d", info.Srcs[i], end, len(s.Buf))
+		}
+	}
+	e, ok := refTable[info.Name]
+	if !ok {
+		return &ops.NoHostMathError{What: "op " + strings.ToUpper(string(info.Name))}
+	}
+	if err := codecsOf(dst.Type, srcs); err != nil {
+		return err
+	}
+	return e.ref(dst, srcs, p)
+}
+
+// codecsOf is the *NoHostMathError of the first of the destination type
+// and the source types that has no host codec (ops read and write
+// elements through it), or nil.
+func codecsOf(dst ops.Type, srcs []*ops.Tensor) error {
+	if err := ops.CodecError(dst); err != nil {
+		return err
+	}
+	for _, s := range srcs {
+		if err := ops.CodecError(s.Type); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Compute allocates, for the op info, a contiguous result and runs the op (or, for a view
+// op, returns the view). p must be normalized.
+func Compute(info *ops.OpInfo, srcs []*ops.Tensor, p ops.Params) (*ops.Tensor, error) {
+	if info.View {
+		if err := info.CheckSources(srcs); err != nil {
+			return nil, err
+		}
+		return info.ViewOf(srcs[0], p)
+	}
+	t, ne, err := info.Shape(srcs, p)
+	if err != nil {
+		return nil, err
+	}
+	e, ok := refTable[info.Name]
+	if !ok {
+		return nil, &ops.NoHostMathError{What: "op " + strings.ToUpper(string(info.Name))}
+	}
+	if err := codecsOf(t, srcs); err != nil {
+		return nil, err
+	}
+	dst := ops.New(t, ne[:]...)
+	if err := e.ref(dst, srcs, p); err != nil {
+		return nil, err
+	}
+	return dst, nil
+}
+
+// Ref is the reference math of an op, or nil where it has none (a view
+// op, or an op without HostMath).
+func Ref(op ops.Op) RefFunc { return refTable[op].ref }
+
+// Bind is the bound form of an op's reference math (BindFunc), or nil
+// where it has none.
+func Bind(op ops.Op) BindFunc { return refTable[op].bind }

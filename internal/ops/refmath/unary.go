@@ -1,0 +1,171 @@
+package refmath
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/ainekko/et/internal/ops"
+)
+
+// UnaryFunc returns the float32 function of a unary sub-op (nil if the
+// name is unknown).
+func UnaryFunc(name string) func(float32) float32 {
+	switch name {
+	case "abs":
+		return func(x float32) float32 { return float32(math.Abs(float64(x))) }
+	case "sgn":
+		return func(x float32) float32 {
+			switch {
+			case x > 0:
+				return 1
+			case x < 0:
+				return -1
+			}
+			return 0
+		}
+	case "neg":
+		return func(x float32) float32 { return -x }
+	case "step":
+		return func(x float32) float32 {
+			if x > 0 {
+				return 1
+			}
+			return 0
+		}
+	case "tanh":
+		return tanhf32
+	case "elu":
+		return func(x float32) float32 {
+			if x > 0 {
+				return x
+			}
+			return expm1f32(x)
+		}
+	case "relu":
+		return func(x float32) float32 {
+			if x > 0 {
+				return x
+			}
+			return 0
+		}
+	case "sigmoid":
+		return func(x float32) float32 { return 1 / (1 + expf32(-x)) }
+	case "gelu":
+		return GeluCPU
+	case "gelu_quick":
+		return GeluQuickCPU
+	case "silu":
+		return siluF32
+	case "hardswish":
+		return func(x float32) float32 { return x * hardsigmoidF32(x) }
+	case "hardsigmoid":
+		return hardsigmoidF32
+	case "exp":
+		return expf32
+	case "expm1":
+		return expm1f32
+	case "softplus":
+		return func(x float32) float32 {
+			if x > 20 {
+				return x
+			}
+			return float32(math.Log(float64(1 + expf32(x))))
+		}
+	case "gelu_erf":
+		return geluErfF32
+	case "floor":
+		return func(x float32) float32 { return float32(math.Floor(float64(x))) }
+	case "ceil":
+		return func(x float32) float32 { return float32(math.Ceil(float64(x))) }
+	case "round":
+		return func(x float32) float32 { return float32(math.Round(float64(x))) }
+	case "trunc":
+		return func(x float32) float32 { return float32(math.Trunc(float64(x))) }
+	}
+	return nil
+}
+
+func refUnary(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) error {
+	f := UnaryFunc(p.Str("op"))
+	if f == nil {
+		return &ops.ParamError{Op: ops.OpUnary, Param: "op", Msg: fmt.Sprintf("unknown unary op %q", p.Str("op"))}
+	}
+	kern := func(y, x []float32) {
+		for i, v := range x {
+			y[i] = f(v)
+		}
+	}
+	if p.Str("op") == "silu" && srcs[0].Type == ops.F32 {
+		kern = siluRow // ggml's split of an f32 row (silu.go); f16 rows are silu of each value
+	}
+	if x := srcs[0]; denseF32Rows(dst, x) && dst.Ne == x.Ne {
+		// exp, tanh, erf: a few ns an element, 4 work units.
+		forRowChunks(x.NRows(), x.Ne[0], 4, func(r, lo, hi int64) {
+			i1, i2, i3 := ops.RowIndex(x.Ne, r)
+			kern(f32RowView(dst, i1, i2, i3)[lo:hi], f32RowView(x, i1, i2, i3)[lo:hi])
+		})
+		return nil
+	}
+	normRows(dst, srcs[0], func(y []float32) { kern(y, y) })
+	return nil
+}
+
+// ggml's constants, as float32.
+const (
+	geluCoefA      float32 = 0.044715
+	geluQuickCoef  float32 = -1.702
+	sqrt2OverPi    float32 = 0.79788456080286535587989211986876
+	sqrt2Inv       float32 = 0.70710678118654752440084436210484
+	geluTableLimit float32 = 10
+)
+
+// GeluF32 is ggml_gelu_f32, the tanh approximation in float32:
+// 0.5·x·(1 + tanh(√(2/π)·x·(1 + 0.044715·x²))).
+func GeluF32(x float32) float32 {
+	inner := float32(sqrt2OverPi*x) * (1 + float32(float32(geluCoefA*x)*x))
+	return float32(0.5*x) * (1 + tanhf32(inner))
+}
+
+// GeluCPU is what ggml's CPU computes for gelu on f32 data: 0 for
+// x <= -10, x for x >= 10, otherwise the f16 table entry
+// f16(GeluF32(f16(x))).
+func GeluCPU(x float32) float32 {
+	if x <= -geluTableLimit {
+		return 0
+	}
+	if x >= geluTableLimit {
+		return x
+	}
+	return ops.RoundF16(GeluF32(ops.RoundF16(x)))
+}
+
+// GeluQuickF32 is ggml_gelu_quick_f32: x·sigmoid(1.702·x).
+func GeluQuickF32(x float32) float32 {
+	return x * (1 / (1 + expf32(geluQuickCoef*x)))
+}
+
+// GeluQuickCPU is what ggml's CPU computes for gelu_quick on f32 data: the
+// f16 table entry f16(GeluQuickF32(f16(x))), with no range cut-off.
+func GeluQuickCPU(x float32) float32 { return ops.RoundF16(GeluQuickF32(ops.RoundF16(x))) }
+
+func geluErfF32(x float32) float32 {
+	e := float32(math.Erf(float64(x * sqrt2Inv)))
+	return float32(0.5*x) * (1 + e)
+}
+
+func siluF32(x float32) float32 { return x / (1 + expf32(-x)) }
+
+func hardsigmoidF32(x float32) float32 { return min(1, max(0, (x+3)/6)) }
+
+// The C float functions, through float64 (within an ulp of glibc's).
+func expf32(x float32) float32 { return float32(math.Exp(float64(x))) }
+
+func expm1f32(x float32) float32 { return float32(math.Expm1(float64(x))) }
+
+func tanhf32(x float32) float32 { return float32(math.Tanh(float64(x))) }
+
+func logf32(x float32) float32 { return float32(math.Log(float64(x))) }
+
+func powf32(x, y float32) float32 {
+	return float32(math.Pow(float64(x), float64(y)))
+}
