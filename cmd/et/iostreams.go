@@ -6,7 +6,7 @@ import (
 	"sync"
 
 	"github.com/charmbracelet/lipgloss"
-	"golang.org/x/sys/unix"
+	"golang.org/x/term"
 )
 
 // ioStreams are the process's streams and what is known about them.
@@ -89,8 +89,7 @@ func isTerminal(w any) bool {
 	if !ok {
 		return false
 	}
-	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
-	return err == nil
+	return term.IsTerminal(int(f.Fd()))
 }
 
 // styles colour status words and headings when colour is on.

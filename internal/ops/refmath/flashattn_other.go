@@ -17,3 +17,7 @@ func flashAttnF16C(dst, q, k, v, mask, sinks *ops.Tensor, scale, softcap float32
 func flashAttnZ(dst, q, k, v, mask, sinks *ops.Tensor, scale, softcap float32, slope func(int64) float32) bool {
 	return false
 }
+
+// faChunkZ is flashAttnZ's V chunk in keys (flashattn_z_amd64.go), here so
+// that its test, which skips without flashAttnZ, compiles everywhere.
+const faChunkZ = 256
