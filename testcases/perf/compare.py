@@ -9,8 +9,9 @@ llama3-8b.txt`, from alternated rounds. Each op's figure is the median over
 the rounds of each round's time (et: the launch's median; ggml: us/run), and
 the table gives both and et/ggml, as Markdown. With --by-n, one row per op
 and a column per token count n (the names' -nN suffix), the ratios over the
-issue's targets (1.2 for MUL_MAT, 1.5 for the rest) in bold, as the tables of
-docs/performance.md. The script only reads; it is not part of et.
+issue's targets (1.2 for MUL_MAT, 1.5 for the rest) in bold: one build's table
+(docs/performance.md puts the release and plain builds' tables into one). The
+script only reads; it is not part of et.
 """
 import json
 import re
