@@ -143,7 +143,7 @@ func refDiagMaskInf(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) error {
 // rope(dy, -pos), with whatever modes and rope offset et's rope has
 // (ggml's mode number is matched through RopeModeValue, and n_offs is
 // passed on when rope has that param); the others have no host math.
-func refRopeBack(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) error {
+func (ks *Kernels) refRopeBack(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) error {
 	mode := ""
 	for _, name := range []string{"normal", "neox", "mrope", "vision", "imrope"} {
 		if v, err := ops.RopeModeValue(name); err == nil && int64(v) == p.Int("mode") {
@@ -173,7 +173,7 @@ func refRopeBack(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) error {
 	neg := ops.New(ops.I32, pos.Ne[:]...)
 	pos.ForEach(func(i0, i1, i2, i3 int64) { neg.SetInt(i0, i1, i2, i3, -pos.Int(i0, i1, i2, i3)) })
 	s := append([]*ops.Tensor{srcs[0], neg}, srcs[2:]...)
-	return refRope(dst, s, fp)
+	return ks.refRope(dst, s, fp)
 }
 
 // refCrossEntropyLoss is ggml_compute_forward_cross_entropy_loss_f32 on

@@ -26,7 +26,7 @@ func BenchmarkMulMatLlama(b *testing.B) {
 				r := rand.New(rand.NewPCG(7, 8))
 				x := ops.FromF32(ops.F32, []int64{k, n}, randF32(r, int(k*n)))
 				dst := ops.New(ops.F32, m, n)
-				benchLoop(b, float64(2*m*k*n), func() error { return MulMat(dst, a, x) })
+				benchLoop(b, float64(2*m*k*n), func() error { return host.MulMat(dst, a, x) })
 			})
 		}
 	}
@@ -55,7 +55,7 @@ func BenchmarkMulMatIDLlama(b *testing.B) {
 				ids := ops.FromInts(ops.I32, []int64{nUsed, n}, idv)
 				dst := ops.New(ops.F32, m, nUsed, n)
 				srcs := []*ops.Tensor{as, x, ids}
-				benchLoop(b, float64(2*k*m*nUsed*n), func() error { return refMulMatID(dst, srcs, nil) })
+				benchLoop(b, float64(2*k*m*nUsed*n), func() error { return host.refMulMatID(dst, srcs, nil) })
 			})
 		}
 	}
@@ -109,7 +109,7 @@ func BenchmarkMulMatL2(b *testing.B) {
 				dst := ops.New(ops.F32, m, n)
 				cpu0 := processCPUNS()
 				for b.Loop() {
-					if err := MulMat(dst, a, x); err != nil {
+					if err := host.MulMat(dst, a, x); err != nil {
 						b.Fatal(err)
 					}
 				}

@@ -15,14 +15,14 @@ func BenchmarkSiluKernel(b *testing.B) {
 	b.Run("silu", func(b *testing.B) {
 		cpu0 := processCPUNS()
 		for b.Loop() {
-			siluRow(dst, x)
+			host.siluRow(dst, x)
 		}
 		b.ReportMetric(float64(processCPUNS()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
 	})
 	b.Run("swiglu", func(b *testing.B) {
 		cpu0 := processCPUNS()
 		for b.Loop() {
-			swigluRow(dst, x, g)
+			host.swigluRow(dst, x, g)
 		}
 		b.ReportMetric(float64(processCPUNS()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
 	})

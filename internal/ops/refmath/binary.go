@@ -4,16 +4,16 @@ import (
 	"github.com/ainekko/et/internal/ops"
 )
 
-func refAdd(dst *ops.Tensor, srcs []*ops.Tensor, _ ops.Params) error {
-	return binaryRowsKern(dst, srcs[0], srcs[1], addRow, func(x, y float32) float32 { return x + y })
+func (ks *Kernels) refAdd(dst *ops.Tensor, srcs []*ops.Tensor, _ ops.Params) error {
+	return binaryRowsKern(dst, srcs[0], srcs[1], ks.addRow, func(x, y float32) float32 { return x + y })
 }
 
-func refSub(dst *ops.Tensor, srcs []*ops.Tensor, _ ops.Params) error {
-	return binaryRowsKern(dst, srcs[0], srcs[1], subRow, func(x, y float32) float32 { return x - y })
+func (ks *Kernels) refSub(dst *ops.Tensor, srcs []*ops.Tensor, _ ops.Params) error {
+	return binaryRowsKern(dst, srcs[0], srcs[1], ks.subRow, func(x, y float32) float32 { return x - y })
 }
 
-func refMul(dst *ops.Tensor, srcs []*ops.Tensor, _ ops.Params) error {
-	return binaryRowsKern(dst, srcs[0], srcs[1], mulRow, func(x, y float32) float32 { return x * y })
+func (ks *Kernels) refMul(dst *ops.Tensor, srcs []*ops.Tensor, _ ops.Params) error {
+	return binaryRowsKern(dst, srcs[0], srcs[1], ks.mulRow, func(x, y float32) float32 { return x * y })
 }
 
 // binaryRows applies f elementwise.

@@ -15,7 +15,13 @@ import (
 // fails the test on any error.
 func mustOp(t *testing.T, op ops.Op, srcs []*ops.Tensor, raw map[string]any) *ops.Tensor {
 	t.Helper()
-	y, err := runOp(op, srcs, raw)
+	return mustOpWith(t, host, op, srcs, raw)
+}
+
+// mustOpWith is mustOp with the kernel set ks.
+func mustOpWith(t *testing.T, ks *Kernels, op ops.Op, srcs []*ops.Tensor, raw map[string]any) *ops.Tensor {
+	t.Helper()
+	y, err := runOpWith(ks, op, srcs, raw)
 	if err != nil {
 		t.Fatalf("%s: %v", op, err)
 	}
@@ -23,6 +29,11 @@ func mustOp(t *testing.T, op ops.Op, srcs []*ops.Tensor, raw map[string]any) *op
 }
 
 func runOp(op ops.Op, srcs []*ops.Tensor, raw map[string]any) (*ops.Tensor, error) {
+	return runOpWith(host, op, srcs, raw)
+}
+
+// runOpWith is runOp with the kernel set ks.
+func runOpWith(ks *Kernels, op ops.Op, srcs []*ops.Tensor, raw map[string]any) (*ops.Tensor, error) {
 	info, ok := ops.Lookup(string(op))
 	if !ok {
 		return nil, &ops.UnknownOpError{Name: string(op)}
@@ -31,7 +42,7 @@ func runOp(op ops.Op, srcs []*ops.Tensor, raw map[string]any) (*ops.Tensor, erro
 	if err != nil {
 		return nil, err
 	}
-	return Compute(info, srcs, p)
+	return ks.Compute(info, srcs, p)
 }
 
 // wantOpError runs op and checks that it fails with a message containing

@@ -7,7 +7,7 @@ import (
 	"github.com/ainekko/et/internal/ops"
 )
 
-func refConv2D(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) error {
+func (ks *Kernels) refConv2D(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) error {
 	kernel, in := srcs[0], srcs[1]
 	g, err := ops.ConvParams(ops.OpConv2D, p)
 	if err != nil {
@@ -51,7 +51,7 @@ func refConv2D(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) error {
 		return ops.ShapeErr(ops.OpConv2D, "%v", err)
 	}
 	out := ops.New(ops.F32, oc, npatch)
-	if err := MulMat(out, w, patches); err != nil {
+	if err := ks.MulMat(out, w, patches); err != nil {
 		return ops.ShapeErr(ops.OpConv2D, "%v", err)
 	}
 	refParallel(npatch, oc, func(lo, hi int64) {

@@ -7,7 +7,7 @@ import (
 	"github.com/ainekko/et/internal/ops"
 )
 
-func refCpy(dst *ops.Tensor, srcs []*ops.Tensor, _ ops.Params) error {
+func (ks *Kernels) refCpy(dst *ops.Tensor, srcs []*ops.Tensor, _ ops.Params) error {
 	x := srcs[0]
 	if ops.CpyIntFloat(x.Type, dst.Type) {
 		i := int64(0)
@@ -31,9 +31,9 @@ func refCpy(dst *ops.Tensor, srcs []*ops.Tensor, _ ops.Params) error {
 	}
 	if dst.Type == ops.F16 && denseF32Rows(x) && denseF16Rows(dst) {
 		if n, cost := x.NRows(), max(1, x.Ne[0]); refInline(n, cost) {
-			cpyF16Rows(dst, x, 0, n) // no closure to allocate
+			ks.cpyF16Rows(dst, x, 0, n) // no closure to allocate
 		} else {
-			refParallel(n, cost, func(lo, hi int64) { cpyF16Rows(dst, x, lo, hi) })
+			refParallel(n, cost, func(lo, hi int64) { ks.cpyF16Rows(dst, x, lo, hi) })
 		}
 		return nil
 	}
@@ -132,10 +132,10 @@ func copyRawRows(dst, x *ops.Tensor, lo, hi int64) {
 }
 
 // cpyF16Rows converts rows [lo, hi) of x (f32, dense rows) into dst (f16).
-func cpyF16Rows(dst, x *ops.Tensor, lo, hi int64) {
+func (ks *Kernels) cpyF16Rows(dst, x *ops.Tensor, lo, hi int64) {
 	for r := lo; r < hi; r++ {
 		i1, i2, i3 := ops.RowIndex(x.Ne, r)
-		f32ToF16Row(f16RowView(dst, i1, i2, i3), f32RowView(x, i1, i2, i3))
+		ks.f32ToF16Row(f16RowView(dst, i1, i2, i3), f32RowView(x, i1, i2, i3))
 	}
 }
 

@@ -32,7 +32,7 @@ func at16(p unsafe.Pointer, i int) *[16]float32 { return (*[16]float32)(unsafe.A
 // (the compiler reloads such a value with a legacy-SSE MOVSS each step,
 // which with dirty upper halves made the loop six times slower; see
 // clearUpper).
-func expShiftVec2(p unsafe.Pointer, n int, m float32) {
+func (ks *Kernels) expShiftVec2(p unsafe.Pointer, n int, m float32) {
 	f64 := archsimd.BroadcastFloat64x8
 	mv := archsimd.BroadcastFloat32x16(m)
 	var (
@@ -70,7 +70,7 @@ func expShiftVec2(p unsafe.Pointer, n int, m float32) {
 // expC13 are 1/k! for k = 0..13 in float64x8 lanes, expShiftVec's
 // coefficients.
 var expC13 = func() (c [14]f64x8) {
-	if !vec512 {
+	if !archsimd.X86.AVX512() { // the CPU cannot even build them
 		return c
 	}
 	f := 1.0

@@ -31,11 +31,11 @@ func BenchmarkExpKernels(b *testing.B) {
 			b.ReportMetric(float64(processCPUNS()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
 		})
 	}
-	run("silu-avx2", siluAVX2OK, func() { siluAVX2(ptr(dst), ptr(x), nil, n) })
-	run("silu-avx512", siluAVX512OK, func() { siluAVX512(ptr(dst), ptr(x), nil, n) })
+	run("silu-avx2", host.AVX2, func() { siluAVX2(ptr(dst), ptr(x), nil, n) })
+	run("silu-avx512", host.AVX512, func() { siluAVX512(ptr(dst), ptr(x), nil, n) })
 	w := randVals(33, n, -20, 0)
-	run("exp-1chain", vec512, func() { copy(dst, w); expShiftVec(ptr(dst), n, 0.5) })
-	run("exp-2chain", vec512, func() { copy(dst, w); expShiftVec2(ptr(dst), n&^15, 0.5) })
+	run("exp-1chain", host.Vec512, func() { copy(dst, w); expShiftVec(ptr(dst), n, 0.5) })
+	run("exp-2chain", host.Vec512, func() { copy(dst, w); host.expShiftVec2(ptr(dst), n&^15, 0.5) })
 }
 
 // TestExpShift512 checks soft_max's and flash_attn_ext's AVX-512 exp with
@@ -46,7 +46,7 @@ func BenchmarkExpKernels(b *testing.B) {
 // on CPUs without AVX-512. (TestExpShiftRowVec checks expShiftRow, which
 // runs this kernel there, against expf32.)
 func TestExpShift512(t *testing.T) {
-	if !vec512 {
+	if !host.Vec512 {
 		t.Skip("CPU without AVX-512")
 	}
 	const chunk = 1 << 16
@@ -59,7 +59,7 @@ func TestExpShift512(t *testing.T) {
 			copy(want, x[:n])
 			if n > 0 {
 				if n16 := n &^ 15; n16 > 0 {
-					expShiftVec2(ptr(got), n16, m)
+					host.expShiftVec2(ptr(got), n16, m)
 				}
 				if n16 := n &^ 15; n16 < n {
 					expShiftVec(ptr(got[n16:]), n-n16, m)
@@ -92,10 +92,10 @@ func TestExpShift512(t *testing.T) {
 
 // siluCPU, the assembly kernels' own CPUID check, agrees with archsimd's.
 func TestSiluCPU(t *testing.T) {
-	if want := archsimd.X86.AVX2() && archsimd.X86.FMA(); siluAVX2OK != want {
-		t.Errorf("siluCPU: AVX2+FMA %v, archsimd %v", siluAVX2OK, want)
+	if want := archsimd.X86.AVX2() && archsimd.X86.FMA(); host.AVX2 != want {
+		t.Errorf("siluCPU: AVX2+FMA %v, archsimd %v", host.AVX2, want)
 	}
-	if archsimd.X86.AVX512() && !siluAVX512OK {
+	if archsimd.X86.AVX512() && !host.AVX512 {
 		t.Error("siluCPU: no AVX-512F, archsimd has AVX-512")
 	}
 }

@@ -3,4 +3,4 @@
 package refmath
 
 // expShiftRow does nothing in this build: the caller runs the scalar loop.
-func expShiftRow(w []float32, m float32) bool { return false }
+func (ks *Kernels) expShiftRow(w []float32, m float32) bool { return false }

@@ -24,14 +24,14 @@ import (
 // has no float64-to-int64 conversion); its float64 values may differ from
 // the AVX-512 lanes' in the last bits, and its float32 results matched
 // expf32 for all of 72M floats in a stride of 61 through [-120, 110].
-func expShiftRow(w []float32, m float32) bool {
-	if len(w) < 8 || !(vec512 || vecExp4) {
+func (ks *Kernels) expShiftRow(w []float32, m float32) bool {
+	if len(w) < 8 || !(ks.Vec512 || ks.Exp4) {
 		return false
 	}
 	n := len(w) &^ 7
-	if vec512 {
+	if ks.Vec512 {
 		n16 := len(w) &^ 15
-		expShiftVec2(unsafe.Pointer(&w[0]), n16, m)
+		ks.expShiftVec2(unsafe.Pointer(&w[0]), n16, m)
 		if n16 < n {
 			expShiftVec(unsafe.Pointer(&w[n16]), n-n16, m)
 		}
@@ -83,8 +83,6 @@ func expShiftVec(p unsafe.Pointer, n int, m float32) {
 		e.ConvertToFloat32().Store(ptr)
 	}
 }
-
-var vecExp4 = archsimd.X86.AVX2() && archsimd.X86.FMA()
 
 // expShiftVec4 is expShiftVec in four float64 lanes (AVX2 and FMA), n a
 // multiple of 8.

@@ -3,13 +3,6 @@ package refmath
 // The f32 -> f16 row conversions with F16C (f16c_amd64.s) run in every
 // amd64 build, GOEXPERIMENT=simd or not.
 
-// hasF16C reports whether this CPU has F16C (CPUID.1:ECX bit 29), whose
-// VCVTPS2PH converts eight float32 to halves rounding to nearest even,
-// as F32ToF16 does for every value but NaN. It needs the AVX state that
-// siluCPU's check of the OS support covers (with AVX2 and FMA, which
-// every CPU with F16C this code meets has too).
-var hasF16C = siluAVX2OK && cpuidF16C()
-
 // cpuidF16C is CPUID.1:ECX bit 29 (F16C).
 func cpuidF16C() bool
 
@@ -31,11 +24,11 @@ func f32ToF16AVX512(dst *uint16, src *float32, n int) int
 // f32ToF16RowF16C is f32ToF16Row with F16C (32 values a step with
 // AVX-512, then eight): groups of eight with a NaN, and the tail, go
 // through the scalar code.
-func f32ToF16RowF16C(dst []uint16, src []float32) {
+func (ks *Kernels) f32ToF16RowF16C(dst []uint16, src []float32) {
 	n := len(src) &^ 7
 	dst = dst[:len(src)]
 	for i := 0; i < n; {
-		if siluAVX512OK && n-i >= 32 {
+		if ks.AVX512 && n-i >= 32 {
 			if i += f32ToF16AVX512(&dst[i], &src[i], (n-i)&^31); i == n {
 				break
 			}
@@ -53,6 +46,6 @@ func f32ToF16RowF16C(dst []uint16, src []float32) {
 // one call of f32ToF16AVX512 and reports whether it did: false without
 // AVX-512, for n not a multiple of 32, or for values with a NaN (some
 // may then be converted; f32ToF16Row does them all again).
-func f32ToF16Whole(dst *uint16, src *float32, n int) bool {
-	return siluAVX512OK && hasF16C && n&31 == 0 && f32ToF16AVX512(dst, src, n) == n
+func (ks *Kernels) f32ToF16Whole(dst *uint16, src *float32, n int) bool {
+	return ks.AVX512 && ks.F16C && n&31 == 0 && f32ToF16AVX512(dst, src, n) == n
 }

@@ -12,10 +12,10 @@ import (
 // groups of eight without one around it, make it hand that group to the
 // scalar code and go on.
 func TestF32ToF16RowF16C(t *testing.T) {
-	if !hasF16C {
+	if !host.F16C {
 		t.Skip("no F16C")
 	}
-	checkF32ToF16Row(t, "f32ToF16RowF16C", f32ToF16RowF16C)
+	checkF32ToF16Row(t, "f32ToF16RowF16C", host.f32ToF16RowF16C)
 	nan := math.Float32frombits(0x7fc01234) // a payload F16C would keep
 	// Lengths that take the 32-value AVX-512 steps, the eight-value ones and
 	// the tail.
@@ -30,7 +30,7 @@ func TestF32ToF16RowF16C(t *testing.T) {
 				src[pos] = -nan
 			}
 			got := make([]uint16, n)
-			f32ToF16RowF16C(got, src)
+			host.f32ToF16RowF16C(got, src)
 			for i, v := range src {
 				if w := ops.F32ToF16(v); got[i] != w {
 					t.Fatalf("n %d, NaN at %d: element %d (%g) = %#04x, want %#04x", n, pos, i, v, got[i], w)

@@ -2,7 +2,7 @@
 
 package refmath
 
-func f32ToF16Row(dst []uint16, src []float32) { f32ToF16RowScalar(dst, src) }
+func (ks *Kernels) f32ToF16Row(dst []uint16, src []float32) { f32ToF16RowScalar(dst, src) }
 
 // f32ToF16Whole is the amd64 build's AVX-512 row conversion: never here.
-func f32ToF16Whole(*uint16, *float32, int) bool { return false }
+func (ks *Kernels) f32ToF16Whole(*uint16, *float32, int) bool { return false }

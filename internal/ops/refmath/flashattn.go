@@ -6,7 +6,7 @@ import (
 	"github.com/ainekko/et/internal/ops"
 )
 
-func refFlashAttn(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) error {
+func (ks *Kernels) refFlashAttn(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) error {
 	q, k, v := srcs[0], srcs[1], srcs[2]
 	for _, t := range []*ops.Tensor{k, v} {
 		if t.Type != ops.F16 && t.Type != ops.F32 {
@@ -23,9 +23,9 @@ func refFlashAttn(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) error {
 	dk, dv, nkv := q.Ne[0], v.Ne[0], k.Ne[1]
 	rk2, rk3 := q.Ne[2]/k.Ne[2], q.Ne[3]/k.Ne[3]
 	rv2, rv3 := q.Ne[2]/v.Ne[2], q.Ne[3]/v.Ne[3]
-	if flashAttnZ(dst, q, k, v, mask, sinks, scale, softcap, slope) ||
-		flashAttnVec(dst, q, k, v, mask, sinks, scale, softcap, slope) ||
-		flashAttnF16C(dst, q, k, v, mask, sinks, scale, softcap, slope) {
+	if ks.flashAttnZ(dst, q, k, v, mask, sinks, scale, softcap, slope) ||
+		ks.flashAttnVec(dst, q, k, v, mask, sinks, scale, softcap, slope) ||
+		ks.flashAttnF16C(dst, q, k, v, mask, sinks, scale, softcap, slope) {
 		return nil
 	}
 	f16V := v.Type == ops.F16
@@ -121,7 +121,7 @@ func faStep(s float32, M *float32) (ms, vs float32) {
 // exps[i] = expf(M_old - M), its ms) or 1 (exps[i] = expf(s - M), its vs).
 // It returns the final maximum. The exps run in vector lanes where the
 // build has them (expShiftRow).
-func faExps(sc []float32, stride, n int, mrow []float32, sl, scale, softcap float32, exps []float32, mode []uint8) float32 {
+func (ks *Kernels) faExps(sc []float32, stride, n int, mrow []float32, sl, scale, softcap float32, exps []float32, mode []uint8) float32 {
 	negInf := float32(math.Inf(-1))
 	M := negInf
 	for i := range n {
@@ -151,7 +151,7 @@ func faExps(sc []float32, stride, n int, mrow []float32, sl, scale, softcap floa
 		}
 	}
 	e := exps[:n]
-	if !expShiftRow(e, 0) { // x - 0 is x: the exps of the arguments
+	if !ks.expShiftRow(e, 0) { // x - 0 is x: the exps of the arguments
 		for i, x := range e {
 			e[i] = expf32(x)
 		}

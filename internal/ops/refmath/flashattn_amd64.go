@@ -26,9 +26,6 @@ import (
 // together, key by key, so that each K and V row is read from memory
 // once per tile rather than once per row.
 
-// vecFAF16C reports whether flashAttnF16C runs (tests turn it off).
-var vecFAF16C = hasF16C
-
 // faMadF16C updates the n float32 accumulators at acc (f16 values; n a
 // multiple of 8) with the n halves at v: acc = f16(f16(acc·ms) + v·vs),
 // each operation rounded to float32: the scalar loop's update at a new
@@ -77,8 +74,8 @@ var faRowsF16C = sync.Pool{New: func() any { return new([faTileF16C]faRowF16C) }
 // flashAttnF16C runs flash_attn_ext by the F16C kernels and reports
 // whether it did; false (nothing written) when the CPU, the types or the
 // layout do not fit them.
-func flashAttnF16C(dst, q, k, v, mask, sinks *ops.Tensor, scale, softcap float32, slope func(int64) float32) bool {
-	if !vecFAF16C || k.Type != ops.F16 || v.Type != ops.F16 || q.Type != ops.F32 || !rowsInBuf(k) || !rowsInBuf(v) {
+func (ks *Kernels) flashAttnF16C(dst, q, k, v, mask, sinks *ops.Tensor, scale, softcap float32, slope func(int64) float32) bool {
+	if !ks.FAF16C || k.Type != ops.F16 || v.Type != ops.F16 || q.Type != ops.F32 || !rowsInBuf(k) || !rowsInBuf(v) {
 		return false
 	}
 	dk, dv, nkv := q.Ne[0], v.Ne[0], k.Ne[1]

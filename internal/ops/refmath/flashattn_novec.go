@@ -6,11 +6,8 @@ import (
 	"github.com/ainekko/et/internal/ops"
 )
 
-// vecFA is false: there are no vector kernels in this build.
-var vecFA = false
-
 // flashAttnVec has no vector kernels in this build: refFlashAttn runs its
 // scalar loop.
-func flashAttnVec(dst, q, k, v, mask, sinks *ops.Tensor, scale, softcap float32, slope func(int64) float32) bool {
+func (ks *Kernels) flashAttnVec(dst, q, k, v, mask, sinks *ops.Tensor, scale, softcap float32, slope func(int64) float32) bool {
 	return false
 }

@@ -6,15 +6,11 @@ import (
 	"github.com/ainekko/et/internal/ops"
 )
 
-// vecFAF16C and vecFAZ are false: flashAttnF16C and flashAttnZ are amd64
-// assembly.
-var vecFAF16C, vecFAZ = false, false
-
-func flashAttnF16C(dst, q, k, v, mask, sinks *ops.Tensor, scale, softcap float32, slope func(int64) float32) bool {
+func (ks *Kernels) flashAttnF16C(dst, q, k, v, mask, sinks *ops.Tensor, scale, softcap float32, slope func(int64) float32) bool {
 	return false
 }
 
-func flashAttnZ(dst, q, k, v, mask, sinks *ops.Tensor, scale, softcap float32, slope func(int64) float32) bool {
+func (ks *Kernels) flashAttnZ(dst, q, k, v, mask, sinks *ops.Tensor, scale, softcap float32, slope func(int64) float32) bool {
 	return false
 }
 

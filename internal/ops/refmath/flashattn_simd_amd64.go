@@ -50,8 +50,6 @@ import (
 // So the result equals the scalar loop's up to the order of the dot
 // products' sums (TestFlashAttnVec).
 
-var vecFA = archsimd.X86.AVX2() && archsimd.X86.FMA()
-
 // faTile is the number of query rows that share the K and V rows of a
 // pass (the four query heads of a llama-3 KV head).
 const faTile = 4
@@ -112,8 +110,8 @@ func (w *faWork) tiles(n, dk, dv, nkvPad int) []faTileState {
 // flashAttnVec runs flash_attn_ext with the vector kernels and reports
 // whether it did; false (nothing written) when the CPU, the types or the
 // layout do not fit them, and the caller runs the scalar loop.
-func flashAttnVec(dst, q, k, v, mask, sinks *ops.Tensor, scale, softcap float32, slope func(int64) float32) bool {
-	if !vecFA || k.Type != ops.F16 || v.Type != ops.F16 || q.Type != ops.F32 {
+func (ks *Kernels) flashAttnVec(dst, q, k, v, mask, sinks *ops.Tensor, scale, softcap float32, slope func(int64) float32) bool {
+	if !ks.FA || k.Type != ops.F16 || v.Type != ops.F16 || q.Type != ops.F32 {
 		return false
 	}
 	dk, dv, nkv := q.Ne[0], v.Ne[0], k.Ne[1]
@@ -212,7 +210,7 @@ func flashAttnVec(dst, q, k, v, mask, sinks *ops.Tensor, scale, softcap float32,
 					}
 					sl := slope(r.i2)
 					o := t * int(nkvPad)
-					M := faExps(sc[o:], 1, int(nkv), mrow, sl, scale, softcap, ea, mode[o:])
+					M := ks.faExps(sc[o:], 1, int(nkv), mrow, sl, scale, softcap, ea, mode[o:])
 					S, e := float32(0), ea[:nkv]
 					for ic, f := range e {
 						switch mode[o+ic] {

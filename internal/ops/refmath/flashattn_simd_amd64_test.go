@@ -17,7 +17,7 @@ import (
 // values that drive the f16 accumulators through zeros, subnormals and
 // overflow (the lanes the vector code hands to scalar code).
 func TestFlashAttnVec(t *testing.T) {
-	if !vecFA {
+	if !host.FA {
 		t.Skip("no AVX2/FMA on this CPU")
 	}
 	const d, nq, nh, nhkv, nkv = 64, 3, 8, 2, 77
@@ -48,8 +48,8 @@ func TestFlashAttnVec(t *testing.T) {
 		if c.sinks {
 			srcs = append(srcs, ops.FromF32(ops.F32, []int64{nh}, []float32{-3, 4, 0.5, -0.25, 9, -9, 0, 1}))
 		}
-		withFA(true, false, func() { vec = mustOp(t, ops.OpFlashAttnExt, srcs, c.raw) })
-		withScalarFA(func() { scalar = mustOp(t, ops.OpFlashAttnExt, srcs, c.raw) })
+		vec = mustOpWith(t, faKernels(false, true, false), ops.OpFlashAttnExt, srcs, c.raw)
+		scalar = mustOpWith(t, scalarFA(), ops.OpFlashAttnExt, srcs, c.raw)
 		return vec, scalar
 	}
 	t.Run("random", func(t *testing.T) {
@@ -88,8 +88,8 @@ func TestFlashAttnVec(t *testing.T) {
 		q, k, v := faCase(qv, kv, vv, d, 1, nh1, nkv, nh1)
 		raw := map[string]any{"scale": 0.125}
 		var vec, scalar *ops.Tensor
-		withFA(true, false, func() { vec = mustOp(t, ops.OpFlashAttnExt, []*ops.Tensor{q, k, v}, raw) })
-		withScalarFA(func() { scalar = mustOp(t, ops.OpFlashAttnExt, []*ops.Tensor{q, k, v}, raw) })
+		vec = mustOpWith(t, faKernels(false, true, false), ops.OpFlashAttnExt, []*ops.Tensor{q, k, v}, raw)
+		scalar = mustOpWith(t, scalarFA(), ops.OpFlashAttnExt, []*ops.Tensor{q, k, v}, raw)
 		want := attn64(headMajor(qv, d, 1, nh1), k.ToF32(), v.ToF32(), nil, d, d, 1, nh1, nkv, nh1, 0.125, 0, ones[:nh1])
 		if e := ops.NMSE(vec.ToF32(), want); !(e <= 1e-5) {
 			t.Errorf("vector vs float64: NMSE %g > 1e-5", e)
@@ -133,7 +133,7 @@ func TestFlashAttnVec(t *testing.T) {
 // RoundF16's bits in all the others, on every value near the bounds and
 // a spread of others (both signs); a flag once set stays set.
 func TestRoundF16x8Max(t *testing.T) {
-	if !vecFA {
+	if !host.FA {
 		t.Skip("no AVX2/FMA on this CPU")
 	}
 	var xs []uint32

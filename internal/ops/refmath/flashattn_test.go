@@ -179,23 +179,18 @@ func TestFlashAttnErrors(t *testing.T) {
 	}
 }
 
-// withFA runs fn with the vector flash_attn_ext kernels (vec) and the
-// F16C ones (f16c) on or off (on only where the CPU has them), and the
-// AVX-512 ones (flashAttnZ) off.
-func withFA(vec, f16c bool, fn func()) {
-	withFAZ(false, vec, f16c, fn)
+// faKernels is this CPU's kernel set with the AVX-512 flash_attn_ext
+// kernels (flashAttnZ: z), the vector ones (vec) and the F16C ones (f16c)
+// on or off (on only where the CPU has them).
+func faKernels(z, vec, f16c bool) *Kernels {
+	ks := Host()
+	ks.FAZ, ks.FA, ks.FAF16C = z && ks.FAZ, vec && ks.FA, f16c && ks.FAF16C
+	return &ks
 }
 
-// withFAZ is withFA with the AVX-512 kernels on or off (z).
-func withFAZ(z, vec, f16c bool, fn func()) {
-	oldZ, oldVec, oldF16C := vecFAZ, vecFA, vecFAF16C
-	vecFAZ, vecFA, vecFAF16C = z && vecFAZ, vec && vecFA, f16c && vecFAF16C
-	defer func() { vecFAZ, vecFA, vecFAF16C = oldZ, oldVec, oldF16C }()
-	fn()
-}
-
-// withScalarFA runs fn with refFlashAttn's scalar loop alone.
-func withScalarFA(fn func()) { withFA(false, false, fn) }
+// scalarFA is this CPU's kernel set with refFlashAttn's scalar loop
+// alone.
+func scalarFA() *Kernels { return faKernels(false, false, false) }
 
 // faCase builds flash_attn_ext sources in the layout of a llama KV cache:
 // K and V are views of one [d*nhkv, nkv] f16 cache each (row stride
@@ -238,20 +233,20 @@ func headMajor(x []float32, d, n1, n2 int) []float32 {
 // zeros, subnormals, overflow and infinities; d = 68 takes the scalar
 // tails of both passes.
 func TestFlashAttnF16C(t *testing.T) {
-	if !vecFAF16C {
+	if !host.FAF16C {
 		t.Skip("no F16C on this CPU or architecture")
 	}
-	testFlashAttnPath(t, "F16C", []int{64, 68}, func(fn func()) { withFA(false, true, fn) })
+	testFlashAttnPath(t, "F16C", []int{64, 68}, faKernels(false, false, true))
 }
 
 // TestFlashAttnZ is TestFlashAttnF16C for the AVX-512 kernels
 // (flashAttnZ), at d = 64 and 96 (d a multiple of 32; 96 is three of the
 // V pass's column blocks).
 func TestFlashAttnZ(t *testing.T) {
-	if !vecFAZ {
+	if !host.FAZ {
 		t.Skip("no AVX-512 on this CPU or architecture")
 	}
-	testFlashAttnPath(t, "AVX-512", []int{64, 96}, func(fn func()) { withFAZ(true, false, false, fn) })
+	testFlashAttnPath(t, "AVX-512", []int{64, 96}, faKernels(true, false, false))
 }
 
 // TestFlashAttnZChunks: flashAttnZ over more keys than one V chunk
@@ -260,7 +255,7 @@ func TestFlashAttnZ(t *testing.T) {
 // scalar loop with exact dot products, without a mask and with
 // faTestMask's (keys masked out for some rows only: the per-row updates).
 func TestFlashAttnZChunks(t *testing.T) {
-	if !vecFAZ {
+	if !host.FAZ {
 		t.Skip("no AVX-512 on this CPU or architecture")
 	}
 	const d, nq, nh, nhkv = 32, 3, 6, 2
@@ -276,8 +271,8 @@ func TestFlashAttnZChunks(t *testing.T) {
 	raw := map[string]any{"scale": 0.125}
 	for _, srcs := range [][]*ops.Tensor{{q, k, v}, {q, k, v, ops.FromF32(ops.F16, []int64{int64(nkv), nq}, faTestMask(nq, nkv))}} {
 		var got, scalar *ops.Tensor
-		withFAZ(true, false, false, func() { got = mustOp(t, ops.OpFlashAttnExt, srcs, raw) })
-		withScalarFA(func() { scalar = mustOp(t, ops.OpFlashAttnExt, srcs, raw) })
+		got = mustOpWith(t, faKernels(true, false, false), ops.OpFlashAttnExt, srcs, raw)
+		scalar = mustOpWith(t, scalarFA(), ops.OpFlashAttnExt, srcs, raw)
 		g, w := got.ToF32(), scalar.ToF32()
 		for i := range g {
 			if math.Float32bits(g[i]) != math.Float32bits(w[i]) {
@@ -287,9 +282,9 @@ func TestFlashAttnZChunks(t *testing.T) {
 	}
 }
 
-// testFlashAttnPath checks the flash_attn_ext path that with runs against
+// testFlashAttnPath checks the flash_attn_ext path that ks runs against
 // the scalar loop and float64 math (see TestFlashAttnF16C).
-func testFlashAttnPath(t *testing.T, path string, ds []int, with func(func())) {
+func testFlashAttnPath(t *testing.T, path string, ds []int, ks *Kernels) {
 	const nq, nh, nhkv, nkv = 3, 8, 2, 77
 	maskVals := faTestMask(nq, nkv)
 	// A mask that rises along the keys makes most of them a new maximum,
@@ -352,8 +347,8 @@ func testFlashAttnPath(t *testing.T, path string, ds []int, with func(func())) {
 						srcs = append(srcs, ops.FromF32(ops.F32, []int64{nh}, sinkVals))
 					}
 					var got, scalar *ops.Tensor
-					with(func() { got = mustOp(t, ops.OpFlashAttnExt, srcs, raw) })
-					withScalarFA(func() { scalar = mustOp(t, ops.OpFlashAttnExt, srcs, raw) })
+					got = mustOpWith(t, ks, ops.OpFlashAttnExt, srcs, raw)
+					scalar = mustOpWith(t, scalarFA(), ops.OpFlashAttnExt, srcs, raw)
 					g, w := got.ToF32(), scalar.ToF32()
 					if exact {
 						for i := range g {
@@ -383,7 +378,7 @@ func testFlashAttnPath(t *testing.T, path string, ds []int, with func(func())) {
 // heads, four V heads), which flashAttnF16C runs a row at a time, against
 // the scalar loop.
 func TestFlashAttnF16CBroadcast(t *testing.T) {
-	if !vecFAF16C {
+	if !host.FAF16C {
 		t.Skip("no F16C on this CPU or architecture")
 	}
 	const d, nq, nh, nkv = 64, 2, 8, 21
@@ -392,8 +387,8 @@ func TestFlashAttnF16CBroadcast(t *testing.T) {
 	_, _, v := faCase(qv, randVals(94, d*4*nkv, -1, 1), randVals(95, d*4*nkv, -1, 1), d, nq, nh, nkv, 4)
 	raw := map[string]any{"scale": 0.125}
 	var got, scalar *ops.Tensor
-	withFA(false, true, func() { got = mustOp(t, ops.OpFlashAttnExt, []*ops.Tensor{q, k, v}, raw) })
-	withScalarFA(func() { scalar = mustOp(t, ops.OpFlashAttnExt, []*ops.Tensor{q, k, v}, raw) })
+	got = mustOpWith(t, faKernels(false, false, true), ops.OpFlashAttnExt, []*ops.Tensor{q, k, v}, raw)
+	scalar = mustOpWith(t, scalarFA(), ops.OpFlashAttnExt, []*ops.Tensor{q, k, v}, raw)
 	if e := ops.NMSE(got.ToF32(), scalar.ToF32()); !(e <= 1e-6) {
 		t.Errorf("F16C vs scalar: NMSE %g > 1e-6", e)
 	}

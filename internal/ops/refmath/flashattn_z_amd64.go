@@ -30,9 +30,6 @@ import (
 // products' sums (16 lanes here, float64 there) and the exps' last ulp
 // (TestFlashAttnZ).
 
-// vecFAZ reports whether flashAttnZ runs (tests turn it off).
-var vecFAZ = siluAVX512OK && hasF16C
-
 // faZWork is what a worker of flashAttnZ computes in, kept between calls.
 type faZWork struct {
 	q, sc, fac, acc, ea, mrow []float32
@@ -44,8 +41,8 @@ var faZWorks = sync.Pool{New: func() any { return new(faZWork) }}
 // flashAttnZ runs flash_attn_ext by the AVX-512 kernels and reports
 // whether it did; false (nothing written) when the CPU, the types or the
 // layout do not fit them.
-func flashAttnZ(dst, q, k, v, mask, sinks *ops.Tensor, scale, softcap float32, slope func(int64) float32) bool {
-	if !vecFAZ || k.Type != ops.F16 || v.Type != ops.F16 || q.Type != ops.F32 || !rowsInBuf(k) || !rowsInBuf(v) {
+func (ks *Kernels) flashAttnZ(dst, q, k, v, mask, sinks *ops.Tensor, scale, softcap float32, slope func(int64) float32) bool {
+	if !ks.FAZ || k.Type != ops.F16 || v.Type != ops.F16 || q.Type != ops.F32 || !rowsInBuf(k) || !rowsInBuf(v) {
 		return false
 	}
 	dk, dv, nkv := q.Ne[0], v.Ne[0], k.Ne[1]
@@ -109,7 +106,7 @@ func flashAttnZ(dst, q, k, v, mask, sinks *ops.Tensor, scale, softcap float32, s
 					mask.Row(r[0], r[1]%mask.Ne[2], r[2]%mask.Ne[3], mrow)
 				}
 				sl := slope(r[1])
-				M := faExps(sc[t:], tile, n, mrow, sl, scale, softcap, ea, mode[t:])
+				M := ks.faExps(sc[t:], tile, n, mrow, sl, scale, softcap, ea, mode[t:])
 				S := float32(0)
 				for ic, f := range ea[:n] {
 					switch mode[tile*ic+t] {

@@ -6,7 +6,7 @@ import (
 	"github.com/ainekko/et/internal/ops"
 )
 
-func refGetRows(dst *ops.Tensor, srcs []*ops.Tensor, _ ops.Params) error {
+func (ks *Kernels) refGetRows(dst *ops.Tensor, srcs []*ops.Tensor, _ ops.Params) error {
 	data, rows := srcs[0], srcs[1]
 	// Check every index first, so an error leaves dst untouched.
 	for k := int64(0); k < rows.Ne[2]; k++ {
@@ -32,9 +32,9 @@ func refGetRows(dst *ops.Tensor, srcs []*ops.Tensor, _ ops.Params) error {
 	if denseF32Rows(dst) && data.Nb[0] == uint64(data.Type.TypeSize()) {
 		// Dequantize (or copy) each row straight into dst's memory.
 		if n, cost := dst.NRows(), max(1, n0/4); refInline(n, cost) {
-			getRowsDense(dst, data, rows, 0, n) // no closure to allocate
+			ks.getRowsDense(dst, data, rows, 0, n) // no closure to allocate
 		} else {
-			refParallel(n, cost, func(lo, hi int64) { getRowsDense(dst, data, rows, lo, hi) })
+			refParallel(n, cost, func(lo, hi int64) { ks.getRowsDense(dst, data, rows, lo, hi) })
 		}
 		return nil
 	}
@@ -51,12 +51,12 @@ func refGetRows(dst *ops.Tensor, srcs []*ops.Tensor, _ ops.Params) error {
 
 // getRowsDense dequantizes (or copies) the data rows that rows names into
 // rows [lo, hi) of dst (f32, dense rows).
-func getRowsDense(dst, data, rows *ops.Tensor, lo, hi int64) {
+func (ks *Kernels) getRowsDense(dst, data, rows *ops.Tensor, lo, hi int64) {
 	for r := lo; r < hi; r++ {
 		i, j, k := ops.RowIndex(dst.Ne, r)
 		src := data.RowBytes(rows.Int(i, j, k, 0), j, k)
 		if data.Type == ops.Q8_0 {
-			dequantQ8_0Row(src, f32RowView(dst, i, j, k))
+			ks.dequantQ8_0Row(src, f32RowView(dst, i, j, k))
 		} else {
 			ops.DequantizeRow(data.Type, src, f32RowView(dst, i, j, k))
 		}

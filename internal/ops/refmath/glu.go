@@ -45,7 +45,7 @@ func GLUFunc(name string, alpha, limit float32) func(a, b float32) float32 {
 	return nil
 }
 
-func refGLU(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) error {
+func (ks *Kernels) refGLU(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) error {
 	f := GLUFunc(p.Str("op"), p.F32("alpha"), p.F32("limit"))
 	if f == nil {
 		return &ops.ParamError{Op: ops.OpGLU, Param: "op", Msg: fmt.Sprintf("unknown glu op %q", p.Str("op"))}
@@ -61,7 +61,7 @@ func refGLU(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) error {
 			}
 		}
 		if p.Str("op") == "swiglu" {
-			kern = swigluRow
+			kern = ks.swigluRow
 		}
 		forRowChunks(dst.NRows(), n, 4, func(r, lo, hi int64) {
 			i1, i2, i3 := ops.RowIndex(dst.Ne, r)
@@ -102,7 +102,7 @@ func refGLU(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) error {
 				srcs[1].Row(i1, i2, i3, rb)
 			}
 			if f32Swiglu {
-				swigluRow(out, x[:n], g[:n])
+				ks.swigluRow(out, x[:n], g[:n])
 			} else {
 				for i := range out {
 					out[i] = f(x[i], g[i])

@@ -38,7 +38,7 @@ import (
 // the last bits may differ.
 // With AVX-512 (and VNNI) the q8_0 and q4_0 kernels have 512-bit forms
 // (mulmat_tile512_simd_amd64.go, mulmat_vnni_amd64.s), bit-identical too.
-func MulMat(dst, a, b *ops.Tensor) error {
+func (ks *Kernels) MulMat(dst, a, b *ops.Tensor) error {
 	if err := mulMatWeightType(ops.OpMulMat, a.Type); err != nil {
 		return err
 	}
@@ -54,7 +54,7 @@ func MulMat(dst, a, b *ops.Tensor) error {
 	if want := [ops.MaxDims]int64{a.Ne[1], b.Ne[1], b.Ne[2], b.Ne[3]}; dst.Ne != want {
 		return fmt.Errorf("mul_mat: dst shape %s, want [%d, %d, %d, %d]", dst.ShapeString(), want[0], want[1], want[2], want[3])
 	}
-	mulMat(dst, a, b, vecOK())
+	ks.mulMat(dst, a, b, ks.Vec)
 	return nil
 }
 
@@ -83,6 +83,7 @@ func checkMulMat(a, b *ops.Tensor) error {
 // actRows holds src1 converted to the vec_dot type, one row per
 // (i11, i12, i13), row r = i11 + ne11*(i12 + ne12*i13).
 type actRows struct {
+	ks  *Kernels // the kernels its dots run
 	k   int
 	vec bool      // use the vector kernels (mulmat_simd_amd64.go) where there are some
 	q   []int8    // q8_0 path with vec or the VNNI kernels (asmAlone): the plain quants, k per row
@@ -107,20 +108,20 @@ type actRows struct {
 // off). A build with the vector kernels keeps vec false for the scalar
 // ones alone, which the tests compare against. Either way the results are
 // the scalar kernels' bits.
-func asmAlone(vec bool) bool { return !vec && !vecOK() }
+func (ks *Kernels) asmAlone(vec bool) bool { return !vec && !ks.Vec }
 
 // prepareActivations converts b for a's kernels, vector ones if the CPU
 // has them.
-func prepareActivations(a, b *ops.Tensor) *actRows {
-	return prepareActivationsVec(a, b, vecOK(), false)
+func (ks *Kernels) prepareActivations(a, b *ops.Tensor) *actRows {
+	return ks.prepareActivationsVec(a, b, ks.Vec, false)
 }
 
 // prepareActivationsVec is prepareActivations with the vector kernels on
 // or off (vec); halves asks for f16 weights' activations in act.h.
-func prepareActivationsVec(a, b *ops.Tensor, vec, halves bool) *actRows {
+func (ks *Kernels) prepareActivationsVec(a, b *ops.Tensor, vec, halves bool) *actRows {
 	k := int(b.Ne[0])
 	nrows := int(b.Ne[1] * b.Ne[2] * b.Ne[3])
-	act := &actRows{k: k, vec: vec}
+	act := &actRows{ks: ks, k: k, vec: vec}
 	kt := kernelType(a.Type)
 	// The buffers come from the scratch pools (free gives them back);
 	// every entry the kernels use is written below.
@@ -132,7 +133,7 @@ func prepareActivationsVec(a, b *ops.Tensor, vec, halves bool) *actRows {
 			act.f32 = scratchF32.get(nrows * k)
 		}
 	case ops.Q8_0, ops.Q4_0:
-		if vec || asmAlone(vec) && vecVNNI {
+		if vec || ks.asmAlone(vec) && ks.VNNI {
 			act.q = scratchI8.get(nrows * k)
 		}
 		if !vec {
@@ -170,7 +171,7 @@ func prepareActivationsVec(a, b *ops.Tensor, vec, halves bool) *actRows {
 				copy(act.f32[r*k:], tmp)
 			case ops.F16:
 				if act.h != nil {
-					f32ToF16Row(act.h[r*k:(r+1)*k], tmp)
+					ks.f32ToF16Row(act.h[r*k:(r+1)*k], tmp)
 					break
 				}
 				out := act.f32[r*k : (r+1)*k]
@@ -310,9 +311,9 @@ const mulMatColBlock = 16
 
 // mulMat is MulMat after its checks; vec selects the vector kernels (only
 // with vecOK()), which tests turn off to compare against the scalar ones.
-func mulMat(dst, a, b *ops.Tensor, vec bool) {
+func (ks *Kernels) mulMat(dst, a, b *ops.Tensor, vec bool) {
 	sg := sgemmOrder(a, b) // ggml's tinyBLAS order (mulmat_sgemm.go)
-	act := prepareActivationsVec(a, b, vec, sg && sgemmHalves(a.Type, vec, int(b.Ne[0])))
+	act := ks.prepareActivationsVec(a, b, vec, sg && ks.sgemmHalves(a.Type, vec, int(b.Ne[0])))
 	defer act.free()
 	m := int(a.Ne[1])
 	n := int(b.Ne[1])
@@ -321,18 +322,18 @@ func mulMat(dst, a, b *ops.Tensor, vec bool) {
 	rowBytes := int(a.Type.RowSize(a.Ne[0]))
 	kt := kernelType(a.Type)
 	has8 := act.has8R(kt)
-	if has8 && kt == ops.Q8_0 && vecVNNI && n >= 4 {
+	if has8 && kt == ops.Q8_0 && ks.VNNI && n >= 4 {
 		act.packQuads(n)
 	}
 	itemRows := mulMatRowTile
 	if sg {
-		itemRows = sgemmItemRows(a.Type, n)
+		itemRows = ks.sgemmItemRows(a.Type, n)
 	}
 	tiles := (m + itemRows - 1) / itemRows
 	parallel.For(tiles*ne12*ne13, 1, func(lo, hi int) {
 		var deq *dequantTile
 		if kt != a.Type {
-			deq = newDequantTile(a)
+			deq = newDequantTile(ks, a)
 		}
 		var w8 [mulMatRowTile / 8]rows8
 		var ft *floatTile // from floatTiles, on first use
@@ -374,10 +375,10 @@ func mulMat(dst, a, b *ops.Tensor, vec bool) {
 					for i := range rws {
 						rws[i] = rowAt(r0 + 8*g + i)
 					}
-					if fused8(n) {
+					if ks.fused8(n) {
 						w8[g].setRows(kt, &rws, nb)
 					} else {
-						w8[g].load(kt, &rws, nb)
+						w8[g].load(ks, kt, &rws, nb)
 					}
 					// The group's kernels prefetch the rows after it: the
 					// next group's, or the next tile's in this matrix.
@@ -579,11 +580,12 @@ func (act *actRows) has4R(t ops.Type) bool {
 // with the vector kernels or alone (asmAlone), f32 alone (the vector
 // build's four-row kernels are as fast).
 func (act *actRows) hasDot8F(t ops.Type) bool {
+	ks := act.ks
 	switch t {
 	case ops.F16:
-		return vecF16C && (act.vec || asmAlone(act.vec))
+		return ks.F16Dot && (act.vec || ks.asmAlone(act.vec))
 	case ops.F32:
-		return vecF32x8 && asmAlone(act.vec)
+		return ks.F32Dot8 && ks.asmAlone(act.vec)
 	}
 	return false
 }
@@ -591,12 +593,13 @@ func (act *actRows) hasDot8F(t ops.Type) bool {
 // dot4R is dot1 of four src0 rows with activation row r, by the vector
 // kernels (only when has4R).
 func (act *actRows) dot4R(t ops.Type, a0, a1, a2, a3 []byte, r int) [4]float32 {
+	ks := act.ks
 	k := act.k
 	switch t {
 	case ops.F32:
 		return dotF32Vec4R(a0, a1, a2, a3, act.f32[r*k:(r+1)*k])
 	case ops.F16:
-		return dotF16Vec4R(a0, a1, a2, a3, act.f32[r*k:(r+1)*k])
+		return ks.dotF16Vec4R(a0, a1, a2, a3, act.f32[r*k:(r+1)*k])
 	case ops.Q8_0:
 		nb := k / ops.QK8_0
 		return dotQ8_0Vec4R(a0, a1, a2, a3, act.q[r*k:(r+1)*k], act.d[r*nb:(r+1)*nb])

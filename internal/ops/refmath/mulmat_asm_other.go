@@ -8,10 +8,6 @@ import (
 	"github.com/ainekko/et/internal/ops"
 )
 
-// vecVNNI, vecF16C and vecF32x8 are false: their kernels are amd64
-// assembly.
-var vecVNNI, vecF16C, vecF32x8 = false, false, false
-
 func q8_0Rows8VNNI(*[8]unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, int, *[8]float32, unsafe.Pointer) {
 	panic("unreachable")
 }

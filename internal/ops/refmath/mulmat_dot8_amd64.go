@@ -14,13 +14,6 @@ import (
 // dotF32's, in the same order, so the results are the same bits (NaN
 // results aside: NaN either way).
 
-// vecF16C reports whether the F16C kernels run (tests turn it off).
-var vecF16C = hasF16C
-
-// vecF32x8 reports whether f32Dot8AVX runs (tests turn it off); it needs
-// AVX and the OS's support of its state (siluCPU's AVX2 check covers both).
-var vecF32x8 = siluAVX2OK
-
 // f16Dot8F16C sets out[r] to the eight running lane sums of row r (the
 // halves at p[r]) against the n float32 activations at b, n a multiple of
 // 8: lane j sums the products of the elements i ≡ j (mod 8) in order, each

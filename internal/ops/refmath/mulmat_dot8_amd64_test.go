@@ -33,7 +33,7 @@ func f16Rows(r *rand.Rand, m, k int, special bool) [][]byte {
 // kernel: bit for bit, but NaN results need only both be NaN (as in
 // TestDotF16F16C4R).
 func TestDotF16F16C8R(t *testing.T) {
-	if !hasF16C {
+	if !host.F16C {
 		t.Skip("CPU without F16C")
 	}
 	r := rand.New(rand.NewPCG(45, 46))
@@ -46,8 +46,8 @@ func TestDotF16F16C8R(t *testing.T) {
 			got := dot8F(ops.F16, &a, b)
 			for j := range 8 {
 				refs := []float32{dotF16Bytes(rows[j], b)}
-				if vecOK() {
-					refs = append(refs, dotF16Vec4R(rows[j], rows[j], rows[j], rows[j], b)[0])
+				if host.Vec {
+					refs = append(refs, host.dotF16Vec4R(rows[j], rows[j], rows[j], rows[j], b)[0])
 				}
 				checkDot8(t, "F16C", k, special, j, got[j], refs)
 			}
@@ -60,7 +60,7 @@ func TestDotF16F16C8R(t *testing.T) {
 // when special, for k with every tail mod 8: bit for bit (NaN results
 // both NaN).
 func TestDotF32AVX8R(t *testing.T) {
-	if !vecF32x8 {
+	if !host.F32Dot8 {
 		t.Skip("CPU without AVX")
 	}
 	specials := []float32{0, float32(math.Copysign(0, -1)), 1e-45, -3e-39, float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()), 3e38}
@@ -109,9 +109,9 @@ func TestMulMatDot8MatchesScalar(t *testing.T) {
 			a := ops.FromF32(typ, []int64{s.k, s.m}, randF32(r, int(s.k*s.m)))
 			b := ops.FromF32(ops.F32, []int64{s.k, s.n}, randF32(r, int(s.k*s.n)))
 			got, want := ops.New(ops.F32, s.m, s.n), ops.New(ops.F32, s.m, s.n)
-			mulMat(got, a, b, vecOK())
+			host.mulMat(got, a, b, host.Vec)
 			mulMatScalar(want, a, b)
-			if !prepareActivationsVec(a, b, vecOK(), false).hasDot8F(typ) {
+			if !host.prepareActivationsVec(a, b, host.Vec, false).hasDot8F(typ) {
 				t.Logf("%s: no eight-row kernel in this build or on this CPU", typ)
 			}
 			g, w := got.ToF32(), want.ToF32()

@@ -76,6 +76,7 @@ const fTileKF16C = 2048
 // columns (or one), instead of into scratch space first. The sums are
 // those of mulTile, in the same order.
 func (ft *floatTile) mulTileF16C(act *actRows, rowAt func(int) []byte, r0, r1, base, n int, put func(i01, i11 int, v float32)) {
+	ks := act.ks
 	k := act.k
 	k8 := k &^ 7
 	nr := r1 - r0
@@ -102,7 +103,7 @@ func (ft *floatTile) mulTileF16C(act *actRows, rowAt func(int) []byte, r0, r1, b
 				kc := min(fTileKF16C, k8-k0)
 				p := [4]unsafe.Pointer{unsafe.Pointer(&rows[i][2*k0]), unsafe.Pointer(&rows[i+1][2*k0]), unsafe.Pointer(&rows[i+2][2*k0]), unsafe.Pointer(&rows[i+3][2*k0])}
 				c := 0
-				if vecTile4 {
+				if ks.Tile4 {
 					for ; c+3 <= n; c += 4 {
 						var xs [4]unsafe.Pointer
 						for j := range min(4, n-c) {

@@ -26,7 +26,7 @@ func wantWidened(h uint16) uint32 {
 // halves, bit for bit, over lengths that end mid-group of 16, and that
 // they write nothing past n.
 func TestWidenF16F16C(t *testing.T) {
-	if !hasF16C {
+	if !host.F16C {
 		t.Skip("CPU without F16C")
 	}
 	const all = 1 << 16
@@ -59,7 +59,7 @@ func TestWidenF16F16C(t *testing.T) {
 		for i := range dst {
 			dst[i] = math.Float32frombits(sentinel)
 		}
-		widenF16sVec(src[:n-3], dst[:n-3])
+		host.widenF16sVec(src[:n-3], dst[:n-3])
 		check(fmt.Sprintf("widenF16sVec n=%d", n-3), dst, src, n-8)
 	}
 }
@@ -71,10 +71,11 @@ func TestWidenF16F16C(t *testing.T) {
 // first one's, and the compiler may order a commutative operation's
 // operands either way).
 func TestDotF16F16C4R(t *testing.T) {
-	if !hasF16C {
+	if !host.F16C {
 		t.Skip("CPU without F16C")
 	}
-	defer func(v bool) { vecF16C = v }(vecF16C)
+	on, off := Host(), Host()
+	on.F16Dot, off.F16Dot = true, false
 	r := rand.New(rand.NewPCG(41, 42))
 	for _, k := range []int{0, 1, 5, 7, 8, 9, 15, 16, 17, 23, 24, 31, 32, 33, 100, 1000, 4096 + 13} {
 		for _, special := range []bool{false, true} {
@@ -87,10 +88,8 @@ func TestDotF16F16C4R(t *testing.T) {
 					}
 				}
 			}
-			vecF16C = true
-			got := dotF16Vec4R(rows[0], rows[1], rows[2], rows[3], b)
-			vecF16C = false
-			old := dotF16Vec4R(rows[0], rows[1], rows[2], rows[3], b)
+			got := on.dotF16Vec4R(rows[0], rows[1], rows[2], rows[3], b)
+			old := off.dotF16Vec4R(rows[0], rows[1], rows[2], rows[3], b)
 			for j := range 4 {
 				g, o, w := got[j], old[j], dotF16Bytes(rows[j], b)
 				if !(math.IsNaN(float64(g)) && math.IsNaN(float64(o))) && math.Float32bits(g) != math.Float32bits(o) {
@@ -109,10 +108,11 @@ func TestDotF16F16C4R(t *testing.T) {
 // fTileK16), with the F16C kernels and without: bit-identical (NaN
 // results need only both be NaN).
 func TestMulMatF16F16C(t *testing.T) {
-	if !hasF16C {
+	if !host.F16C {
 		t.Skip("CPU without F16C")
 	}
-	defer func(v bool) { vecF16C = v }(vecF16C)
+	on, off := Host(), Host()
+	on.F16Dot, off.F16Dot = true, false
 	r := rand.New(rand.NewPCG(43, 44))
 	for _, s := range []struct{ k, m, n int64 }{{37, 9, 1}, {256, 13, 1}, {99, 29, 1}, {4096 + 5, 20, 1}, {int64(fTileK16) + 21, 6, 2}, {136, 11, 3}, {1000, 8, 7}, {2*fTileKF16C + 37, 17, 5}} {
 		for _, special := range []bool{false, true} {
@@ -122,10 +122,8 @@ func TestMulMatF16F16C(t *testing.T) {
 			}
 			b := ops.FromF32(ops.F32, []int64{s.k, s.n}, randF32(r, int(s.k*s.n)))
 			fast, slow := ops.New(ops.F32, s.m, s.n), ops.New(ops.F32, s.m, s.n)
-			vecF16C = true
-			mulMat(fast, a, b, true)
-			vecF16C = false
-			mulMat(slow, a, b, true)
+			on.mulMat(fast, a, b, true)
+			off.mulMat(slow, a, b, true)
 			got, want := fast.ToF32(), slow.ToF32()
 			for i := range got {
 				g, w := got[i], want[i]

@@ -48,7 +48,8 @@ var floatTiles = sync.Pool{New: func() any { return new(floatTile) }}
 // from base on, calling put(i01, c, v) for row i01 and column c (only with
 // the vector kernels, on little-endian amd64).
 func (ft *floatTile) mulTile(act *actRows, t ops.Type, rowAt func(int) []byte, r0, r1, base, n int, put func(i01, i11 int, v float32)) {
-	if t == ops.F16 && vecF16C {
+	ks := act.ks
+	if t == ops.F16 && ks.F16Dot {
 		ft.mulTileF16C(act, rowAt, r0, r1, base, n, put)
 		return
 	}
@@ -102,7 +103,7 @@ func (ft *floatTile) mulTile(act *actRows, t ops.Type, rowAt func(int) []byte, r
 				}
 				for ; i < nr; i++ {
 					h := rows[i][2*k0 : 2*(k0+kc)]
-					widenF16sVec(unsafe.Slice((*uint16)(unsafe.Pointer(&h[0])), kc), ft.wide[i*chunk:i*chunk+kc])
+					ks.widenF16sVec(unsafe.Slice((*uint16)(unsafe.Pointer(&h[0])), kc), ft.wide[i*chunk:i*chunk+kc])
 				}
 			}
 			for i := nr; i < nrp; i++ {
@@ -111,7 +112,7 @@ func (ft *floatTile) mulTile(act *actRows, t ops.Type, rowAt func(int) []byte, r
 			x := func(c int) unsafe.Pointer { return unsafe.Pointer(&y[c*k+k0]) }
 			sums := func(i, c int) unsafe.Pointer { return unsafe.Add(pacc, 32*(i*n+c)) }
 			c := 0
-			if vecTile4 {
+			if ks.Tile4 {
 				// Four rows against up to four columns a pass: the
 				// columns' chunk stays in L1 while the tile's weight rows
 				// stream from L2.

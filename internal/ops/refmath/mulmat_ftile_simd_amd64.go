@@ -117,10 +117,6 @@ func widenF16s4Vec(src, dst *[4]unsafe.Pointer, n int) {
 	archsimd.ClearAVXUpperBits()
 }
 
-// vecTile4 reports whether the 4x4 tiles (mulmat_tile4_amd64.s) run:
-// they keep their sums in Y16-Y31, which need AVX-512VL.
-var vecTile4 = archsimd.X86.AVX512()
-
 // f32Tile4x4, f32Tile4x3 and f32Tile4x2 are four weight rows (w)
 // against four, three or two activation rows (x), the sums of (row i,
 // column j) at acc + i·rs + 32·j, as f32Tile2x3.

@@ -22,7 +22,7 @@ import (
 // (NaN results need only both be NaN: which NaN's payload an add passes on
 // depends on its operand order, which the compiler may swap).
 func TestMulMatFloatTilesMatchScalar(t *testing.T) {
-	if !vecOK() {
+	if !host.Vec {
 		t.Skip("no vector kernels in this build or on this CPU")
 	}
 	shapes := []struct{ k, m, n, ne2 int64 }{
@@ -49,8 +49,8 @@ func TestMulMatFloatTilesMatchScalar(t *testing.T) {
 					x := randF32(r, int(s.k*s.n*s.ne2))
 					b := ops.FromF32(ops.F32, []int64{s.k, s.n, s.ne2}, x)
 					dst := ops.New(ops.F32, s.m, s.n, s.ne2)
-					mulMat(dst, a, b, true)
-					act := prepareActivationsVec(a, b, false, false)
+					host.mulMat(dst, a, b, true)
+					act := host.prepareActivationsVec(a, b, false, false)
 					rowBytes := int(a.Type.RowSize(a.Ne[0]))
 					for i2 := range s.ne2 {
 						for i1 := range s.n {

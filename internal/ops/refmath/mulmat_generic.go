@@ -42,6 +42,7 @@ func mulMatWeightType(op ops.Op, t ops.Type) error {
 // dequantTile holds up to mulMatRowTile weight rows of a, dequantized to
 // f32, for one goroutine of the generic path.
 type dequantTile struct {
+	ks   *Kernels
 	a    *ops.Tensor
 	k    int
 	r0   int
@@ -49,9 +50,9 @@ type dequantTile struct {
 	le   []byte // big-endian hosts: vals encoded little-endian
 }
 
-func newDequantTile(a *ops.Tensor) *dequantTile {
+func newDequantTile(ks *Kernels, a *ops.Tensor) *dequantTile {
 	k := int(a.Ne[0])
-	return &dequantTile{a: a, k: k, vals: make([]float32, mulMatRowTile*k)}
+	return &dequantTile{ks: ks, a: a, k: k, vals: make([]float32, mulMatRowTile*k)}
 }
 
 // load dequantizes rows r0..r1-1 of matrix (i2, i3) of a.
@@ -59,7 +60,7 @@ func (d *dequantTile) load(r0, r1, i2, i3 int) {
 	d.r0 = r0
 	for i := r0; i < r1; i++ {
 		out := d.vals[(i-r0)*d.k : (i-r0+1)*d.k]
-		if d.a.Type == ops.Q6_K && ops.HostLE && dequantRowQ6_KVec(d.a.RowBytes(int64(i), int64(i2), int64(i3)), out) {
+		if d.a.Type == ops.Q6_K && ops.HostLE && d.ks.dequantRowQ6_KVec(d.a.RowBytes(int64(i), int64(i2), int64(i3)), out) {
 			continue // the same values, by vector code
 		}
 		d.a.Row(int64(i), int64(i2), int64(i3), out)

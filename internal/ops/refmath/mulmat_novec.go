@@ -9,11 +9,6 @@ import (
 // Without GOEXPERIMENT=simd on amd64 there are no vector kernels: MulMat
 // always uses the scalar ones in mulmat.go, and these are never called.
 
-func vecOK() bool { return false }
-
-// vec512 is always false without the vector kernels.
-var vec512 = false
-
 func q4_0Rows8Fused512(*[8]unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, int) [8]float32 {
 	panic("unreachable")
 }
@@ -32,7 +27,7 @@ func dotF16Vec4C([]byte, []float32) [4]float32 { panic("unreachable") }
 
 func dotF32Vec4R(_, _, _, _ []byte, _ []float32) [4]float32 { panic("unreachable") }
 
-func dotF16Vec4R(_, _, _, _ []byte, _ []float32) [4]float32 { panic("unreachable") }
+func (ks *Kernels) dotF16Vec4R(_, _, _, _ []byte, _ []float32) [4]float32 { panic("unreachable") }
 
 func dotQ8_0Vec4R(_, _, _, _ []byte, _ []int8, _ []float32) [4]float32 { panic("unreachable") }
 
@@ -48,9 +43,9 @@ func q4_0Rows8Vec(*[8]unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Poi
 	panic("unreachable")
 }
 
-func widenF16sVec([]uint16, []float32) { panic("unreachable") }
+func (ks *Kernels) widenF16sVec([]uint16, []float32) { panic("unreachable") }
 
-func dequantRowQ6_KVec([]byte, []float32) bool { return false }
+func (ks *Kernels) dequantRowQ6_KVec([]byte, []float32) bool { return false }
 
 func q8_0Rows8FusedVec(*[8]unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, int) [8]float32 {
 	panic("unreachable")
@@ -71,8 +66,6 @@ func f32Tile4x4(_, _ *[4]unsafe.Pointer, _ unsafe.Pointer, _, _ int) { panic("un
 func f32Tile4x3(_, _ *[4]unsafe.Pointer, _ unsafe.Pointer, _, _ int) { panic("unreachable") }
 
 func f32Tile4x2(_, _ *[4]unsafe.Pointer, _ unsafe.Pointer, _, _ int) { panic("unreachable") }
-
-const vecTile4 = false
 
 func widenF16s4Vec(_, _ *[4]unsafe.Pointer, _ int) { panic("unreachable") }
 

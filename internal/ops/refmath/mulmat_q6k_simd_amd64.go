@@ -16,8 +16,8 @@ import (
 // the 6-bit quants are assembled, widened and scaled by vector code, so
 // the values are identical. It reports false (having done nothing) when
 // the CPU lacks AVX2.
-func dequantRowQ6_KVec(x []byte, y []float32) bool {
-	if !vecOK() {
+func (ks *Kernels) dequantRowQ6_KVec(x []byte, y []float32) bool {
+	if !ks.Vec {
 		return false
 	}
 	nb := len(y) / ops.QKK

@@ -39,8 +39,8 @@ func sgemmOrder(a, b *ops.Tensor) bool {
 // sgemmTiles reports whether sgemmTile runs the register tiles (in every
 // amd64 build) for activations of k values; vec false in a build with the
 // other vector kernels is a test asking for the scalar ones.
-func sgemmTiles(vec bool, k int) bool {
-	return sgemmVecR != 0 && (vec || !vecOK()) && k != 0
+func (ks *Kernels) sgemmTiles(vec bool, k int) bool {
+	return ks.SgemmR != 0 && (vec || !ks.Vec) && k != 0
 }
 
 // sgemmHalves reports whether MulMat gives sgemmTile the activations of
@@ -48,15 +48,15 @@ func sgemmTiles(vec bool, k int) bool {
 // than float32: f16 weights with the AVX-512 tiles, whose f16 kernels
 // widen them as they load them (as tinyBLAS does with its f16
 // activations). Half the bytes stay in L2.
-func sgemmHalves(t ops.Type, vec bool, k int) bool {
-	return t == ops.F16 && sgemmVecR == 4 && sgemmTiles(vec, k)
+func (ks *Kernels) sgemmHalves(t ops.Type, vec bool, k int) bool {
+	return t == ops.F16 && ks.SgemmR == 4 && ks.sgemmTiles(vec, k)
 }
 
 // sgemmWhole reports whether sgemmTile runs tinyBLAS's own loop, each
 // kernel call over all of k (f32 weights against up to sgemmVecC columns,
 // f16 ones against up to sgemmWholeF16), rather than k in chunks.
-func sgemmWhole(t ops.Type, n int) bool {
-	return n <= sgemmVecC || t == ops.F16 && n <= sgemmWholeF16
+func (ks *Kernels) sgemmWhole(t ops.Type, n int) bool {
+	return n <= ks.SgemmC || t == ops.F16 && n <= sgemmWholeF16
 }
 
 // sgemmWholeF16 is the most columns f16 weights take in whole-k kernel
@@ -73,8 +73,8 @@ const sgemmRowBlock = 64
 
 // sgemmItemRows is how many rows a work item of MulMat passes to
 // sgemmTile.
-func sgemmItemRows(t ops.Type, n int) int {
-	if sgemmWhole(t, n) {
+func (ks *Kernels) sgemmItemRows(t ops.Type, n int) int {
+	if ks.sgemmWhole(t, n) {
 		return mulMatRowTile
 	}
 	return sgemmRowBlock
@@ -87,6 +87,7 @@ func sgemmItemRows(t ops.Type, n int) int {
 // computed after these (nil for none). The 16-lane sums are kept in
 // memory between kernel calls (exactly).
 func (ft *floatTile) sgemmTile(act *actRows, t ops.Type, rowAt func(int) []byte, next []byte, r0, r1, base, n int, put func(i01, i11 int, v float32)) {
+	ks := act.ks
 	k := act.k
 	nr := r1 - r0
 	var y []float32
@@ -104,7 +105,7 @@ func (ft *floatTile) sgemmTile(act *actRows, t ops.Type, rowAt func(int) []byte,
 	for i := range nr {
 		rows[i] = rowAt(r0 + i)[:esz*k]
 	}
-	if !sgemmTiles(act.vec, k) {
+	if !ks.sgemmTiles(act.vec, k) {
 		for i := range nr {
 			for c := range n {
 				put(r0+i, c, sgemmDot(t, rows[i], y[c*k:(c+1)*k]))
@@ -127,9 +128,9 @@ func (ft *floatTile) sgemmTile(act *actRows, t ops.Type, rowAt func(int) []byte,
 	// streams on while the other column groups read the rows from L2.
 	// f16 n = 7 8.2 -> 6.7 ms, n = 2 4.6 -> 4.3; f32 n = 2 9.1 -> 8.7.
 	// whole: each kernel call takes all of k (tinyBLAS's loop, below).
-	whole := sgemmWhole(t, n)
+	whole := ks.sgemmWhole(t, n)
 	var after [sgemmRowBlock / 4]unsafe.Pointer
-	if rb := uintptr(esz * k); whole && sgemmVecR == 4 && uintptr(unsafe.Pointer(&rows[1][0]))-uintptr(unsafe.Pointer(&rows[0][0])) == rb {
+	if rb := uintptr(esz * k); whole && ks.SgemmR == 4 && uintptr(unsafe.Pointer(&rows[1][0]))-uintptr(unsafe.Pointer(&rows[0][0])) == rb {
 		for i := 4; i < nr; i += 4 {
 			after[i/4-1] = unsafe.Pointer(&rows[i][0])
 		}
@@ -138,9 +139,9 @@ func (ft *floatTile) sgemmTile(act *actRows, t ops.Type, rowAt func(int) []byte,
 		}
 	}
 	kern := func(i, c, k0, kc int) {
-		nc := min(sgemmVecC, n-c)
+		nc := min(ks.SgemmC, n-c)
 		var ws, xs [4]unsafe.Pointer
-		for j := range sgemmVecR {
+		for j := range ks.SgemmR {
 			ws[j] = unsafe.Pointer(&rows[i+j][esz*k0])
 		}
 		for j := range nc {
@@ -153,7 +154,7 @@ func (ft *floatTile) sgemmTile(act *actRows, t ops.Type, rowAt func(int) []byte,
 		if c+nc == n && nc < 4 {
 			xs[3] = after[i/4]
 		}
-		sgemmKernel(t == ops.F16, yh != nil, &ws, &xs, nc, unsafe.Add(pacc, 64*(i*n+c)), rs, kc)
+		ks.sgemmKernel(t == ops.F16, yh != nil, &ws, &xs, nc, unsafe.Add(pacc, 64*(i*n+c)), rs, kc)
 	}
 	if whole {
 		// tinyBLAS's own loop: each group of rows against every group
@@ -161,8 +162,8 @@ func (ft *floatTile) sgemmTile(act *actRows, t ops.Type, rowAt func(int) []byte,
 		// 28 KB at k = 14336) are read from memory once and from L2 for
 		// the other column groups. For f16 weights this beat chunks of k
 		// (f16 n = 7: median 8.9 -> 8.0 ms; n = 32 no worse).
-		for i := 0; i < nr; i += sgemmVecR {
-			for c := 0; c < n; c += sgemmVecC {
+		for i := 0; i < nr; i += ks.SgemmR {
+			for c := 0; c < n; c += ks.SgemmC {
 				kern(i, c, 0, k)
 			}
 		}
@@ -171,8 +172,8 @@ func (ft *floatTile) sgemmTile(act *actRows, t ops.Type, rowAt func(int) []byte,
 		// staying in the cache while the tile's rows stream past.
 		for k0 := 0; k0 < k; k0 += fTileK {
 			kc := min(fTileK, k-k0)
-			for c := 0; c < n; c += sgemmVecC {
-				for i := 0; i < nr; i += sgemmVecR {
+			for c := 0; c < n; c += ks.SgemmC {
+				for i := 0; i < nr; i += ks.SgemmR {
 					kern(i, c, k0, kc)
 				}
 			}

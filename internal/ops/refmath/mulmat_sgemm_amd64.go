@@ -4,13 +4,6 @@ import (
 	"unsafe"
 )
 
-// sgemmVecR and sgemmVecC are the rows and columns of the tinyBLAS-order
-// register tiles this CPU runs (mulmat_sgemm_amd64.s, in every amd64
-// build, GOEXPERIMENT=simd or not): 4x4 with AVX-512, 2x2 with AVX2 and
-// FMA, none (0) without; tests set them to run each. (The CPU check is
-// the silu kernels', which need the same.)
-var sgemmVecR, sgemmVecC = sgemmTileShape(siluAVX512OK, siluAVX2OK)
-
 func sgemmTileShape(avx512, fma bool) (int, int) {
 	switch {
 	case avx512:
@@ -25,8 +18,8 @@ func sgemmTileShape(avx512, fma bool) (int, int) {
 // sgemmVecR weight rows w (f32, or f16 if f16) and nc ≤ sgemmVecC
 // activation rows x (f32, or f16 if xh: f16 weights with the AVX-512
 // tiles only) to their 16-lane sums at acc (row stride rs bytes).
-func sgemmKernel(f16, xh bool, w, x *[4]unsafe.Pointer, nc int, acc unsafe.Pointer, rs, nv int) {
-	if sgemmVecR == 4 {
+func (ks *Kernels) sgemmKernel(f16, xh bool, w, x *[4]unsafe.Pointer, nc int, acc unsafe.Pointer, rs, nv int) {
+	if ks.SgemmR == 4 {
 		switch {
 		case xh && nc == 4:
 			sgemmF16HTile4x4(w, x, acc, rs, nv)

@@ -18,13 +18,13 @@ func TestSgemmTilesInEveryBuild(t *testing.T) {
 			t.Errorf("sgemmTileShape(avx512 %v, fma %v) = %dx%d, want %dx%d", c.avx512, c.fma, r, cc, c.r, c.c)
 		}
 	}
-	if r, c := sgemmTileShape(siluAVX512OK, siluAVX2OK); sgemmVecR != r || sgemmVecC != c {
-		t.Errorf("tiles %dx%d on a CPU for %dx%d", sgemmVecR, sgemmVecC, r, c)
+	if r, c := sgemmTileShape(host.AVX512, host.AVX2); host.SgemmR != r || host.SgemmC != c {
+		t.Errorf("tiles %dx%d on a CPU for %dx%d", host.SgemmR, host.SgemmC, r, c)
 	}
-	if siluAVX2OK && sgemmVecR == 0 {
+	if host.AVX2 && host.SgemmR == 0 {
 		t.Error("no tinyBLAS-order tiles on a CPU with AVX2 and FMA")
 	}
-	if siluAVX2OK && cpuidF16C() && !hasF16C {
+	if host.AVX2 && cpuidF16C() && !host.F16C {
 		t.Error("F16C conversions off on a CPU with F16C")
 	}
 }

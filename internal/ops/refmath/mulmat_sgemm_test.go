@@ -180,22 +180,22 @@ var sgemmGoldenCases = []struct {
 // bit for bit with ggml's.
 func TestMulMatSgemmMatchesGGML(t *testing.T) {
 	want := opstest.ReadF32File(t, filepath.Join("testdata", "sgemm", "sgemm.f32"))
-	defer func(r, c int) { sgemmVecR, sgemmVecC = r, c }(sgemmVecR, sgemmVecC)
 	shapes := [][2]int{{0, 0}}
-	if sgemmVecR >= 2 {
+	if host.SgemmR >= 2 {
 		shapes = append(shapes, [2]int{2, 2})
 	}
-	if sgemmVecR == 4 {
+	if host.SgemmR == 4 {
 		shapes = append(shapes, [2]int{4, 4})
 	}
 	for _, sh := range shapes {
-		sgemmVecR, sgemmVecC = sh[0], sh[1]
+		ks := Host()
+		ks.SgemmR, ks.SgemmC = sh[0], sh[1]
 		off := 0
 		for ci, in := range sgemmGoldenInputs() {
 			c, w, x := sgemmGoldenCases[ci], in[0], in[1]
 			a := ops.FromF32(c.t, []int64{int64(c.k), int64(c.m)}, w)
 			b := ops.FromF32(ops.F32, []int64{int64(c.k), int64(c.n)}, x)
-			got := mustOp(t, ops.OpMulMat, []*ops.Tensor{a, b}, nil).ToF32()
+			got := mustOpWith(t, &ks, ops.OpMulMat, []*ops.Tensor{a, b}, nil).ToF32()
 			for i, g := range got {
 				if wv := want[off+i]; !sameBits(g, wv) {
 					t.Fatalf("tiles %dx%d, %s k=%d m=%d n=%d value %d: et %g (%#08x), ggml %g (%#08x)", sh[0], sh[1], c.t, c.k, c.m, c.n, i, g, math.Float32bits(g), wv, math.Float32bits(wv))
@@ -210,17 +210,17 @@ func TestMulMatSgemmMatchesGGML(t *testing.T) {
 // shapes past the golden file's: k over several chunks and not a multiple
 // of the chunk, every column count mod 4, rows 4..16, specials.
 func TestSgemmTilesMatchSgemmDot(t *testing.T) {
-	if sgemmVecR == 0 {
+	if host.SgemmR == 0 {
 		t.Skip("no tinyBLAS-order tiles on this CPU or build")
 	}
-	defer func(r, c int) { sgemmVecR, sgemmVecC = r, c }(sgemmVecR, sgemmVecC)
 	r := rand.New(rand.NewPCG(71, 72))
 	shapes := [][2]int{{2, 2}}
-	if sgemmVecR == 4 {
+	if host.SgemmR == 4 {
 		shapes = append(shapes, [2]int{4, 4})
 	}
 	for _, sh := range shapes {
-		sgemmVecR, sgemmVecC = sh[0], sh[1]
+		ks := Host()
+		ks.SgemmR, ks.SgemmC = sh[0], sh[1]
 		for _, tt := range []ops.Type{ops.F32, ops.F16} {
 			for _, s := range []struct{ k, m, n int }{{16, 4, 2}, {2*fTileK + 48, 12, 5}, {160, 16, 7}, {64, 8, 3}, {32, 20, 4}, {fTileK, 4, 9},
 				{fTileK + 32, sgemmRowBlock*2 + 8, sgemmWholeF16 + 4}} { // k chunked, work items of sgemmRowBlock rows and fewer
@@ -229,7 +229,7 @@ func TestSgemmTilesMatchSgemmDot(t *testing.T) {
 				w[3], x[5] = float32(math.Inf(1)), 1e-40 // an infinity, a subnormal
 				a := ops.FromF32(tt, []int64{int64(s.k), int64(s.m)}, w)
 				b := ops.FromF32(ops.F32, []int64{int64(s.k), int64(s.n)}, x)
-				got := mustOp(t, ops.OpMulMat, []*ops.Tensor{a, b}, nil).ToF32()
+				got := mustOpWith(t, &ks, ops.OpMulMat, []*ops.Tensor{a, b}, nil).ToF32()
 				for c := range s.n {
 					y := b.ToF32()[c*s.k : (c+1)*s.k]
 					if tt == ops.F16 {

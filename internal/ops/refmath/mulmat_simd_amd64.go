@@ -27,9 +27,6 @@ import (
 //     running sums per column), so those results may differ in the last
 //     bits between builds.
 
-// vecOK reports whether the vector kernels can run on this CPU.
-func vecOK() bool { return archsimd.X86.AVX2() }
-
 // hsum8 is the sum of the eight int32 lanes of v.
 func hsum8(v archsimd.Int32x8) int32 {
 	h := v.GetLo().Add(v.GetHi())
@@ -448,8 +445,8 @@ func dotF16Vec(a []byte, b []float32) float32 {
 }
 
 // dotF16Vec4R is dotF16Vec of four weight rows against b.
-func dotF16Vec4R(a0, a1, a2, a3 []byte, b []float32) [4]float32 {
-	if vecF16C {
+func (ks *Kernels) dotF16Vec4R(a0, a1, a2, a3 []byte, b []float32) [4]float32 {
+	if ks.F16Dot {
 		return dotF16F16C4R(a0, a1, a2, a3, b)
 	}
 	n := len(b)

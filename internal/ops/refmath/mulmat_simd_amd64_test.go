@@ -14,7 +14,7 @@ import (
 // TestWidenF16x8 checks the vector f16 widening against F16ToF32 on all
 // 65536 halves, bit for bit (NaN payloads included).
 func TestWidenF16x8(t *testing.T) {
-	if !vecOK() {
+	if !host.Vec {
 		t.Skip("CPU without AVX2")
 	}
 	keep, expo, inf, scale := f16Consts()

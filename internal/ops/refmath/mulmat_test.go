@@ -122,7 +122,7 @@ func TestMulMat(t *testing.T) {
 				b = ops.FromF32(tt.tb, []int64{tt.k, tt.n, tt.b23[0], tt.b23[1]}, randF32(r, int(tt.k*tt.n*tt.b23[0]*tt.b23[1])))
 			}
 			dst := ops.New(ops.F32, tt.m, tt.n, tt.b23[0], tt.b23[1])
-			if err := MulMat(dst, a, b); err != nil {
+			if err := host.MulMat(dst, a, b); err != nil {
 				t.Fatal(err)
 			}
 			got := dst.ToF32()
@@ -147,7 +147,7 @@ func TestMulMatStridedDst(t *testing.T) {
 	// dst is the transpose of a [4, 6] buffer: ne [6, 4] with nb0 = 16.
 	store := ops.New(ops.F32, 4, 6)
 	dst := ops.Transpose(store)
-	if err := MulMat(dst, a, b); err != nil {
+	if err := host.MulMat(dst, a, b); err != nil {
 		t.Fatal(err)
 	}
 	want := naiveMulMat(a, b, viaQ8_0)
@@ -168,7 +168,7 @@ func TestMulMatQ8_0Exact(t *testing.T) {
 	a := ops.FromF32(ops.Q8_0, []int64{k, 2}, opstest.Seq(int(2*k), func(i int) float32 { return float32(i%13 - 6) }))
 	b := ops.FromF32(ops.F32, []int64{k, 1}, opstest.Seq(int(k), func(i int) float32 { return float32(127 - 8*(i%32)) }))
 	dst := ops.New(ops.F32, 2, 1)
-	if err := MulMat(dst, a, b); err != nil {
+	if err := host.MulMat(dst, a, b); err != nil {
 		t.Fatal(err)
 	}
 	want := naiveMulMat(a, b, identity)
@@ -194,7 +194,7 @@ func TestMulMatErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := MulMat(tt.d, tt.a, tt.b)
+			err := host.MulMat(tt.d, tt.a, tt.b)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("error = %v, want it to contain %q", err, tt.want)
 			}
@@ -360,10 +360,10 @@ func TestMulMatUnalignedF32(t *testing.T) {
 	b := ops.FromF32(ops.F32, []int64{k, n}, randF32(r, k*n))
 	want := ops.New(ops.F32, m, n)
 	got := ops.New(ops.F32, m, n)
-	if err := MulMat(want, a, b); err != nil {
+	if err := host.MulMat(want, a, b); err != nil {
 		t.Fatal(err)
 	}
-	if err := MulMat(got, shifted, b); err != nil {
+	if err := host.MulMat(got, shifted, b); err != nil {
 		t.Fatal(err)
 	}
 	if !opstest.EqualBits(got.ToF32(), want.ToF32()) {

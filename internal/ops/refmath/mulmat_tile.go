@@ -23,7 +23,8 @@ const fusedMaxCols = 3
 // has8R reports whether dot8R has a kernel for t: the vector kernels, or
 // the VNNI assembly alone (vnniAlone; act.q is there for either).
 func (act *actRows) has8R(t ops.Type) bool {
-	return (act.vec || act.q != nil && vecVNNI) && (t == ops.Q8_0 || t == ops.Q4_0) &&
+	ks := act.ks
+	return (act.vec || act.q != nil && ks.VNNI) && (t == ops.Q8_0 || t == ops.Q4_0) &&
 		cap(act.d)-len(act.d) >= actPad && cap(act.s)-len(act.s) >= actPad
 }
 
@@ -61,7 +62,7 @@ func (r *rows8) setNext(next unsafe.Pointer, stride, rowBytes int) {
 // load sets r to rows (of t, nb blocks each, as RowBytes returns them).
 // Only the vector build calls it (on little-endian amd64), so the scales
 // are read in native byte order.
-func (r *rows8) load(t ops.Type, rows *[8][]byte, nb int) {
+func (r *rows8) load(ks *Kernels, t ops.Type, rows *[8][]byte, nb int) {
 	bsz := t.TypeSize()
 	if cap(r.da) < 8*nb {
 		r.sc = make([]uint16, 8*nb)
@@ -82,12 +83,13 @@ func (r *rows8) load(t ops.Type, rows *[8][]byte, nb int) {
 		s[0] = h(p0, o) | h(p1, o)<<16 | h(p2, o)<<32 | h(p3, o)<<48
 		s[1] = h(p4, o) | h(p5, o)<<16 | h(p6, o)<<32 | h(p7, o)<<48
 	}
-	widenF16sVec(r.sc, r.da)
+	ks.widenF16sVec(r.sc, r.da)
 }
 
 // dot8R is dot1 of the eight rows of w with activation row r (only when
 // has8R).
 func (act *actRows) dot8R(t ops.Type, w *rows8, r int) [8]float32 {
+	ks := act.ks
 	k := act.k
 	nb := k / ops.QK8_0
 	if (!w.fused && len(w.da) != 8*nb) || nb == 0 {
@@ -97,7 +99,7 @@ func (act *actRows) dot8R(t ops.Type, w *rows8, r int) [8]float32 {
 	d := act.d[r*nb : (r+1)*nb+actPad-1]
 	if w.fused {
 		if t == ops.Q8_0 {
-			if vecVNNI {
+			if ks.VNNI {
 				var out [8]float32
 				s := act.s[r*nb : (r+1)*nb+actPad-1]
 				q8_0Rows8VNNI(&w.p, unsafe.Pointer(&y[0]), unsafe.Pointer(&d[0]), unsafe.Pointer(&s[0]), nb, &out, w.next)
@@ -106,12 +108,12 @@ func (act *actRows) dot8R(t ops.Type, w *rows8, r int) [8]float32 {
 			return q8_0Rows8FusedVec(&w.p, unsafe.Pointer(&y[0]), unsafe.Pointer(&d[0]), nb)
 		}
 		s := act.s[r*nb : (r+1)*nb+actPad-1]
-		if vecVNNI {
+		if ks.VNNI {
 			var out [8]float32
 			q4_0Rows8VNNI(&w.p, unsafe.Pointer(&y[0]), unsafe.Pointer(&d[0]), unsafe.Pointer(&s[0]), nb, &out, w.next)
 			return out
 		}
-		if vec512 {
+		if ks.Vec512 {
 			return q4_0Rows8Fused512(&w.p, unsafe.Pointer(&y[0]), unsafe.Pointer(&d[0]), unsafe.Pointer(&s[0]), nb)
 		}
 		return q4_0Rows8FusedVec(&w.p, unsafe.Pointer(&y[0]), unsafe.Pointer(&d[0]), unsafe.Pointer(&s[0]), nb)
@@ -132,11 +134,12 @@ func (act *actRows) has8R2(t ops.Type, w *rows8) bool {
 // fused kernels (rows8.setRows) rather than gathered scales (rows8.load):
 // for few columns, or always with the VNNI kernels, which widen the
 // scales for less than the AVX2 kernels' integer work per column.
-func fused8(n int) bool { return n < fusedMaxCols || vecVNNI }
+func (ks *Kernels) fused8(n int) bool { return n < fusedMaxCols || ks.VNNI }
 
 // dot8R2 is dot8R of w (of type t) with activation rows r and r2 at once
 // (only when has8R2).
 func (act *actRows) dot8R2(t ops.Type, w *rows8, r, r2 int) (out, out2 [8]float32) {
+	ks := act.ks
 	k := act.k
 	nb := k / ops.QK8_0
 	if !w.fused || nb == 0 {
@@ -144,7 +147,7 @@ func (act *actRows) dot8R2(t ops.Type, w *rows8, r, r2 int) (out, out2 [8]float3
 	}
 	y, y2 := act.q[r*k:(r+1)*k], act.q[r2*k:(r2+1)*k]
 	d, d2 := act.d[r*nb:(r+1)*nb+actPad-1], act.d[r2*nb:(r2+1)*nb+actPad-1]
-	if vecVNNI {
+	if ks.VNNI {
 		// The second row's quants, scales and sums by their offsets from
 		// the first's, in the same arrays (negative offsets wrap); the
 		// kernels take the quants' as eight times the others'.

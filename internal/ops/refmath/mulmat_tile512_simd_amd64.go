@@ -20,10 +20,6 @@ import (
 // results are bit-identical to it and so to the scalar dotQ4_0. (The same
 // for two columns measured slower than q4_0Rows8Fused2Vec, so there is none.)
 
-// vec512 reports whether the AVX-512 kernels run (tests turn it off to
-// check the AVX2 ones).
-var vec512 = archsimd.X86.AVX512()
-
 // q4x4 returns the q4_0 block at offset o of the rows p0..p3, one row per
 // 128-bit lane, its low nibbles in lo and its high nibbles in hi.
 func q4x4(p0, p1, p2, p3 unsafe.Pointer, o int, m4 archsimd.Uint8x64, four archsimd.Uint32x16) (lo, hi archsimd.Uint8x64) {

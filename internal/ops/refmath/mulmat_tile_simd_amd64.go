@@ -97,13 +97,13 @@ func q4Consts() (m4 archsimd.Uint8x32, sh archsimd.Uint32x8) {
 // widenF16sVec sets dst[i] to the f16 value src[i] widened (exactly, as
 // F16ToF32; with F16C by VCVTPH2PS, which makes signalling NaNs quiet),
 // for the whole groups of eight of src.
-func widenF16sVec(src []uint16, dst []float32) {
+func (ks *Kernels) widenF16sVec(src []uint16, dst []float32) {
 	n := len(src)
 	if n == 0 {
 		return
 	}
 	dst = dst[:n]
-	if vecF16C {
+	if ks.F16Dot {
 		if n8 := n &^ 7; n8 > 0 {
 			widenF16F16C(unsafe.Pointer(&dst[0]), unsafe.Pointer(&src[0]), n8)
 		}

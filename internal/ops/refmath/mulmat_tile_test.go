@@ -17,7 +17,7 @@ import (
 // weight scales that are subnormal, infinite or NaN, against the scalar
 // kernels: bit-identical (NaN results need only both be NaN).
 func TestMulMat8RowsMatchScalar(t *testing.T) {
-	if !vecOK() && !vecVNNI {
+	if !host.Vec && !host.VNNI {
 		t.Skip("no vector kernels in this build or on this CPU")
 	}
 	shapes := []struct{ k, m, n int64 }{
@@ -31,26 +31,26 @@ func TestMulMat8RowsMatchScalar(t *testing.T) {
 	// The AVX2 kernels, then the AVX-512 ones and the VNNI assembly
 	// where the CPU has them; in the plain build the VNNI assembly alone
 	// (vnniAlone).
-	has512, hasVNNI := vec512, vecVNNI
-	defer func() { vec512, vecVNNI = has512, hasVNNI }()
+	has512, hasVNNI := host.Vec512, host.VNNI
 	for _, mode := range []struct{ vec, v512, vnni bool }{{true, false, false}, {true, true, false}, {true, true, true}, {false, false, true}} {
-		if mode.vec != vecOK() || mode.v512 && !has512 || mode.vnni && !hasVNNI {
+		if mode.vec != host.Vec || mode.v512 && !has512 || mode.vnni && !hasVNNI {
 			continue
 		}
-		vec512, vecVNNI = mode.v512, mode.vnni
-		testMulMat8Rows(t, r, shapes, mode.vec, fmt.Sprintf("vec=%v,avx512=%v,vnni=%v", mode.vec, mode.v512, mode.vnni))
+		ks := Host()
+		ks.Vec512, ks.VNNI = mode.v512, mode.vnni
+		testMulMat8Rows(t, &ks, r, shapes, mode.vec, fmt.Sprintf("vec=%v,avx512=%v,vnni=%v", mode.vec, mode.v512, mode.vnni))
 	}
 }
 
 // mulMatScalar is mulMat by the scalar kernels alone (not even the
 // assembly that asmAlone adds to them), the tests' reference.
 func mulMatScalar(dst, a, b *ops.Tensor) {
-	defer func(v, h, f bool) { vecVNNI, vecF16C, vecF32x8 = v, h, f }(vecVNNI, vecF16C, vecF32x8)
-	vecVNNI, vecF16C, vecF32x8 = false, false, false
-	mulMat(dst, a, b, false)
+	ks := Host()
+	ks.VNNI, ks.F16Dot, ks.F32Dot8 = false, false, false
+	ks.mulMat(dst, a, b, false)
 }
 
-func testMulMat8Rows(t *testing.T, r *rand.Rand, shapes []struct{ k, m, n int64 }, vecOn bool, mode string) {
+func testMulMat8Rows(t *testing.T, ks *Kernels, r *rand.Rand, shapes []struct{ k, m, n int64 }, vecOn bool, mode string) {
 	for _, typ := range []ops.Type{ops.Q8_0, ops.Q4_0} {
 		for _, s := range shapes {
 			for _, act := range []string{"random", "extreme", "edge-quants", "special-scales"} {
@@ -87,7 +87,7 @@ func testMulMat8Rows(t *testing.T, r *rand.Rand, shapes []struct{ k, m, n int64 
 					}
 					b := ops.FromF32(ops.F32, []int64{s.k, s.n}, x)
 					vec, scalar := ops.New(ops.F32, s.m, s.n), ops.New(ops.F32, s.m, s.n)
-					mulMat(vec, a, b, vecOn)
+					ks.mulMat(vec, a, b, vecOn)
 					mulMatScalar(scalar, a, b)
 					got, want := vec.ToF32(), scalar.ToF32()
 					for i := range got {
@@ -191,7 +191,7 @@ func TestDequantQ6_KVec(t *testing.T) {
 		binary.LittleEndian.PutUint16(x[b*ops.SizeQ6_K+208:], specials[b%len(specials)])
 	}
 	got := make([]float32, nb*ops.QKK)
-	if !dequantRowQ6_KVec(x, got) {
+	if !host.dequantRowQ6_KVec(x, got) {
 		t.Skip("no vector kernels in this build or on this CPU")
 	}
 	want := make([]float32, ops.QKK)
@@ -210,7 +210,7 @@ func TestDequantQ6_KVec(t *testing.T) {
 // columns a batch, quads at batch offsets 6, 12, ...) against a [64, 24,
 // 3, 1] broadcast over dims 3, bit for bit against the scalar kernels.
 func TestMulMat8RowsQuadsBatched(t *testing.T) {
-	if !vecVNNI {
+	if !host.VNNI {
 		t.Skip("no VNNI kernels on this CPU")
 	}
 	r := rand.New(rand.NewPCG(23, 24))
@@ -220,7 +220,7 @@ func TestMulMat8RowsQuadsBatched(t *testing.T) {
 	a.Nb[3] = a.Nb[2] * 3
 	b := ops.FromF32(ops.F32, []int64{64, 6, 3, 2}, randF32(r, 64*6*3*2))
 	got, want := ops.New(ops.F32, 24, 6, 3, 2), ops.New(ops.F32, 24, 6, 3, 2)
-	mulMat(got, a, b, vecOK())
+	host.mulMat(got, a, b, host.Vec)
 	mulMatScalar(want, a, b)
 	if !bytes.Equal(got.Buf, want.Buf) {
 		t.Fatal("batched q8_0 MulMat by the four-column kernel differs from the scalar kernels")

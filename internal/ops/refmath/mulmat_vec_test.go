@@ -20,7 +20,7 @@ import (
 // four columns sum f32/f16 in a different order in the scalar kernels, so
 // there they need only agree closely.
 func TestMulMatVecMatchesScalar(t *testing.T) {
-	if !vecOK() {
+	if !host.Vec {
 		t.Skip("no vector kernels in this build or on this CPU")
 	}
 	shapes := []struct{ k, m, n int64 }{
@@ -55,8 +55,8 @@ func TestMulMatVecMatchesScalar(t *testing.T) {
 					}
 					b := ops.FromF32(ops.F32, []int64{k, s.n}, x)
 					vec, scalar := ops.New(ops.F32, s.m, s.n), ops.New(ops.F32, s.m, s.n)
-					mulMat(vec, a, b, true)
-					mulMat(scalar, a, b, false)
+					host.mulMat(vec, a, b, true)
+					host.mulMat(scalar, a, b, false)
 					got, want := vec.ToF32(), scalar.ToF32()
 					exact := typ != ops.F32 && typ != ops.F16 || s.n < 4
 					if exact {
@@ -113,7 +113,7 @@ func rawWeights(r *rand.Rand, t ops.Type, k, m int64) *ops.Tensor {
 // TestMulMatVecSpecialF16 checks that infinities and NaNs in f16 weights
 // propagate as in the scalar kernels.
 func TestMulMatVecSpecialF16(t *testing.T) {
-	if !vecOK() {
+	if !host.Vec {
 		t.Skip("no vector kernels in this build or on this CPU")
 	}
 	const k, m = 24, 4
@@ -128,8 +128,8 @@ func TestMulMatVecSpecialF16(t *testing.T) {
 	binary.LittleEndian.PutUint16(a.Buf[2*(3*k+1):], 0xfc00)  // ...and -inf: NaN
 	b := ops.FromF32(ops.F32, []int64{k, 1}, opstest.Seq(k, func(int) float32 { return 1 }))
 	vec, scalar := ops.New(ops.F32, m, 1), ops.New(ops.F32, m, 1)
-	mulMat(vec, a, b, true)
-	mulMat(scalar, a, b, false)
+	host.mulMat(vec, a, b, true)
+	host.mulMat(scalar, a, b, false)
 	got, want := vec.ToF32(), scalar.ToF32()
 	if !math.IsInf(float64(want[0]), 1) || !math.IsInf(float64(want[1]), -1) || !math.IsNaN(float64(want[2])) || !math.IsNaN(float64(want[3])) {
 		t.Fatalf("scalar = %v, want [+Inf -Inf NaN NaN]", want)

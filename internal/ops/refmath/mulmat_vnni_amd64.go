@@ -17,11 +17,6 @@ import (
 // the plain build they are the quantized MulMat's only vector code, taking
 // every group of eight rows (vnniAlone).
 
-// vecVNNI reports whether the VNNI kernels run (tests turn it off): the
-// OS saves the AVX-512 state (siluCPU) and the CPU has AVX-512 F, DQ, BW,
-// VL and VNNI (cpuidAVX512VNNI) and F16C.
-var vecVNNI = siluAVX512OK && cpuidAVX512VNNI() && hasF16C
-
 // cpuidAVX512VNNI is CPUID.7.0: EBX bits 16 (AVX512F), 17 (DQ), 30 (BW),
 // 31 (VL) and ECX bit 11 (AVX512_VNNI).
 func cpuidAVX512VNNI() bool

@@ -10,7 +10,7 @@ import (
 	"github.com/ainekko/et/internal/ops"
 )
 
-func refMulMatID(dst *ops.Tensor, srcs []*ops.Tensor, _ ops.Params) error {
+func (ks *Kernels) refMulMatID(dst *ops.Tensor, srcs []*ops.Tensor, _ ops.Params) error {
 	as, b, ids := srcs[0], srcs[1], srcs[2]
 	if err := ops.CodecError(as.Type); err != nil {
 		return err
@@ -36,7 +36,7 @@ func refMulMatID(dst *ops.Tensor, srcs []*ops.Tensor, _ ops.Params) error {
 		}
 		return nil
 	}
-	act := prepareActivations(as, b)
+	act := ks.prepareActivations(as, b)
 	defer act.free()
 	m := as.Ne[1]
 	nb1 := b.Ne[1]
@@ -44,13 +44,13 @@ func refMulMatID(dst *ops.Tensor, srcs []*ops.Tensor, _ ops.Params) error {
 	rowBytes := as.Type.RowSize(as.Ne[0])
 	kt := kernelType(as.Type)
 	if act.has8R(kt) {
-		mulMatID8(dst, as, act, kt, expert, nUsed, nb1)
+		ks.mulMatID8(dst, as, act, kt, expert, nUsed, nb1)
 		return nil
 	}
 	parallel.For(int(tiles*nUsed*nTok), 1, func(lo, hi int) {
 		var deq *dequantTile
 		if kt != as.Type {
-			deq = newDequantTile(as)
+			deq = newDequantTile(ks, as)
 		}
 		for w := int64(lo); w < int64(hi); w++ {
 			tile, col := w%tiles, w/tiles
@@ -80,7 +80,7 @@ func refMulMatID(dst *ops.Tensor, srcs []*ops.Tensor, _ ops.Params) error {
 // (mulmat_tile.go): the columns are grouped by expert, and a work item is
 // one tile of one expert's rows against all the columns that use it, so
 // each weight row is read once per call.
-func mulMatID8(dst, as *ops.Tensor, act *actRows, kt ops.Type, expert []int64, nUsed, nb1 int64) {
+func (ks *Kernels) mulMatID8(dst, as *ops.Tensor, act *actRows, kt ops.Type, expert []int64, nUsed, nb1 int64) {
 	nAs := int(as.Ne[2])
 	cols := make([][]int, nAs) // per expert, the columns t*nUsed+e using it
 	for c, id := range expert {
@@ -116,10 +116,10 @@ func mulMatID8(dst, as *ops.Tensor, act *actRows, kt ops.Type, expert []int64, n
 				for i := range rws {
 					rws[i] = rowAt(i01 + i)
 				}
-				if fused8(len(cols[id])) {
+				if ks.fused8(len(cols[id])) {
 					w8.setRows(kt, &rws, nb)
 				} else {
-					w8.load(kt, &rws, nb)
+					w8.load(ks, kt, &rws, nb)
 				}
 				// The kernels prefetch the rows after these: this tile's
 				// next eight, or the next work item's first.

@@ -47,7 +47,7 @@ func TestMulMatID(t *testing.T) {
 							t.Fatal(err)
 						}
 						ref := ops.New(ops.F32, m, 1)
-						if err := MulMat(ref, w, brow); err != nil {
+						if err := host.MulMat(ref, w, brow); err != nil {
 							t.Fatal(err)
 						}
 						rv := ref.ToF32()

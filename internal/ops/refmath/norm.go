@@ -6,47 +6,47 @@ import (
 	"github.com/ainekko/et/internal/ops"
 )
 
-func refRMSNorm(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) error {
+func (ks *Kernels) refRMSNorm(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) error {
 	eps := p.F32("eps")
 	rmsScale := func(sum float64, n int) float32 {
 		mean := float32(sum / float64(n))
 		return 1 / sqrtf32(mean+eps)
 	}
 	if normRowsF32(dst, srcs[0], srcs[0].Ne[0]/4, func(y, x []float32) {
-		scaleInto(y, x, rmsScale(sumSqRow(x), len(x)))
+		ks.scaleInto(y, x, rmsScale(ks.sumSqRow(x), len(x)))
 	}) {
 		return nil
 	}
 	normRows(dst, srcs[0], func(y []float32) {
-		scaleInto(y, y, rmsScale(sumSqScalar(y), len(y)))
+		ks.scaleInto(y, y, rmsScale(sumSqScalar(y), len(y)))
 	})
 	return nil
 }
 
-func refNorm(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) error {
+func (ks *Kernels) refNorm(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) error {
 	eps := p.F32("eps")
 	norm := func(y, x []float32, sum func([]float32) float64, center func(y, x []float32, m float32) float64) {
 		mean := float32(sum(x) / float64(len(x)))
 		variance := float32(center(y, x, mean) / float64(len(x)))
-		scaleInto(y, y, 1/sqrtf32(variance+eps))
+		ks.scaleInto(y, y, 1/sqrtf32(variance+eps))
 	}
-	if normRowsF32(dst, srcs[0], srcs[0].Ne[0]/4, func(y, x []float32) { norm(y, x, sumRow, centerSumSqRow) }) {
+	if normRowsF32(dst, srcs[0], srcs[0].Ne[0]/4, func(y, x []float32) { norm(y, x, ks.sumRow, ks.centerSumSqRow) }) {
 		return nil
 	}
 	normRows(dst, srcs[0], func(y []float32) { norm(y, y, sumScalar, centerSumSqScalar) })
 	return nil
 }
 
-func refL2Norm(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) error {
+func (ks *Kernels) refL2Norm(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) error {
 	eps := p.F32("eps")
 	l2Scale := func(sum float64) float32 { return 1 / max(sqrtf32(float32(sum)), eps) }
 	if normRowsF32(dst, srcs[0], srcs[0].Ne[0]/4, func(y, x []float32) {
-		scaleInto(y, x, l2Scale(sumSqRow(x)))
+		ks.scaleInto(y, x, l2Scale(ks.sumSqRow(x)))
 	}) {
 		return nil
 	}
 	normRows(dst, srcs[0], func(y []float32) {
-		scaleInto(y, y, l2Scale(sumSqScalar(y)))
+		ks.scaleInto(y, y, l2Scale(sumSqScalar(y)))
 	})
 	return nil
 }

@@ -44,7 +44,7 @@ func ropeYarn(thetaExtrap, freqScale float32, corr [2]float32, i0 int64, extFact
 	return float32(cs) * mscale, float32(sn) * mscale
 }
 
-func refRope(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) error {
+func (ks *Kernels) refRope(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) error {
 	x, pos := srcs[0], srcs[1]
 	var ff *ops.Tensor
 	if len(srcs) > 2 {
@@ -74,7 +74,7 @@ func refRope(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) error {
 		nCache = ne[0]
 	}
 	if (mode == "normal" || mode == "neox") && denseF32Rows(x, dst) && dst.Ne == x.Ne {
-		ropeF32(&ropeF32Job{dst: dst, x: x, pos: pos, neox: mode == "neox", nDims: nDims, nOffs: nOffs, factors: factors,
+		ropeF32(&ropeF32Job{ks: ks, dst: dst, x: x, pos: pos, neox: mode == "neox", nDims: nDims, nOffs: nOffs, factors: factors,
 			thetaScale: thetaScale, freqScale: freqScale, corr: corr, extFactor: extFactor, attnFactor: attnFactor})
 		return nil
 	}
@@ -155,6 +155,7 @@ func ropeF32(j *ropeF32Job) {
 
 // ropeF32Job is ropeF32's operands.
 type ropeF32Job struct {
+	ks                    *Kernels
 	dst, x, pos           *ops.Tensor
 	neox                  bool
 	nDims, nOffs          int64
@@ -170,6 +171,7 @@ const ropeCSMax = 128
 
 // tokens rotates the token groups g in [lo, hi) (g = i2 + ne2·i3).
 func (j *ropeF32Job) tokens(lo, hi int64) {
+	ks := j.ks
 	x, dst, ne := j.x, j.dst, j.x.Ne
 	if ne[1] == 0 {
 		return
@@ -200,9 +202,9 @@ func (j *ropeF32Job) tokens(lo, hi int64) {
 			}
 			xw, ow := xr[nOffs:nOffs+nDims], or[nOffs:nOffs+nDims]
 			if j.neox {
-				ropeNeoxRow(ow, xw, c, s)
+				ks.ropeNeoxRow(ow, xw, c, s)
 			} else {
-				ropeNormalRow(ow, xw, cc, ss)
+				ks.ropeNormalRow(ow, xw, cc, ss)
 			}
 		}
 	}
@@ -213,6 +215,7 @@ func (j *ropeF32Job) tokens(lo, hi int64) {
 // angles freq_scale·theta_i all at once, else (or when it declines) each
 // pair goes through ropeYarn.
 func (j *ropeF32Job) cosSin(c, s, th []float32, p float32) {
+	ks := j.ks
 	h := int64(len(c))
 	factors, thetaScale, freqScale := j.factors, j.thetaScale, j.freqScale
 	if j.extFactor == 0 {
@@ -232,7 +235,7 @@ func (j *ropeF32Job) cosSin(c, s, th []float32, p float32) {
 				theta *= thetaScale
 			}
 		}
-		if sincosRow(c, s, th, j.attnFactor) {
+		if ks.sincosRow(c, s, th, j.attnFactor) {
 			return
 		}
 	}

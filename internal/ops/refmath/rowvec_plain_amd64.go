@@ -13,9 +13,6 @@ import (
 // archsimd kernels in the same order, so both builds give the same bits;
 // rope's sines and cosines (sincosRow) are the scalar code's.
 
-// vecRow reports whether the assembly runs (the CPU's check, made once).
-var vecRow = siluAVX2OK
-
 //go:noescape
 func addF32AVX(dst, a, b *float32, n int)
 
@@ -41,9 +38,9 @@ func sumsF32AVX(dst, x *float32, m float32, n int, mode int, out *[16]float64)
 func dequantQ8_0AVX(src *byte, dst *float32, nb int)
 
 // eltRow runs kernel on the first len(a) &^ 7 values and scalar on the rest.
-func eltRow(dst, a, b []float32, kernel func(dst, a, b *float32, n int), scalar func(dst, a, b []float32)) {
+func (ks *Kernels) eltRow(dst, a, b []float32, kernel func(dst, a, b *float32, n int), scalar func(dst, a, b []float32)) {
 	n := len(a) &^ 7
-	if !vecRow || n == 0 {
+	if !ks.Row || n == 0 {
 		scalar(dst, a, b)
 		return
 	}
@@ -52,15 +49,15 @@ func eltRow(dst, a, b []float32, kernel func(dst, a, b *float32, n int), scalar 
 	scalar(dst[n:], a[n:], b[n:])
 }
 
-func addRow(dst, a, b []float32) { eltRow(dst, a, b, addF32AVX, addScalar) }
+func (ks *Kernels) addRow(dst, a, b []float32) { ks.eltRow(dst, a, b, addF32AVX, addScalar) }
 
-func subRow(dst, a, b []float32) { eltRow(dst, a, b, subF32AVX, subScalar) }
+func (ks *Kernels) subRow(dst, a, b []float32) { ks.eltRow(dst, a, b, subF32AVX, subScalar) }
 
-func mulRow(dst, a, b []float32) { eltRow(dst, a, b, mulF32AVX, mulScalar) }
+func (ks *Kernels) mulRow(dst, a, b []float32) { ks.eltRow(dst, a, b, mulF32AVX, mulScalar) }
 
-func scaleInto(dst, x []float32, s float32) {
+func (ks *Kernels) scaleInto(dst, x []float32, s float32) {
 	n := len(x) &^ 7
-	if !vecRow || n == 0 {
+	if !ks.Row || n == 0 {
 		scaleScalar(dst, x, s)
 		return
 	}
@@ -89,9 +86,9 @@ const (
 
 // sumsRow is sumsF32AVX's sum of the first len(x) &^ 7 values; ok is
 // false (nothing done) without the assembly or 8 values.
-func sumsRow(dst, x []float32, m float32, mode int) (s float64, n int, ok bool) {
+func (ks *Kernels) sumsRow(dst, x []float32, m float32, mode int) (s float64, n int, ok bool) {
 	n = len(x) &^ 7
-	if !vecRow || n == 0 {
+	if !ks.Row || n == 0 {
 		return 0, 0, false
 	}
 	var out [16]float64
@@ -104,33 +101,33 @@ func sumsRow(dst, x []float32, m float32, mode int) (s float64, n int, ok bool) 
 	return sum16Lanes(&out), n, true
 }
 
-func sumRow(x []float32) float64 {
-	s, n, ok := sumsRow(nil, x, 0, sumValues)
+func (ks *Kernels) sumRow(x []float32) float64 {
+	s, n, ok := ks.sumsRow(nil, x, 0, sumValues)
 	if !ok {
 		return sumScalar(x)
 	}
 	return s + sumScalar(x[n:])
 }
 
-func sumSqRow(x []float32) float64 {
-	s, n, ok := sumsRow(nil, x, 0, sumSquares)
+func (ks *Kernels) sumSqRow(x []float32) float64 {
+	s, n, ok := ks.sumsRow(nil, x, 0, sumSquares)
 	if !ok {
 		return sumSqScalar(x)
 	}
 	return s + sumSqScalar(x[n:])
 }
 
-func centerSumSqRow(dst, x []float32, m float32) float64 {
-	s, n, ok := sumsRow(dst, x, m, sumCentered)
+func (ks *Kernels) centerSumSqRow(dst, x []float32, m float32) float64 {
+	s, n, ok := ks.sumsRow(dst, x, m, sumCentered)
 	if !ok {
 		return centerSumSqScalar(dst, x, m)
 	}
 	return s + centerSumSqScalar(dst[n:], x[n:], m)
 }
 
-func dequantQ8_0Row(src []byte, dst []float32) {
+func (ks *Kernels) dequantQ8_0Row(src []byte, dst []float32) {
 	nb := len(dst) / ops.QK8_0
-	if !vecRow || !hasF16C || nb == 0 {
+	if !ks.Row || !ks.F16C || nb == 0 {
 		dequantQ8_0Scalar(src, dst)
 		return
 	}
@@ -144,10 +141,10 @@ func ropeNeoxAVX(dst, x, c, s *float32, h, n int)
 //go:noescape
 func ropeNormalAVX(dst, x, cc, ss *float32, n int)
 
-func ropeNeoxRow(dst, x, c, s []float32) {
+func (ks *Kernels) ropeNeoxRow(dst, x, c, s []float32) {
 	h := len(c)
 	n := h &^ 7
-	if !vecRow || n == 0 {
+	if !ks.Row || n == 0 {
 		ropeNeoxScalar(dst, x, c, s)
 		return
 	}
@@ -160,10 +157,10 @@ func ropeNeoxRow(dst, x, c, s []float32) {
 	}
 }
 
-func ropeNormalRow(dst, x, cc, ss []float32) {
+func (ks *Kernels) ropeNormalRow(dst, x, cc, ss []float32) {
 	n2 := len(cc) &^ 1
 	n := n2 &^ 7
-	if !vecRow || n == 0 {
+	if !ks.Row || n == 0 {
 		ropeNormalScalar(dst, x, cc, ss)
 		return
 	}
@@ -172,6 +169,6 @@ func ropeNormalRow(dst, x, cc, ss []float32) {
 	ropeNormalScalar(dst[n:], x[n:], cc[n:n2], ss[n:])
 }
 
-func sincosRow(c, s, th []float32, m float32) bool {
+func (ks *Kernels) sincosRow(c, s, th []float32, m float32) bool {
 	return false
 }

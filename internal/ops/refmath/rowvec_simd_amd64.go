@@ -11,11 +11,6 @@ import (
 	"github.com/ainekko/et/internal/ops"
 )
 
-// vecRow reports whether the row kernels run eight lanes at a time (AVX2;
-// this CPU's check, made once). Every kernel ends with VZEROUPPER (see
-// clearUpper) and runs the scalar code on the last len%8 elements.
-var vecRow = archsimd.X86.AVX2()
-
 type (
 	f32x8 = archsimd.Float32x8
 	f64x4 = archsimd.Float64x4
@@ -27,8 +22,8 @@ func at(p unsafe.Pointer, i int) *[8]float32 { return (*[8]float32)(unsafe.Add(p
 
 func ptr(s []float32) unsafe.Pointer { return unsafe.Pointer(unsafe.SliceData(s)) }
 
-func addRow(dst, a, b []float32) {
-	if !vecRow || len(a) < 8 {
+func (ks *Kernels) addRow(dst, a, b []float32) {
+	if !ks.Row || len(a) < 8 {
 		addScalar(dst, a, b)
 		return
 	}
@@ -42,8 +37,8 @@ func addRow(dst, a, b []float32) {
 	addScalar(dst[n:], a[n:], b[n:])
 }
 
-func subRow(dst, a, b []float32) {
-	if !vecRow || len(a) < 8 {
+func (ks *Kernels) subRow(dst, a, b []float32) {
+	if !ks.Row || len(a) < 8 {
 		subScalar(dst, a, b)
 		return
 	}
@@ -57,8 +52,8 @@ func subRow(dst, a, b []float32) {
 	subScalar(dst[n:], a[n:], b[n:])
 }
 
-func mulRow(dst, a, b []float32) {
-	if !vecRow || len(a) < 8 {
+func (ks *Kernels) mulRow(dst, a, b []float32) {
+	if !ks.Row || len(a) < 8 {
 		mulScalar(dst, a, b)
 		return
 	}
@@ -72,8 +67,8 @@ func mulRow(dst, a, b []float32) {
 	mulScalar(dst[n:], a[n:], b[n:])
 }
 
-func scaleInto(dst, x []float32, s float32) {
-	if !vecRow || len(x) < 8 {
+func (ks *Kernels) scaleInto(dst, x []float32, s float32) {
+	if !ks.Row || len(x) < 8 {
 		scaleScalar(dst, x, s)
 		return
 	}
@@ -125,8 +120,8 @@ func sumSqVec(px unsafe.Pointer, n int, square bool) float64 {
 	return sum16(a, b, c, d)
 }
 
-func sumRow(x []float32) float64 {
-	if !vecRow || len(x) < 8 {
+func (ks *Kernels) sumRow(x []float32) float64 {
+	if !ks.Row || len(x) < 8 {
 		return sumScalar(x)
 	}
 	n := len(x) &^ 7
@@ -135,8 +130,8 @@ func sumRow(x []float32) float64 {
 	return s + sumScalar(x[n:])
 }
 
-func sumSqRow(x []float32) float64 {
-	if !vecRow || len(x) < 8 {
+func (ks *Kernels) sumSqRow(x []float32) float64 {
+	if !ks.Row || len(x) < 8 {
 		return sumSqScalar(x)
 	}
 	n := len(x) &^ 7
@@ -145,8 +140,8 @@ func sumSqRow(x []float32) float64 {
 	return s + sumSqScalar(x[n:])
 }
 
-func centerSumSqRow(dst, x []float32, m float32) float64 {
-	if !vecRow || len(x) < 8 {
+func (ks *Kernels) centerSumSqRow(dst, x []float32, m float32) float64 {
+	if !ks.Row || len(x) < 8 {
 		return centerSumSqScalar(dst, x, m)
 	}
 	n := len(x) &^ 7
@@ -183,12 +178,12 @@ func centerSumSqRow(dst, x []float32, m float32) float64 {
 // the exponent, up to inf); subnormal halves come from adding 0.5, whose
 // float32 ulp is the half subnormal step, so the FPU rounds to nearest
 // even; |f| >= 65536, inf and NaN are ±inf or sign|0x7e00.
-func f32ToF16Row(dst []uint16, src []float32) {
+func (ks *Kernels) f32ToF16Row(dst []uint16, src []float32) {
 	switch {
-	case !vecRow || len(src) < 8:
+	case !ks.Row || len(src) < 8:
 		f32ToF16RowScalar(dst, src)
-	case hasF16C:
-		f32ToF16RowF16C(dst, src)
+	case ks.F16C:
+		ks.f32ToF16RowF16C(dst, src)
 	default:
 		f32ToF16RowInt(dst, src)
 	}
@@ -229,9 +224,9 @@ func f32ToF16RowInt(dst []uint16, src []float32) {
 	f32ToF16RowScalar(dst[n:], src[n:])
 }
 
-func ropeNeoxRow(dst, x, c, s []float32) {
+func (ks *Kernels) ropeNeoxRow(dst, x, c, s []float32) {
 	h := len(c)
-	if !vecRow || h < 8 {
+	if !ks.Row || h < 8 {
 		ropeNeoxScalar(dst, x, c, s)
 		return
 	}
@@ -262,9 +257,9 @@ var ropeSwap = [8]uint32{1, 0, 3, 2, 5, 4, 7, 6}
 // with ropeExpand's cc = [c0 c0 c1 c1 ...] and ss = [-s0 s0 -s1 s1 ...];
 // negating is exact and a + (-b) is a - b, so each lane is the scalar
 // formula's float32 result.
-func ropeNormalRow(dst, x, cc, ss []float32) {
+func (ks *Kernels) ropeNormalRow(dst, x, cc, ss []float32) {
 	n2 := len(cc) &^ 1
-	if !vecRow || n2 < 8 {
+	if !ks.Row || n2 < 8 {
 		ropeNormalScalar(dst, x, cc, ss)
 		return
 	}
@@ -286,9 +281,9 @@ func ropeNormalRow(dst, x, cc, ss []float32) {
 // quants sign-extended to int32, converted (exactly) and multiplied by the
 // block's scale, as the scalar code. Each 16-byte load reads 8 bytes past
 // the quants it uses, so the last block goes through the scalar code.
-func dequantQ8_0Row(src []byte, dst []float32) {
+func (ks *Kernels) dequantQ8_0Row(src []byte, dst []float32) {
 	nb := len(dst) / ops.QK8_0
-	if !vecRow || nb < 2 {
+	if !ks.Row || nb < 2 {
 		dequantQ8_0Scalar(src, dst)
 		return
 	}
@@ -428,9 +423,9 @@ func sincosF64x4x2(t0, t1 f64x4, k *trigConsts) (sn0, cs0, sn1, cs1 f64x4) {
 // same with math.Sin, eight (then four) lanes at a time, and reports whether it did:
 // it needs AVX2 and every |th[i]| < 2^29 (not NaN), else the caller runs
 // the scalar code.
-func sincosRow(c, s, th []float32, m float32) bool {
+func (ks *Kernels) sincosRow(c, s, th []float32, m float32) bool {
 	n := len(th)
-	if !vecRow || n < 4 {
+	if !ks.Row || n < 4 {
 		return false
 	}
 	c, s = c[:n], s[:n]

@@ -30,7 +30,7 @@ func sameBits(a, b float32) bool {
 // in simd builds) bit for bit against their scalar definitions, at lengths
 // that exercise the eight-lane body and the scalar tail.
 func TestRowKernelsMatchScalar(t *testing.T) {
-	t.Logf("vector kernels: %v", vecRow)
+	t.Logf("vector kernels: %v", host.Row)
 	for _, n := range []int{0, 1, 7, 8, 9, 15, 16, 17, 31, 64, 67, 4096, 4099} {
 		a, b := rowVals(int64(n), n), rowVals(int64(n)+1000, n)
 		check := func(name string, got, want []float32) {
@@ -50,14 +50,14 @@ func TestRowKernelsMatchScalar(t *testing.T) {
 			vec(got, got, b)
 			check(name+" in place", got, want)
 		}
-		two("add", addRow, addScalar)
-		two("sub", subRow, subScalar)
-		two("mul", mulRow, mulScalar)
+		two("add", host.addRow, addScalar)
+		two("sub", host.subRow, subScalar)
+		two("mul", host.mulRow, mulScalar)
 		got, want := make([]float32, n), make([]float32, n)
-		scaleInto(got, a, 0.37)
+		host.scaleInto(got, a, 0.37)
 		scaleScalar(want, a, 0.37)
 		check("scale", got, want)
-		sv, ss := centerSumSqRow(got, a, 0.25), centerSumSqScalar(want, a, 0.25)
+		sv, ss := host.centerSumSqRow(got, a, 0.25), centerSumSqScalar(want, a, 0.25)
 		check("center", got, want)
 		if !(sv == ss || math.Abs(sv-ss) <= 1e-12*math.Abs(ss) || (math.IsNaN(sv) && math.IsNaN(ss))) {
 			t.Errorf("centerSumSq n=%d: %g, scalar %g", n, sv, ss)
@@ -68,13 +68,13 @@ func TestRowKernelsMatchScalar(t *testing.T) {
 				c, s := a[:h], b[:h]
 				x := rowVals(int64(n)+7, 2*h)
 				got, want := make([]float32, 2*h), make([]float32, 2*h)
-				ropeNeoxRow(got, x, c, s)
+				host.ropeNeoxRow(got, x, c, s)
 				ropeNeoxScalar(want, x, c, s)
 				check("rope neox", got, want)
 				// normal mode against the pair formula written out here
 				cc, ss := make([]float32, 2*h), make([]float32, 2*h)
 				ropeExpand(cc, ss, c, s)
-				ropeNormalRow(got, x, cc, ss)
+				host.ropeNormalRow(got, x, cc, ss)
 				for i := 0; i < h; i++ {
 					x0, x1 := x[2*i], x[2*i+1]
 					want[2*i] = float32(x0*c[i]) - float32(x1*s[i])
@@ -92,7 +92,7 @@ func TestRowKernelsMatchScalar(t *testing.T) {
 // covers every half result, the overflow to inf, subnormals and NaN, plus
 // a strided sweep of all bit patterns.
 func TestF32ToF16RowVec(t *testing.T) {
-	checkF32ToF16Row(t, "f32ToF16Row", f32ToF16Row)
+	checkF32ToF16Row(t, "f32ToF16Row", host.f32ToF16Row)
 }
 
 // f16RoundingCases are TestF32ToF16RowVec's inputs.
@@ -152,14 +152,14 @@ func TestNormSumsFloat64(t *testing.T) {
 		wantSq, absSq := neumaier(func(v float32) float64 { return float64(v * v) })
 		wantS, absS := neumaier(func(v float32) float64 { return float64(v) })
 		tol := func(abs float64) float64 { return 4 * float64(n) * 0x1p-53 * abs }
-		if got := sumSqRow(x); math.Abs(got-wantSq) > tol(absSq) {
+		if got := host.sumSqRow(x); math.Abs(got-wantSq) > tol(absSq) {
 			t.Errorf("sumSqRow n=%d = %.17g, want %.17g", n, got, wantSq)
 		}
-		if got := sumRow(x); math.Abs(got-wantS) > tol(absS) {
+		if got := host.sumRow(x); math.Abs(got-wantS) > tol(absS) {
 			t.Errorf("sumRow n=%d = %.17g, want %.17g", n, got, wantS)
 		}
 		// The float32 results of rms_norm's mean agree with the in-order sum.
-		if a, b := float32(sumSqRow(x)/float64(n)), float32(sumSqScalar(x)/float64(n)); a != b {
+		if a, b := float32(host.sumSqRow(x)/float64(n)), float32(sumSqScalar(x)/float64(n)); a != b {
 			d := int64(math.Float32bits(a)) - int64(math.Float32bits(b))
 			if d < -1 || d > 1 {
 				t.Errorf("rms mean n=%d: %g, in order %g", n, a, b)
@@ -181,7 +181,7 @@ func TestDequantQ8_0RowVec(t *testing.T) {
 		q := make([]byte, nb*34)
 		ops.QuantizeRow(ops.Q8_0, v, q)
 		got, want := make([]float32, len(v)), make([]float32, len(v))
-		dequantQ8_0Row(q, got)
+		host.dequantQ8_0Row(q, got)
 		dequantQ8_0Scalar(q, want)
 		for i := range want {
 			if !sameBits(got[i], want[i]) {
@@ -332,7 +332,7 @@ func TestSincosRowVec(t *testing.T) {
 	th = append(th, 0, float32(math.Copysign(0, -1)), 1<<29-64, -(1<<29 - 64), 1e-30, 3)
 	for _, m := range []float32{1, 0.7071} {
 		c, s := make([]float32, len(th)), make([]float32, len(th))
-		if !sincosRow(c, s, th, m) {
+		if !host.sincosRow(c, s, th, m) {
 			t.Skip("no vector sincos in this build or on this CPU")
 		}
 		for i, v := range th {
@@ -344,7 +344,7 @@ func TestSincosRowVec(t *testing.T) {
 	}
 	for _, bad := range []float32{1 << 29, float32(math.Inf(1)), float32(math.NaN())} {
 		x := []float32{1, 2, 3, bad, 5}
-		if sincosRow(make([]float32, 5), make([]float32, 5), x, 1) {
+		if host.sincosRow(make([]float32, 5), make([]float32, 5), x, 1) {
 			t.Errorf("sincosRow took angle %g", bad)
 		}
 	}
@@ -425,7 +425,7 @@ func ropeFastVsGeneric(t *testing.T, hd, heads, toks int64) {
 // (l0+l1) + (l2+l3), then the last len%8 values in order. So both builds
 // give the same bits.
 func TestSumsLaneOrder(t *testing.T) {
-	if !vecRow {
+	if !host.Row {
 		t.Skip("no vector row kernels in this build or on this CPU")
 	}
 	laneSum := func(x []float32, f func(float32) float64) float64 {
@@ -460,14 +460,14 @@ func TestSumsLaneOrder(t *testing.T) {
 			}
 		}
 		const m = 0.25
-		if got, want := sumRow(x), laneSum(x, func(v float32) float64 { return float64(v) }); got != want {
+		if got, want := host.sumRow(x), laneSum(x, func(v float32) float64 { return float64(v) }); got != want {
 			t.Errorf("sumRow n=%d = %.17g, want %.17g", n, got, want)
 		}
-		if got, want := sumSqRow(x), laneSum(x, func(v float32) float64 { return float64(v * v) }); got != want {
+		if got, want := host.sumSqRow(x), laneSum(x, func(v float32) float64 { return float64(v * v) }); got != want {
 			t.Errorf("sumSqRow n=%d = %.17g, want %.17g", n, got, want)
 		}
 		d := make([]float32, n)
-		if got, want := centerSumSqRow(d, x, m), laneSum(x, func(v float32) float64 { d := v - m; return float64(d * d) }); got != want {
+		if got, want := host.centerSumSqRow(d, x, m), laneSum(x, func(v float32) float64 { d := v - m; return float64(d * d) }); got != want {
 			t.Errorf("centerSumSqRow n=%d = %.17g, want %.17g", n, got, want)
 		}
 	}

@@ -8,7 +8,7 @@ import (
 
 // Run validates the sources of the op info against dst (type and shape from Infer) and
 // runs the reference math into dst. p must be normalized (Normalize).
-func Run(info *ops.OpInfo, dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) error {
+func (ks *Kernels) Run(info *ops.OpInfo, dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) error {
 	if info.View {
 		return ops.ShapeErr(info.Name, "is a view op: use ViewOf, there is nothing to compute")
 	}
@@ -40,7 +40,7 @@ func Run(info *ops.OpInfo, dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) er
 	if err := codecsOf(dst.Type, srcs); err != nil {
 		return err
 	}
-	return e.ref(dst, srcs, p)
+	return e.ref(ks, dst, srcs, p)
 }
 
 // codecsOf is the *NoHostMathError of the first of the destination type
@@ -60,7 +60,7 @@ func codecsOf(dst ops.Type, srcs []*ops.Tensor) error {
 
 // Compute allocates, for the op info, a contiguous result and runs the op (or, for a view
 // op, returns the view). p must be normalized.
-func Compute(info *ops.OpInfo, srcs []*ops.Tensor, p ops.Params) (*ops.Tensor, error) {
+func (ks *Kernels) Compute(info *ops.OpInfo, srcs []*ops.Tensor, p ops.Params) (*ops.Tensor, error) {
 	if info.View {
 		if err := info.CheckSources(srcs); err != nil {
 			return nil, err
@@ -79,16 +79,44 @@ func Compute(info *ops.OpInfo, srcs []*ops.Tensor, p ops.Params) (*ops.Tensor, e
 		return nil, err
 	}
 	dst := ops.New(t, ne[:]...)
-	if err := e.ref(dst, srcs, p); err != nil {
+	if err := e.ref(ks, dst, srcs, p); err != nil {
 		return nil, err
 	}
 	return dst, nil
 }
 
-// Ref is the reference math of an op, or nil where it has none (a view
-// op, or an op without HostMath).
-func Ref(op ops.Op) RefFunc { return refTable[op].ref }
+// Ref is the reference math of an op run with ks, or nil where it has
+// none (a view op, or an op without HostMath).
+func (ks *Kernels) Ref(op ops.Op) RefFunc {
+	e, ok := refTable[op]
+	if !ok {
+		return nil
+	}
+	return func(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) error { return e.ref(ks, dst, srcs, p) }
+}
 
-// Bind is the bound form of an op's reference math (BindFunc), or nil
-// where it has none.
-func Bind(op ops.Op) BindFunc { return refTable[op].bind }
+// Bind is the bound form of an op's reference math (BindFunc) run with
+// ks, or nil where it has none.
+func (ks *Kernels) Bind(op ops.Op) BindFunc {
+	e := refTable[op]
+	if e.bind == nil {
+		return nil
+	}
+	return func(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) func() error { return e.bind(ks, dst, srcs, p) }
+}
+
+// Run is Run with this CPU's kernels (Host).
+func Run(info *ops.OpInfo, dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) error {
+	return host.Run(info, dst, srcs, p)
+}
+
+// Compute is Compute with this CPU's kernels (Host).
+func Compute(info *ops.OpInfo, srcs []*ops.Tensor, p ops.Params) (*ops.Tensor, error) {
+	return host.Compute(info, srcs, p)
+}
+
+// Ref is Ref with this CPU's kernels (Host).
+func Ref(op ops.Op) RefFunc { return host.Ref(op) }
+
+// Bind is Bind with this CPU's kernels (Host).
+func Bind(op ops.Op) BindFunc { return host.Bind(op) }

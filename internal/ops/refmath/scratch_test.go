@@ -104,22 +104,21 @@ func TestScratchReuse(t *testing.T) {
 				continue
 			}
 			t.Run(c.name+"/"+path.name, func(t *testing.T) {
-				withFAZ(path.z, path.vec, path.f16c, func() {
-					srcs := c.srcs(false)
-					want := mustOp(t, c.op, srcs, c.raw).ToF32()
-					poison := c.srcs(true)
-					for range 4 { // on each worker
-						if _, err := runOp(c.op, poison, c.raw); err != nil {
-							t.Fatal(err)
-						}
+				ks := faKernels(path.z, path.vec, path.f16c)
+				srcs := c.srcs(false)
+				want := mustOpWith(t, ks, c.op, srcs, c.raw).ToF32()
+				poison := c.srcs(true)
+				for range 4 { // on each worker
+					if _, err := runOpWith(ks, c.op, poison, c.raw); err != nil {
+						t.Fatal(err)
 					}
-					got := mustOp(t, c.op, srcs, c.raw).ToF32()
-					for i := range want {
-						if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
-							t.Fatalf("value %d after a call on NaNs: %v, want %v", i, got[i], want[i])
-						}
+				}
+				got := mustOpWith(t, ks, c.op, srcs, c.raw).ToF32()
+				for i := range want {
+					if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+						t.Fatalf("value %d after a call on NaNs: %v, want %v", i, got[i], want[i])
 					}
-				})
+				}
 			})
 		}
 	}

@@ -49,7 +49,7 @@ func distinctRows(idx *ops.Tensor, n, rows int64) bool {
 	return true
 }
 
-func refSetRows(dst *ops.Tensor, srcs []*ops.Tensor, _ ops.Params) error {
+func (ks *Kernels) refSetRows(dst *ops.Tensor, srcs []*ops.Tensor, _ ops.Params) error {
 	d, s, idx := srcs[0], srcs[1], srcs[2]
 	for k := range s.Ne[3] {
 		for j := range s.Ne[2] {
@@ -69,13 +69,13 @@ func refSetRows(dst *ops.Tensor, srcs []*ops.Tensor, _ ops.Params) error {
 		if s.Ne[2] == 1 && s.Ne[3] == 1 && s.Ne[0] >= 256 && s.Ne[0]*s.Ne[1] >= setRowsSplit && distinctRows(idx, s.Ne[1], d.Ne[1]) {
 			n := int(s.Ne[1])
 			parallel.For(n, (n+1)/2, func(lo, hi int) {
-				setRowsF16(dst, s, idxRowsAt(idx, 0, 0), int64(lo), int64(hi), 0, 0)
+				ks.setRowsF16(dst, s, idxRowsAt(idx, 0, 0), int64(lo), int64(hi), 0, 0)
 			})
 			return nil
 		}
 		for k := range s.Ne[3] {
 			for j := range s.Ne[2] {
-				setRowsF16(dst, s, idxRowsAt(idx, j, k), 0, s.Ne[1], j, k)
+				ks.setRowsF16(dst, s, idxRowsAt(idx, j, k), 0, s.Ne[1], j, k)
 			}
 		}
 		return nil
@@ -103,7 +103,7 @@ func refSetRows(dst *ops.Tensor, srcs []*ops.Tensor, _ ops.Params) error {
 // an index outside dst goes to refSetRows for its error (nothing is
 // written before the check, as there). Other tensors have no bound form
 // (nil).
-func bindSetRows(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) func() error {
+func (ks *Kernels) bindSetRows(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) func() error {
 	d, s, idx := srcs[0], srcs[1], srcs[2]
 	if dst.Type != ops.F16 || !sameStorage(dst, d) || !denseF32Rows(s) || !denseF16Rows(dst) ||
 		s.Ne[2] != 1 || s.Ne[3] != 1 {
@@ -116,12 +116,12 @@ func bindSetRows(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) func() error
 	return func() error {
 		for i := range rows {
 			if r := at.row(i); uint64(r) >= uint64(dstRows) {
-				return refSetRows(dst, srcs, p)
+				return ks.refSetRows(dst, srcs, p)
 			}
 		}
 		for i := range rows {
 			off := do + uint64(at.row(i))*nb1
-			f32ToF16RowAt(&dst.Buf[off : off+2*uint64(n)][0], &src[i*stride : i*stride+int64(n)][0], n)
+			ks.f32ToF16RowAt(&dst.Buf[off : off+2*uint64(n)][0], &src[i*stride : i*stride+int64(n)][0], n)
 		}
 		return nil
 	}
@@ -130,10 +130,10 @@ func bindSetRows(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) func() error
 // f32ToF16RowAt is f32ToF16Row on the n > 0 values at src into the
 // halves at dst (the bytes of an f16 row); with AVX-512, a row of a
 // multiple of 32 values without NaN is one call of the assembly.
-func f32ToF16RowAt(dst *byte, src *float32, n int) {
+func (ks *Kernels) f32ToF16RowAt(dst *byte, src *float32, n int) {
 	h := (*uint16)(unsafe.Pointer(dst))
-	if !f32ToF16Whole(h, src, n) {
-		f32ToF16Row(unsafe.Slice(h, n), unsafe.Slice(src, n))
+	if !ks.f32ToF16Whole(h, src, n) {
+		ks.f32ToF16Row(unsafe.Slice(h, n), unsafe.Slice(src, n))
 	}
 }
 
@@ -167,13 +167,13 @@ func (x idxRows) row(i int64) int64 {
 
 // setRowsF16 converts rows lo..hi-1 at (j, k) of the dense f32 src s into
 // the rows of the dense f16 dst that at names (checked in range).
-func setRowsF16(dst, s *ops.Tensor, at idxRows, lo, hi, j, k int64) {
+func (ks *Kernels) setRowsF16(dst, s *ops.Tensor, at idxRows, lo, hi, j, k int64) {
 	n := s.Ne[0]
 	src, stride := f32Rows(s, j, k)
 	do := dst.RowOffset(0, j, k)
 	for i := lo; i < hi; i++ {
 		d := do + uint64(at.row(i))*dst.Nb[1]
-		f32ToF16Row(unsafe.Slice((*uint16)(unsafe.Pointer(&dst.Buf[d : d+2*uint64(n)][0])), n),
+		ks.f32ToF16Row(unsafe.Slice((*uint16)(unsafe.Pointer(&dst.Buf[d : d+2*uint64(n)][0])), n),
 			src[i*stride:i*stride+n])
 	}
 }

@@ -208,8 +208,8 @@ func TestBindSetRows(t *testing.T) {
 		if name == "not dst" {
 			dst = d
 		}
-		if bindSetRows(dst, srcs, nil) != nil {
-			t.Errorf("%s: a bound form, want nil (refSetRows)", name)
+		if host.bindSetRows(dst, srcs, nil) != nil {
+			t.Errorf("%s: a bound form, want nil (host.refSetRows)", name)
 		}
 	}
 }

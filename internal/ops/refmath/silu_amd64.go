@@ -4,12 +4,6 @@ import (
 	"unsafe"
 )
 
-// The vector silu kernels (silu_amd64.s) run in every amd64 build, with
-// or without GOEXPERIMENT=simd: siluAVX512 on CPUs with AVX-512, siluAVX2
-// on CPUs with AVX2 and FMA; both give siluGGML's bits in every lane
-// (TestSiluVecMatchesScalar).
-var siluAVX2OK, siluAVX512OK = siluCPU()
-
 // siluCPU reports whether the CPU and the OS support the AVX2+FMA kernel
 // and the AVX-512 one.
 func siluCPU() (avx2fma, avx512 bool)
@@ -29,33 +23,33 @@ func siluAVX512(pd, px, pg unsafe.Pointer, n int)
 //go:noescape
 func siluAVX2(pd, px, pg unsafe.Pointer, n int)
 
-func siluVecRun(pd, px, pg unsafe.Pointer, n int) {
-	if siluAVX512OK {
+func (ks *Kernels) siluVecRun(pd, px, pg unsafe.Pointer, n int) {
+	if ks.AVX512 {
 		siluAVX512(pd, px, pg, n)
 	} else {
 		siluAVX2(pd, px, pg, n)
 	}
 }
 
-func siluRow(dst, x []float32) {
+func (ks *Kernels) siluRow(dst, x []float32) {
 	n := len(x) &^ (siluBlock - 1)
-	if !siluAVX2OK || n == 0 {
+	if !ks.AVX2 || n == 0 {
 		siluRowScalar(dst, x)
 		return
 	}
 	dst = dst[:len(x)]
-	siluVecRun(unsafe.Pointer(&dst[0]), unsafe.Pointer(&x[0]), nil, n)
+	ks.siluVecRun(unsafe.Pointer(&dst[0]), unsafe.Pointer(&x[0]), nil, n)
 	siluRowScalar(dst[n:], x[n:])
 }
 
-func swigluRow(dst, a, b []float32) {
+func (ks *Kernels) swigluRow(dst, a, b []float32) {
 	n := len(a) &^ (siluBlock - 1)
-	if !siluAVX2OK || n == 0 {
+	if !ks.AVX2 || n == 0 {
 		swigluRowScalar(dst, a, b)
 		return
 	}
 	b, dst = b[:len(a)], dst[:len(a)]
-	siluVecRun(unsafe.Pointer(&dst[0]), unsafe.Pointer(&a[0]), unsafe.Pointer(&b[0]), n)
+	ks.siluVecRun(unsafe.Pointer(&dst[0]), unsafe.Pointer(&a[0]), unsafe.Pointer(&b[0]), n)
 	swigluRowScalar(dst[n:], a[n:], b[n:])
 }
 
@@ -69,11 +63,11 @@ func softMaxExpAVX512(p unsafe.Pointer, n int, m float32) float64
 //go:noescape
 func softMaxExpAVX2(p unsafe.Pointer, n int, m float32) float64
 
-func softMaxExpVec(w []float32, m float32) float64 {
+func (ks *Kernels) softMaxExpVec(w []float32, m float32) float64 {
 	switch {
-	case siluAVX512OK:
+	case ks.AVX512:
 		return softMaxExpAVX512(unsafe.Pointer(&w[0]), len(w), m)
-	case siluAVX2OK:
+	case ks.AVX2:
 		return softMaxExpAVX2(unsafe.Pointer(&w[0]), len(w), m)
 	}
 	return softMaxExpScalar(w, m)

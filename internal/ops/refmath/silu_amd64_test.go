@@ -16,14 +16,14 @@ import (
 // siluRow and swigluRow must also split each row as ggml does, the vector
 // method on the first len&^15 values and the C library's expf after.
 func TestSiluVecMatchesScalar(t *testing.T) {
-	if !siluAVX2OK {
+	if !host.AVX2 {
 		t.Skip("CPU without AVX2 and FMA")
 	}
 	kernels := []struct {
 		name string
 		ok   bool
 		run  func(pd, px, pg unsafe.Pointer, n int)
-	}{{"avx512", siluAVX512OK, siluAVX512}, {"avx2", true, siluAVX2}}
+	}{{"avx512", host.AVX512, siluAVX512}, {"avx2", true, siluAVX2}}
 	const chunk = 1 << 16
 	g := make([]float32, chunk)
 	for i := range g {
@@ -69,7 +69,7 @@ func TestSiluVecMatchesScalar(t *testing.T) {
 	// The row split: vector blocks, then the scalar tail.
 	x := randVals(41, 100, -20, 20)
 	for m := 0; m <= len(x); m++ {
-		siluRow(got[:m], x[:m])
+		host.siluRow(got[:m], x[:m])
 		for i := range m {
 			want := siluGGML(x[i])
 			if i >= m&^15 {
@@ -79,7 +79,7 @@ func TestSiluVecMatchesScalar(t *testing.T) {
 				t.Fatalf("len %d: siluRow[%d] = %#08x, want %#08x", m, i, math.Float32bits(got[i]), math.Float32bits(want))
 			}
 		}
-		swigluRow(got[:m], x[:m], g[:m])
+		host.swigluRow(got[:m], x[:m], g[:m])
 		for i := range m {
 			want := siluGGML(x[i]) * g[i]
 			if i >= m&^15 {
@@ -142,14 +142,14 @@ func envStride(name string, def uint64) uint64 {
 // underflow thresholds, and the special values (±Inf, NaN, ±0) at every
 // lane of a 16-value block.
 func TestSoftMaxExpVec(t *testing.T) {
-	if !siluAVX2OK {
+	if !host.AVX2 {
 		t.Skip("CPU without AVX2 and FMA")
 	}
 	kernels := []struct {
 		name string
 		ok   bool
 		run  func(p unsafe.Pointer, n int, m float32) float64
-	}{{"avx512", siluAVX512OK, softMaxExpAVX512}, {"avx2", true, softMaxExpAVX2}}
+	}{{"avx512", host.AVX512, softMaxExpAVX512}, {"avx2", true, softMaxExpAVX2}}
 	same := func(a, b float32) bool {
 		return math.Float32bits(a) == math.Float32bits(b) || a != a && b != b
 	}

@@ -4,8 +4,8 @@ package refmath
 
 // Without the amd64 kernels, silu and swiglu run the scalar code.
 
-func siluRow(dst, x []float32) { siluRowScalar(dst, x) }
+func (ks *Kernels) siluRow(dst, x []float32) { siluRowScalar(dst, x) }
 
-func swigluRow(dst, a, b []float32) { swigluRowScalar(dst, a, b) }
+func (ks *Kernels) swigluRow(dst, a, b []float32) { swigluRowScalar(dst, a, b) }
 
-func softMaxExpVec(w []float32, m float32) float64 { return softMaxExpScalar(w, m) }
+func (ks *Kernels) softMaxExpVec(w []float32, m float32) float64 { return softMaxExpScalar(w, m) }

@@ -21,7 +21,7 @@ func TestSincosVecExhaustive(t *testing.T) {
 	if os.Getenv("ET_SINCOS_EXHAUSTIVE") == "" {
 		t.Skip("set ET_SINCOS_EXHAUSTIVE=1 to check all float32 angles below 2^29")
 	}
-	if !vecRow {
+	if !host.Row {
 		t.Skip("no AVX2")
 	}
 	lim := math.Float32bits(1 << 29)

@@ -22,7 +22,7 @@ func alibiSlopes(maxBias float32, nHead int64) func(h int64) float32 {
 	}
 }
 
-func refSoftMax(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) error {
+func (ks *Kernels) refSoftMax(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) error {
 	x := srcs[0]
 	mask, sinks := ops.MaskSinkTensors(1, srcs, p)
 	scale := p.F32("scale")
@@ -63,7 +63,7 @@ func refSoftMax(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) error {
 				}
 				s = slope(i2)
 			}
-			m, done := softMaxPrepVec(w, xr, scale, mrow, s)
+			m, done := ks.softMaxPrepVec(w, xr, scale, mrow, s)
 			if !done {
 				copy(w, xr)
 				for i := range w {
@@ -84,12 +84,12 @@ func refSoftMax(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) error {
 				sink = sinks.F32(i2, 0, 0, 0)
 				m = max(m, sink)
 			}
-			sum := softMaxExpRow(w, m)
+			sum := ks.softMaxExpRow(w, m)
 			if sinks != nil {
 				sum += float64(expf32(sink - m))
 			}
 			inv := float32(1 / sum)
-			if !scaleRowVec(w, inv) {
+			if !ks.scaleRowVec(w, inv) {
 				for i := range w {
 					w[i] *= inv
 				}
@@ -108,11 +108,11 @@ func refSoftMax(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) error {
 // (expGGML), their sum 16 at a time (reduce16) added to the float64 sum in
 // order, then the rest by expf, each added as it comes. (ggml's AVX2
 // build sums 8 at a time, its portable build one by one with expf.)
-func softMaxExpRow(w []float32, m float32) float64 {
+func (ks *Kernels) softMaxExpRow(w []float32, m float32) float64 {
 	n := len(w) &^ (siluBlock - 1)
 	var sum float64
 	if n > 0 {
-		sum = softMaxExpVec(w[:n], m)
+		sum = ks.softMaxExpVec(w[:n], m)
 	}
 	for i := n; i < len(w); i++ {
 		e := expf32(w[i] - m)

@@ -4,8 +4,8 @@ package refmath
 
 // Off amd64 soft_max runs its scalar loops.
 
-func softMaxPrepVec(w, x []float32, scale float32, mrow []float32, slope float32) (float32, bool) {
+func (ks *Kernels) softMaxPrepVec(w, x []float32, scale float32, mrow []float32, slope float32) (float32, bool) {
 	return 0, false
 }
 
-func scaleRowVec(w []float32, s float32) bool { return false }
+func (ks *Kernels) scaleRowVec(w []float32, s float32) bool { return false }

@@ -16,10 +16,10 @@ func softMaxPrepAVX(w, x, m *float32, scale, slope float32, n int, out *[8]float
 // softMaxPrepVec is softmax_simd_amd64.go's: w[i] = x[i]*scale (+
 // slope*mrow[i]), returning max_i w[i] (NaN if any w[i] is NaN); false,
 // having done nothing, without AVX2 or eight values.
-func softMaxPrepVec(w, x []float32, scale float32, mrow []float32, slope float32) (float32, bool) {
+func (ks *Kernels) softMaxPrepVec(w, x []float32, scale float32, mrow []float32, slope float32) (float32, bool) {
 	n := len(w)
 	n8 := n &^ 7
-	if !vecRow || n8 == 0 {
+	if !ks.Row || n8 == 0 {
 		return 0, false
 	}
 	x = x[:n]
@@ -46,10 +46,10 @@ func softMaxPrepVec(w, x []float32, scale float32, mrow []float32, slope float32
 
 // scaleRowVec sets w[i] *= s; false, having done nothing, without AVX2 or
 // eight values.
-func scaleRowVec(w []float32, s float32) bool {
-	if !vecRow || len(w) < 8 {
+func (ks *Kernels) scaleRowVec(w []float32, s float32) bool {
+	if !ks.Row || len(w) < 8 {
 		return false
 	}
-	scaleInto(w, w, s)
+	ks.scaleInto(w, w, s)
 	return true
 }

@@ -18,9 +18,9 @@ import (
 // scalar one whatever the grouping (an exact operation; a ±0 maximum may
 // take either sign, which changes no w - max). It reports false, having
 // done nothing, without AVX2.
-func softMaxPrepVec(w, x []float32, scale float32, mrow []float32, slope float32) (float32, bool) {
+func (ks *Kernels) softMaxPrepVec(w, x []float32, scale float32, mrow []float32, slope float32) (float32, bool) {
 	n := len(w)
-	if !vecExp4 || n < 8 {
+	if !ks.Exp4 || n < 8 {
 		return 0, false
 	}
 	x = x[:n]
@@ -36,7 +36,7 @@ func softMaxPrepVec(w, x []float32, scale float32, mrow []float32, slope float32
 	mx := archsimd.BroadcastFloat32x8(float32(math.Inf(-1)))
 	var nan archsimd.Mask32x8
 	var nan16Bits uint16
-	if vec512 && n >= 16 {
+	if ks.Vec512 && n >= 16 {
 		sv := archsimd.BroadcastFloat32x16(scale)
 		sl := archsimd.BroadcastFloat32x16(slope)
 		mx16 := archsimd.BroadcastFloat32x16(float32(math.Inf(-1)))
@@ -96,14 +96,14 @@ func softMaxPrepVec(w, x []float32, scale float32, mrow []float32, slope float32
 
 // scaleRowVec sets w[i] *= s in sixteen lanes (AVX-512) or eight (AVX2),
 // reporting false (and doing nothing) without AVX2.
-func scaleRowVec(w []float32, s float32) bool {
+func (ks *Kernels) scaleRowVec(w []float32, s float32) bool {
 	n := len(w)
-	if !vecExp4 || n < 8 {
+	if !ks.Exp4 || n < 8 {
 		return false
 	}
 	p := unsafe.Pointer(&w[0])
 	i := 0
-	if vec512 {
+	if ks.Vec512 {
 		sv := archsimd.BroadcastFloat32x16(s)
 		for ; i+16 <= n; i += 16 {
 			archsimd.LoadFloat32x16(at16(p, i)).Mul(sv).Store(at16(p, i))

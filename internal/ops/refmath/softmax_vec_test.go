@@ -52,7 +52,7 @@ func TestSoftMaxLongRows(t *testing.T) {
 // mask, with ±0, ±inf, denormals and (in some rows) a NaN. The maximum
 // must equal the scalar one (a NaN if any w is NaN; a zero of either sign).
 func TestSoftMaxPrepVec(t *testing.T) {
-	if _, ok := softMaxPrepVec(make([]float32, 8), make([]float32, 8), 1, nil, 0); !ok {
+	if _, ok := host.softMaxPrepVec(make([]float32, 8), make([]float32, 8), 1, nil, 0); !ok {
 		t.Skip("no vector soft_max steps in this build or on this CPU")
 	}
 	src := randVals(91, 4200, -30, 30)
@@ -102,7 +102,7 @@ func TestSoftMaxPrepVec(t *testing.T) {
 				copy(got, x)
 				xr = got
 			}
-			m, ok := softMaxPrepVec(got, xr, scale, mrow, slope)
+			m, ok := host.softMaxPrepVec(got, xr, scale, mrow, slope)
 			if !ok {
 				if n >= 8 {
 					t.Fatalf("len %d: softMaxPrepVec did nothing", n)
@@ -121,7 +121,7 @@ func TestSoftMaxPrepVec(t *testing.T) {
 			for i := range want {
 				want[i] *= inv
 			}
-			if !scaleRowVec(got, inv) {
+			if !host.scaleRowVec(got, inv) {
 				t.Fatalf("len %d: scaleRowVec did nothing", n)
 			}
 			for i := range got {

@@ -20,8 +20,8 @@ type RefFunc func(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) error
 // replays) calls it instead of Ref while the tensors' storage lives.
 type BindFunc func(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) func() error
 
-func refMulMat(dst *ops.Tensor, srcs []*ops.Tensor, _ ops.Params) error {
-	return MulMat(dst, srcs[0], srcs[1])
+func (ks *Kernels) refMulMat(dst *ops.Tensor, srcs []*ops.Tensor, _ ops.Params) error {
+	return ks.MulMat(dst, srcs[0], srcs[1])
 }
 
 // refParallel calls fn on disjoint chunks [lo, hi) covering [0, n),

@@ -85,7 +85,7 @@ func UnaryFunc(name string) func(float32) float32 {
 	return nil
 }
 
-func refUnary(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) error {
+func (ks *Kernels) refUnary(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) error {
 	f := UnaryFunc(p.Str("op"))
 	if f == nil {
 		return &ops.ParamError{Op: ops.OpUnary, Param: "op", Msg: fmt.Sprintf("unknown unary op %q", p.Str("op"))}
@@ -96,7 +96,7 @@ func refUnary(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) error {
 		}
 	}
 	if p.Str("op") == "silu" && srcs[0].Type == ops.F32 {
-		kern = siluRow // ggml's split of an f32 row (silu.go); f16 rows are silu of each value
+		kern = ks.siluRow // ggml's split of an f32 row (silu.go); f16 rows are silu of each value
 	}
 	if x := srcs[0]; denseF32Rows(dst, x) && dst.Ne == x.Ne {
 		// exp, tanh, erf: a few ns an element, 4 work units.
