@@ -6,8 +6,6 @@ import (
 	"simd/archsimd"
 )
 
-var hasAVX = archsimd.X86.AVX()
-
 // ClearUpper executes VZEROUPPER (on CPUs with AVX).
 //
 // In GOEXPERIMENT=simd builds (Go 1.26) the runtime's asyncPreempt saves
@@ -22,7 +20,7 @@ var hasAVX = archsimd.X86.AVX()
 // loops of soft_max and flash_attn_ext more often, so a preemption costs
 // at most about a row of slow work.
 func ClearUpper() {
-	if hasAVX {
+	if archsimd.X86.AVX() {
 		archsimd.ClearAVXUpperBits()
 	}
 }

@@ -1,15 +1,10 @@
 package ops
 
-// The shape inference of mul_mat_id, soft_max, flash_attn_ext and rope:
-// what planning needs of these ops (types, shapes, costs). Their math is
-// in package refmath, one section of this file a refmath file.
-
 import (
 	"fmt"
 )
 
 // --- mulmatid (its math: refmath/mulmatid.go) ---
-
 // mul_mat_id: the expert matmul of mixture-of-experts models
 // (ggml_mul_mat_id(as, b, ids)):
 //
@@ -63,7 +58,6 @@ func flopsMulMatID(_ *Tensor, srcs []*Tensor, _ Params) int64 {
 }
 
 // --- softmax (its math: refmath/softmax.go) ---
-
 // soft_max (ggml_soft_max_ext, plus ggml_soft_max_add_sinks), per row of
 // x [ne0, ne1, n_head = ne2, ne3], as the CPU computes it:
 //
@@ -117,7 +111,6 @@ func inferSoftMax(srcs []*Tensor, p Params) (Type, [MaxDims]int64, error) {
 }
 
 // --- flashattn (its math: refmath/flashattn.go) ---
-
 // flash_attn_ext (ggml_flash_attn_ext(q, k, v, mask, scale, max_bias,
 // logit_softcap)), as ggml's CPU computes it on its reference path (one
 // query row at a time, online softmax):
@@ -209,7 +202,6 @@ func flopsFlashAttn(_ *Tensor, srcs []*Tensor, _ Params) int64 {
 }
 
 // --- rope (its math: refmath/rope.go) ---
-
 // rope: rotary position embedding of x [ne0 = head dim, ne1 = heads,
 // ne2 = tokens, ne3] with positions pos (i32), as ggml's CPU computes it
 // (float32 throughout):

@@ -1,15 +1,10 @@
 package ops
 
-// The shape inference of the convolutions, pools and im2col: what planning
-// needs of these ops (types, shapes, costs). Their math is in package
-// refmath, one section of this file a refmath file.
-
 import (
 	"fmt"
 )
 
 // --- conv2d (its math: refmath/conv2d.go) ---
-
 // conv_2d: GGML_OP_CONV_2D (ggml_conv_2d_direct), a 2-D convolution
 // without materialising im2col in the graph:
 //
@@ -65,7 +60,6 @@ func flopsConv3D(dst *Tensor, srcs []*Tensor, p Params) int64 {
 }
 
 // --- im2col (its math: refmath/im2col.go) ---
-
 // im2col: the patches of data that a convolution with kernel's shape
 // visits, one patch per output position (ggml_im2col(a = kernel, b = data);
 // the kernel only supplies its shape).
@@ -151,7 +145,6 @@ func inferIm2col(srcs []*Tensor, p Params) (Type, [MaxDims]int64, error) {
 }
 
 // --- convnd (its math: refmath/convnd.go) ---
-
 // The convolution, pooling and resampling ops ggml-et does not implement:
 // shapes from their ggml.c constructors, math (where et has it) from
 // ggml's CPU (ggml-cpu/ops.cpp).

@@ -1,15 +1,10 @@
 package ops
 
-// The shape inference of the copying ops: what planning needs of these ops
-// (types, shapes, costs). Their math is in package refmath, one section of
-// this file a refmath file.
-
 import (
 	"fmt"
 )
 
 // --- cpy (its math: refmath/cpy.go) ---
-
 // cpy and cont. cpy copies x into a new contiguous tensor of the type
 // given by the "type" param: the same type is a bit-exact byte copy
 // (quantized blocks included); otherwise rows go through float32 (f16
@@ -68,7 +63,6 @@ func inferCont(srcs []*Tensor, _ Params) (Type, [MaxDims]int64, error) {
 }
 
 // --- getrows (its math: refmath/getrows.go) ---
-
 // get_rows (ggml_get_rows): data [ne0, ne1, ne2, ne3] of any float or
 // quantized type, rows i32 [n, ne2, ne3]; the result is f32
 // [ne0, n, ne2, ne3] with dst[:, i, j, k] = data[:, rows[i, j, k], j, k],
@@ -98,7 +92,6 @@ func inferGetRows(srcs []*Tensor, _ Params) (Type, [MaxDims]int64, error) {
 }
 
 // --- setrows (its math: refmath/setrows.go) ---
-
 // set_rows (ggml_set_rows(dst, src, idx), case order [dst, src, idx]): the
 // result is dst with rows replaced: for every row (i, j, k) of src (f32),
 // result[:, idx[i, j % idx.ne1, k % idx.ne2], j, k] = src[:, i, j, k],
@@ -140,7 +133,6 @@ func inferSetRows(srcs []*Tensor, _ Params) (Type, [MaxDims]int64, error) {
 }
 
 // --- concat (its math: refmath/concat.go) ---
-
 // concat: a and b joined along dimension dim; every other dimension must
 // match. Elements are copied as raw bytes (blocks for a quantized type,
 // as ggml's CPU does), so any type works. Both sources may be strided
@@ -169,7 +161,6 @@ func inferConcat(srcs []*Tensor, p Params) (Type, [MaxDims]int64, error) {
 }
 
 // --- repeat (its math: refmath/repeat.go) ---
-
 // repeat: ggml_repeat_4d, x tiled to shape ne; every ne[i] must be a
 // multiple of x.ne[i]. Element (i0..i3) of the result is x[i0 % x.ne0,
 // i1 % x.ne1, ...], copied as raw bytes: any plain type (the CPU has f32,
@@ -198,7 +189,6 @@ func inferRepeat(srcs []*Tensor, p Params) (Type, [MaxDims]int64, error) {
 }
 
 // --- pad (its math: refmath/pad.go) ---
-
 // pad: ggml_pad_ext, x surrounded by lp[i] zeros before and rp[i] zeros
 // after, per dimension in ne order; the result is ne + lp + rp. f32 only
 // (non-circular padding, the only kind et models); x may be strided.
@@ -245,7 +235,6 @@ func inferPad(srcs []*Tensor, p Params) (Type, [MaxDims]int64, error) {
 }
 
 // --- set (its math: refmath/set.go) ---
-
 // set: ggml_set(a, b, nb1, nb2, nb3, offset): the result is a with b
 // written into the view of a that has b's shape, element stride the type
 // size, byte strides nb1..nb3 and a byte offset, all in a's contiguous

@@ -1,9 +1,5 @@
 package ops
 
-// The shape inference of the element-wise and row ops: what planning needs
-// of these ops (types, shapes, costs). Their math is in package refmath,
-// one section of this file a refmath file.
-
 import (
 	"fmt"
 	"math"
@@ -11,7 +7,6 @@ import (
 )
 
 // --- binary (its math: refmath/binary.go) ---
-
 // add, sub and mul with ggml's repeat semantics: b is broadcast (repeated)
 // over a, which needs a.ne[i] % b.ne[i] == 0 in every dimension; the
 // result has a's type and shape. Element (i0..i3) of the result is
@@ -41,7 +36,6 @@ func inferBinaryOp(op Op, srcs []*Tensor) (Type, [MaxDims]int64, error) {
 }
 
 // --- unary (its math: refmath/unary.go) ---
-
 // unary: the elementwise functions ggml-et accepts (reference/
 // ggml-et-backend.md §1.2, UNARY), with the CPU's float32 formulas. gelu
 // and gelu_quick go through the CPU's 64K-entry f16 tables: the input is
@@ -69,7 +63,6 @@ func inferUnary(srcs []*Tensor, p Params) (Type, [MaxDims]int64, error) {
 }
 
 // --- glu (its math: refmath/glu.go) ---
-
 // glu: gated linear units, y = f(a)·b elementwise, with the CPU's float32
 // formulas (geglu and geglu_quick through the f16 tables, as gelu and
 // gelu_quick in unary.go).
@@ -119,7 +112,6 @@ func inferGLU(srcs []*Tensor, p Params) (Type, [MaxDims]int64, error) {
 }
 
 // --- clamp (its math: refmath/clamp.go) ---
-
 // clamp: y = MAX(MIN(x, max), min) elementwise with C's macro semantics
 // (so a NaN input gives max, as on the CPU). f32 or f16 (f16 widens,
 // clamps in float32, rounds back); the result has x's type and shape.
@@ -133,7 +125,6 @@ func inferClamp(srcs []*Tensor, _ Params) (Type, [MaxDims]int64, error) {
 }
 
 // --- sqr (its math: refmath/sqr.go) ---
-
 // sqr: y = x·x elementwise, in float32 as ggml's CPU computes it. x may be
 // f32 or f16 (f16 widens, squares in float32 and rounds the result back to
 // f16) and may be a strided view; the result has x's type and shape.
@@ -147,7 +138,6 @@ func inferSqr(srcs []*Tensor, _ Params) (Type, [MaxDims]int64, error) {
 }
 
 // --- scale (its math: refmath/scale.go) ---
-
 // scale: y = x*scale + bias (bias 0 for plain ggml_scale, where the CPU
 // only multiplies). f32 only, as on the CPU; x may be a strided view.
 
@@ -160,7 +150,6 @@ func inferScale(srcs []*Tensor, _ Params) (Type, [MaxDims]int64, error) {
 }
 
 // --- fill (its math: refmath/fill.go) ---
-
 // fill: every element of the result is c (rounded to f16 for an f16
 // tensor); x only supplies the type and shape. f32 or f16.
 
@@ -173,7 +162,6 @@ func inferFill(srcs []*Tensor, _ Params) (Type, [MaxDims]int64, error) {
 }
 
 // --- cumsum (its math: refmath/cumsum.go) ---
-
 // cumsum: the running sum along ne0, y[i] = y[i-1] + x[i], accumulated in
 // float32 as ggml_vec_cumsum_f32 does. f32 only; same shape.
 
@@ -186,7 +174,6 @@ func inferCumsum(srcs []*Tensor, _ Params) (Type, [MaxDims]int64, error) {
 }
 
 // --- diag (its math: refmath/diag.go) ---
-
 // diag: a vector per (i2, i3) becomes a diagonal matrix: x [N, 1, ne2,
 // ne3] gives [N, N, ne2, ne3] with result[i0, i1] = x[i1] when i0 == i1
 // and 0 elsewhere. f32 only.
@@ -203,7 +190,6 @@ func inferDiag(srcs []*Tensor, _ Params) (Type, [MaxDims]int64, error) {
 }
 
 // --- sumrows (its math: refmath/sumrows.go) ---
-
 // sum_rows and mean reduce every row of ne0 f32 values to one value: the
 // result is [1, ne1, ne2, ne3]. As on the CPU (ggml_vec_sum_f32), the sum
 // is accumulated in float64 (ggml_float) and rounded to float32; mean then
@@ -220,7 +206,6 @@ func inferSumRows(op Op) InferFunc {
 }
 
 // --- norm (its math: refmath/norm.go) ---
-
 // rms_norm, norm and l2_norm, per row of ne0 elements, as ggml's CPU
 // computes them: sums in float64 (ggml_float) over float32 terms, the mean
 // or variance rounded to float32, then one float32 scale factor applied to
@@ -241,7 +226,6 @@ func inferNorm(op Op) InferFunc {
 }
 
 // --- groupnorm (its math: refmath/groupnorm.go) ---
-
 // group_norm: the channels (ne2) of each i3 are split into n_groups groups
 // of ceil(ne2/n_groups) channels (the last group may be smaller, and
 // groups past the last channel are empty); each group's ne0·ne1·channels
@@ -261,7 +245,6 @@ func inferGroupNorm(srcs []*Tensor, p Params) (Type, [MaxDims]int64, error) {
 }
 
 // --- mathfn (its math: refmath/mathfn.go) ---
-
 // Elementwise ops ggml-et does not implement, with the CPU's float32
 // formulas (ggml-cpu/unary-ops.cpp, vec.h): div, sqrt, log, sin, cos,
 // leaky_relu, xielu, silu_back, and dup. x may be f32 or f16 (f16 widens,
@@ -309,7 +292,6 @@ func inferDup(srcs []*Tensor, _ Params) (Type, [MaxDims]int64, error) {
 }
 
 // --- tri (its math: refmath/tri.go) ---
-
 // tri: keep one triangle of each square matrix and zero the rest. With i0
 // the column (ne0) index and i1 the row (ne1) index: lower keeps i0 < i1,
 // lower_diag i0 <= i1, upper i0 > i1, upper_diag i0 >= i1
@@ -349,7 +331,6 @@ func inferTri(srcs []*Tensor, p Params) (Type, [MaxDims]int64, error) {
 }
 
 // --- solvetri (its math: refmath/solvetri.go) ---
-
 // solve_tri: X with A·X = B for lower-triangular, non-unit A, per batch
 // (dims 2 and 3), by forward substitution in float32 as the CPU does:
 // X[i][c] = (B[i][c] - Σ_{t<i} A[i][t]·X[t][c]) / A[i][i]. A is [n, n, B2,
@@ -383,7 +364,6 @@ func inferSolveTri(srcs []*Tensor, p Params) (Type, [MaxDims]int64, error) {
 }
 
 // --- argsort (its math: refmath/argsort.go) ---
-
 // Reductions and index ops ggml-et does not implement, as ggml's CPU
 // computes them (ggml-cpu/ops.cpp, vec.h):
 //

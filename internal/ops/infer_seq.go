@@ -1,16 +1,11 @@
 package ops
 
-// The shape inference of the sequence-model, accumulation and training
-// ops: what planning needs of these ops (types, shapes, costs). Their math
-// is in package refmath, one section of this file a refmath file.
-
 import (
 	"fmt"
 	"math"
 )
 
 // --- rwkv (its math: refmath/rwkv.go) ---
-
 // rwkv_wkv6 and rwkv_wkv7: the RWKV time-mixing recurrences, per head of
 // size S, in the CPU's scalar float32 order. With C = S·H channels, T
 // tokens split evenly into n_seqs sequences (state [S·S·H, n_seqs], head h
@@ -78,7 +73,6 @@ func inferWKV7(srcs []*Tensor, _ Params) (Type, [MaxDims]int64, error) {
 }
 
 // --- ssm (its math: refmath/ssm.go) ---
-
 // ssm_conv and ssm_scan: the Mamba (1 and 2) recurrent blocks, with the
 // CPU's float32 arithmetic.
 //
@@ -179,7 +173,6 @@ func inferSSMScan(srcs []*Tensor, p Params) (Type, [MaxDims]int64, error) {
 }
 
 // --- gdn (its math: refmath/gdn.go) ---
-
 // gated_delta_net: the gated delta rule of Qwen3-Next / Kimi linear
 // attention (ggml_gated_delta_net(q, k, v, g, beta, state, K)).
 //
@@ -254,7 +247,6 @@ func inferGatedDeltaNet(srcs []*Tensor, p Params) (Type, [MaxDims]int64, error) 
 }
 
 // --- accops (its math: refmath/accops.go) ---
-
 // acc, add_id, arange, timestep_embedding and out_prod, as ggml's CPU
 // computes them (ggml-cpu/ops.cpp), plus the shapes of the model-specific
 // ops et has no host math for (gated_linear_attn, lightning_indexer, the
@@ -463,7 +455,6 @@ func inferDSV4HCPost(srcs []*Tensor, _ Params) (Type, [MaxDims]int64, error) {
 }
 
 // --- backward (its math: refmath/backward.go) ---
-
 // The backward (gradient) ops of ggml's training graphs and the masks
 // around them, as ggml's CPU computes them (ggml-cpu/ops.cpp). f32 only,
 // as on the CPU, unless said otherwise.

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/ainekko/et/internal/ops/codec"
 	"github.com/ainekko/et/internal/ops/opstest"
 )
 
@@ -84,12 +85,12 @@ func TestCodecsMatchGGML(t *testing.T) {
 // ggml leaves uninitialised: the quants of an iq4_nl block whose values
 // are all below GROUP_MAX_EPS (its scale is 0).
 func undefinedByte(typ Type, x []float32, i int) bool {
-	if typ != IQ4_NL || i%sizeIQ4_NL < 2 {
+	if typ != IQ4_NL || i%codec.SizeIQ4_NL < 2 {
 		return false
 	}
-	b := i / sizeIQ4_NL
+	b := i / codec.SizeIQ4_NL
 	for _, v := range x[32*b : 32*b+32] {
-		if Abs32(v) >= groupMaxEps {
+		if codec.Abs32(v) >= codec.GroupMaxEps {
 			return false
 		}
 	}
@@ -154,7 +155,7 @@ var roundTripBound = map[Type]float64{Q1_0: 0.55, Q2_0: 0.55, TQ1_0: 0.55, TQ2_0
 // is rms(x) / (2^b - 1); bf16 keeps 8 significant bits (relative error
 // ≤ half an ulp, 2^-8, per value).
 func TestCodecRoundTripError(t *testing.T) {
-	const n = 64 * QKK
+	const n = 64 * codec.QKK
 	x := make([]float32, n)
 	s := uint64(12345)
 	for i := range x {
@@ -210,11 +211,11 @@ func TestBF16Specials(t *testing.T) {
 		{0x7f800001, 0x7fc0}, // signalling NaN, payload in low bits: quieted
 		{0xffa12345, 0xffe1}, // negative NaN keeps its high payload
 	} {
-		if got := F32ToBF16(math.Float32frombits(c.in)); got != c.want {
+		if got := codec.F32ToBF16(math.Float32frombits(c.in)); got != c.want {
 			t.Errorf("F32ToBF16(%#08x) = %#04x, want %#04x", c.in, got, c.want)
 		}
 	}
-	if got := math.Float32bits(BF16ToF32(0xc0a0)); got != 0xc0a00000 {
+	if got := math.Float32bits(codec.BF16ToF32(0xc0a0)); got != 0xc0a00000 {
 		t.Errorf("BF16ToF32(0xc0a0) = %#08x", got)
 	}
 }

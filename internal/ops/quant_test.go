@@ -8,6 +8,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/ainekko/et/internal/ops/codec"
 	"github.com/ainekko/et/internal/ops/opstest"
 )
 
@@ -110,10 +111,10 @@ func TestQuantRoundTripError(t *testing.T) {
 				for b := 0; b < len(x)/bs; b++ {
 					var amax float32
 					for _, v := range x[b*bs : (b+1)*bs] {
-						amax = max(amax, Abs32(v))
+						amax = max(amax, codec.Abs32(v))
 					}
 					for i := b * bs; i < (b+1)*bs; i++ {
-						if e := Abs32(x[i] - y[i]); e > tt.tol(amax) {
+						if e := codec.Abs32(x[i] - y[i]); e > tt.tol(amax) {
 							t.Fatalf("trial %d: x[%d] = %g came back as %g (error %g > %g)", trial, i, x[i], y[i], e, tt.tol(amax))
 						}
 					}
@@ -177,7 +178,7 @@ func checkQuantizeRow(t *testing.T, typ Type, raw []byte) {
 			j := i % n
 			x[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*j:]))
 		}
-		if math.IsNaN(float64(x[i])) || math.IsInf(float64(x[i]), 0) || Abs32(x[i]) > 6e4 {
+		if math.IsNaN(float64(x[i])) || math.IsInf(float64(x[i]), 0) || codec.Abs32(x[i]) > 6e4 {
 			finite = false
 		}
 	}

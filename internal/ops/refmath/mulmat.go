@@ -6,6 +6,8 @@ import (
 	"math"
 	"unsafe"
 
+	"github.com/ainekko/et/internal/ops/codec"
+
 	"github.com/ainekko/et/internal/ops/parallel"
 
 	"github.com/ainekko/et/internal/ops"
@@ -141,7 +143,7 @@ func (ks *Kernels) prepareActivationsVec(a, b *ops.Tensor, vec, halves bool) *ac
 		}
 		// actPad more for the eight-row kernels' loads (mulmat_tile.go),
 		// zeros as those of a new slice were.
-		nb := nrows * k / ops.QK8_0
+		nb := nrows * k / codec.QK8_0
 		act.d = scratchF32.get(nb + actPad)
 		act.s = scratchI32.get(nb + actPad)
 		clear(act.d[nb:])
@@ -149,7 +151,7 @@ func (ks *Kernels) prepareActivationsVec(a, b *ops.Tensor, vec, halves bool) *ac
 		act.d, act.s = act.d[:nb], act.s[:nb]
 	case ops.Q4_K:
 		act.pk = scratchU64.get(nrows * k / 4)
-		act.d = scratchF32.get(nrows * k / ops.QKK)
+		act.d = scratchF32.get(nrows * k / codec.QKK)
 		act.s = scratchI32.get(nrows * k / 16)
 	}
 	ne1, ne2 := int(b.Ne[1]), int(b.Ne[2])
@@ -165,7 +167,7 @@ func (ks *Kernels) prepareActivationsVec(a, b *ops.Tensor, vec, halves bool) *ac
 			case ops.F32:
 				if a.Type == ops.BF16 { // ggml's CPU converts them to bf16, its vec_dot type
 					for i, v := range tmp {
-						tmp[i] = ops.BF16ToF32(ops.F32ToBF16(v))
+						tmp[i] = codec.BF16ToF32(codec.F32ToBF16(v))
 					}
 				}
 				copy(act.f32[r*k:], tmp)
@@ -179,7 +181,7 @@ func (ks *Kernels) prepareActivationsVec(a, b *ops.Tensor, vec, halves bool) *ac
 					out[i] = ops.RoundF16(v)
 				}
 			case ops.Q8_0, ops.Q4_0:
-				nb := k / ops.QK8_0
+				nb := k / codec.QK8_0
 				qr := q
 				if act.q != nil {
 					qr = act.q[r*k : (r+1)*k]
@@ -189,7 +191,7 @@ func (ks *Kernels) prepareActivationsVec(a, b *ops.Tensor, vec, halves bool) *ac
 					packAct(qr, act.pk[r*k/4:(r+1)*k/4])
 				}
 			case ops.Q4_K:
-				nb := k / ops.QKK
+				nb := k / codec.QKK
 				quantizeRowQ8_KAct(tmp, q, act.d[r*nb:(r+1)*nb], act.s[r*k/16:(r+1)*k/16])
 				packAct(q, act.pk[r*k/4:(r+1)*k/4])
 			}
@@ -218,12 +220,12 @@ func (act *actRows) free() {
 func quantizeRowQ8_0Act(x []float32, q []int8, d []float32, s []int32) {
 	var blk [34]byte
 	for b := range d {
-		ops.QuantizeBlockQ8_0(x[b*ops.QK8_0:(b+1)*ops.QK8_0], blk[:])
+		codec.QuantizeBlockQ8_0(x[b*codec.QK8_0:(b+1)*codec.QK8_0], blk[:])
 		d[b] = ops.F16ToF32(binary.LittleEndian.Uint16(blk[:]))
 		var sum int32
-		for j := 0; j < ops.QK8_0; j++ {
+		for j := 0; j < codec.QK8_0; j++ {
 			v := int8(blk[2+j])
-			q[b*ops.QK8_0+j] = v
+			q[b*codec.QK8_0+j] = v
 			sum += int32(v)
 		}
 		s[b] = sum
@@ -236,11 +238,11 @@ func quantizeRowQ8_0Act(x []float32, q []int8, d []float32, s []int32) {
 // quants (bsums).
 func quantizeRowQ8_KAct(x []float32, q []int8, d []float32, bsums []int32) {
 	for b := range d {
-		xs := x[b*ops.QKK : (b+1)*ops.QKK]
-		qs := q[b*ops.QKK : (b+1)*ops.QKK]
+		xs := x[b*codec.QKK : (b+1)*codec.QKK]
+		qs := q[b*codec.QKK : (b+1)*codec.QKK]
 		var amax, mx float32
 		for _, v := range xs {
-			if a := ops.Abs32(v); a > amax {
+			if a := codec.Abs32(v); a > amax {
 				amax, mx = a, v
 			}
 		}
@@ -252,7 +254,7 @@ func quantizeRowQ8_KAct(x []float32, q []int8, d []float32, bsums []int32) {
 		}
 		iscale := -127 / mx
 		for j, v := range xs {
-			qs[j] = int8(min(127, ops.NearestInt(float32(iscale*v))))
+			qs[j] = int8(min(127, codec.NearestInt(float32(iscale*v))))
 		}
 		for j := 0; j < 16; j++ {
 			var sum int32
@@ -368,7 +370,7 @@ func (ks *Kernels) mulMat(dst, a, b *ops.Tensor, vec bool) {
 			}
 			if has8 {
 				// Groups of eight rows, then the rest by dot4R and dot1.
-				nb := int(a.Ne[0]) / ops.QK8_0
+				nb := int(a.Ne[0]) / codec.QK8_0
 				ng := (r1 - r0) / 8
 				for g := range ng {
 					var rws [8][]byte
@@ -509,10 +511,10 @@ func (act *actRows) dot1(t ops.Type, row []byte, r int) float32 {
 		case ops.F16:
 			return dotF16Vec(row, act.f32[r*k:(r+1)*k])
 		case ops.Q8_0:
-			nb := k / ops.QK8_0
+			nb := k / codec.QK8_0
 			return dotQ8_0Vec(row, act.q[r*k:(r+1)*k], act.d[r*nb:(r+1)*nb])
 		case ops.Q4_0:
-			nb := k / ops.QK4_0
+			nb := k / codec.QK4_0
 			return dotQ4_0Vec(row, act.q[r*k:(r+1)*k], act.d[r*nb:(r+1)*nb], act.s[r*nb:(r+1)*nb])
 		}
 	}
@@ -522,13 +524,13 @@ func (act *actRows) dot1(t ops.Type, row []byte, r int) float32 {
 	case ops.F16:
 		return dotF16Bytes(row, act.f32[r*k:(r+1)*k])
 	case ops.Q8_0:
-		nb := k / ops.QK8_0
+		nb := k / codec.QK8_0
 		return dotQ8_0(row, act.pk[r*k/4:(r+1)*k/4], act.d[r*nb:(r+1)*nb], act.s[r*nb:(r+1)*nb])
 	case ops.Q4_0:
-		nb := k / ops.QK4_0
+		nb := k / codec.QK4_0
 		return dotQ4_0(row, act.pk[r*k/4:(r+1)*k/4], act.d[r*nb:(r+1)*nb], act.s[r*nb:(r+1)*nb])
 	case ops.Q4_K:
-		nb := k / ops.QKK
+		nb := k / codec.QKK
 		return dotQ4_K(row, act.pk[r*k/4:(r+1)*k/4], act.d[r*nb:(r+1)*nb], act.s[r*k/16:(r+1)*k/16])
 	}
 	panic("unreachable")
@@ -558,7 +560,7 @@ func (act *actRows) dot4(t ops.Type, row []byte, r int) [4]float32 {
 	case ops.F16:
 		return dotF16Bytes4(row, act.f32[r*k:(r+4)*k])
 	case ops.Q8_0, ops.Q4_0:
-		nb := k / ops.QK8_0
+		nb := k / codec.QK8_0
 		return dotQ4_0Q8_0x4(t, row, act.pk[r*k/4:(r+4)*k/4], act.d[r*nb:(r+4)*nb], act.s[r*nb:(r+4)*nb])
 	case ops.Q4_K:
 		var out [4]float32
@@ -601,10 +603,10 @@ func (act *actRows) dot4R(t ops.Type, a0, a1, a2, a3 []byte, r int) [4]float32 {
 	case ops.F16:
 		return ks.dotF16Vec4R(a0, a1, a2, a3, act.f32[r*k:(r+1)*k])
 	case ops.Q8_0:
-		nb := k / ops.QK8_0
+		nb := k / codec.QK8_0
 		return dotQ8_0Vec4R(a0, a1, a2, a3, act.q[r*k:(r+1)*k], act.d[r*nb:(r+1)*nb])
 	case ops.Q4_0:
-		nb := k / ops.QK4_0
+		nb := k / codec.QK4_0
 		return dotQ4_0Vec4R(a0, a1, a2, a3, act.q[r*k:(r+1)*k], act.d[r*nb:(r+1)*nb], act.s[r*nb:(r+1)*nb])
 	}
 	panic("unreachable")
@@ -909,8 +911,8 @@ func dotQ4_K(a []byte, p []uint64, d []float32, bsums []int32) float32 {
 		scales := x[4:16]
 		var isum, msum int32
 		for c := 0; c < 4; c++ {
-			sc1, m1 := ops.ScaleMinK4(2*c, scales)
-			sc2, m2 := ops.ScaleMinK4(2*c+1, scales)
+			sc1, m1 := codec.ScaleMinK4(2*c, scales)
+			sc2, m2 := codec.ScaleMinK4(2*c+1, scales)
 			q := x[16+32*c : 16+32*c+32 : 16+32*c+32]
 			y := p[blk*64+16*c : blk*64+16*c+16 : blk*64+16*c+16]
 			w0 := binary.LittleEndian.Uint64(q[0:])

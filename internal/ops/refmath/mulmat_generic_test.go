@@ -4,6 +4,8 @@ import (
 	"math"
 	"testing"
 
+	"github.com/ainekko/et/internal/ops/codec"
+
 	"github.com/ainekko/et/internal/ops"
 )
 
@@ -26,7 +28,7 @@ func TestMulMatGenericTypes(t *testing.T) {
 			deq := a.ToF32()
 			act := func(i int) float64 {
 				if wt == ops.BF16 {
-					return float64(ops.BF16ToF32(ops.F32ToBF16(bv[i])))
+					return float64(codec.BF16ToF32(codec.F32ToBF16(bv[i])))
 				}
 				return float64(bv[i])
 			}

@@ -6,6 +6,8 @@ import (
 	"simd/archsimd"
 	"unsafe"
 
+	"github.com/ainekko/et/internal/ops/codec"
+
 	"github.com/ainekko/et/internal/ops"
 )
 
@@ -20,17 +22,17 @@ func (ks *Kernels) dequantRowQ6_KVec(x []byte, y []float32) bool {
 	if !ks.Vec {
 		return false
 	}
-	nb := len(y) / ops.QKK
+	nb := len(y) / codec.QKK
 	if nb == 0 {
 		return true
 	}
-	x = x[:nb*ops.SizeQ6_K]
+	x = x[:nb*codec.SizeQ6_K]
 	// The scales first, in scalar code (16 per block, and 3 more to read).
 	ops.ClearUpper()
 	sc := make([]float32, 16*nb+3)
 	for b := range nb {
-		blk := x[b*ops.SizeQ6_K : (b+1)*ops.SizeQ6_K]
-		d := ops.F16At(blk, 208)
+		blk := x[b*codec.SizeQ6_K : (b+1)*codec.SizeQ6_K]
+		d := codec.F16At(blk, 208)
 		for i := range 16 {
 			sc[16*b+i] = float32(d * float32(int8(blk[192+i])))
 		}
@@ -44,7 +46,7 @@ func (ks *Kernels) dequantRowQ6_KVec(x []byte, y []float32) bool {
 	pq := unsafe.Pointer(&q[0])
 	for b := range nb {
 		for h := 0; h < 2; h++ { // the two halves of 128 values
-			base := unsafe.Add(px, b*ops.SizeQ6_K)
+			base := unsafe.Add(px, b*codec.SizeQ6_K)
 			ql := unsafe.Add(base, 64*h)
 			qh := unsafe.Add(base, 128+32*h)
 			a := archsimd.LoadUint8x32((*[32]uint8)(ql))
@@ -62,7 +64,7 @@ func (ks *Kernels) dequantRowQ6_KVec(x []byte, y []float32) bool {
 			q3.AsInt8x32().Sub(c32).Store((*[32]int8)(unsafe.Add(pq, 64)))
 			q4.AsInt8x32().Sub(c32).Store((*[32]int8)(unsafe.Add(pq, 96)))
 			// Value j of the half (q[j]) has scale 8h + j/16.
-			out := unsafe.Add(py, 4*(ops.QKK*b+128*h))
+			out := unsafe.Add(py, 4*(codec.QKK*b+128*h))
 			s := unsafe.Add(ps, 4*(16*b+8*h))
 			for c := 0; c < 16; c++ {
 				v := archsimd.LoadInt8x16((*[16]int8)(unsafe.Add(pq, 8*c))).ExtendLo8ToInt32().ConvertToFloat32()

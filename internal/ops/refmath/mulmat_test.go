@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ainekko/et/internal/ops/codec"
+
 	"github.com/ainekko/et/internal/ops/opstest"
 
 	"github.com/ainekko/et/internal/ops"
@@ -65,12 +67,12 @@ func viaF16(x []float32) []float32 {
 func viaQ8K(x []float32) []float32 {
 	k := len(x)
 	q := make([]int8, k)
-	d := make([]float32, k/ops.QKK)
+	d := make([]float32, k/codec.QKK)
 	s := make([]int32, k/16)
 	quantizeRowQ8_KAct(x, q, d, s)
 	y := make([]float32, k)
 	for i := range y {
-		y[i] = float32(q[i]) * d[i/ops.QKK]
+		y[i] = float32(q[i]) * d[i/codec.QKK]
 	}
 	return y
 }

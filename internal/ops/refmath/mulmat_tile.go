@@ -3,6 +3,8 @@ package refmath
 import (
 	"unsafe"
 
+	"github.com/ainekko/et/internal/ops/codec"
+
 	"github.com/ainekko/et/internal/ops"
 )
 
@@ -91,7 +93,7 @@ func (r *rows8) load(ks *Kernels, t ops.Type, rows *[8][]byte, nb int) {
 func (act *actRows) dot8R(t ops.Type, w *rows8, r int) [8]float32 {
 	ks := act.ks
 	k := act.k
-	nb := k / ops.QK8_0
+	nb := k / codec.QK8_0
 	if (!w.fused && len(w.da) != 8*nb) || nb == 0 {
 		panic("ops: dot8R: rows not loaded for this k")
 	}
@@ -141,7 +143,7 @@ func (ks *Kernels) fused8(n int) bool { return n < fusedMaxCols || ks.VNNI }
 func (act *actRows) dot8R2(t ops.Type, w *rows8, r, r2 int) (out, out2 [8]float32) {
 	ks := act.ks
 	k := act.k
-	nb := k / ops.QK8_0
+	nb := k / codec.QK8_0
 	if !w.fused || nb == 0 {
 		panic("ops: dot8R2: rows not set for the fused kernels")
 	}
@@ -178,7 +180,7 @@ func (act *actRows) dot8R2(t ops.Type, w *rows8, r, r2 int) (out, out2 [8]float3
 // block, 32 quants of each column in turn, for dot8R4.
 func (act *actRows) packQuads(n int) {
 	k := act.k
-	nb := k / ops.QK8_0
+	nb := k / codec.QK8_0
 	batches := len(act.d) / nb / n
 	act.nq = n / 4
 	fours := batches * act.nq
@@ -203,7 +205,7 @@ func (act *actRows) packQuads(n int) {
 // dot8R4 is dot8R of the fused q8_0 rows w with the four columns of
 // packQuads' four qi of batch: out[8c:8c+8] for column 4qi+c.
 func (act *actRows) dot8R4(w *rows8, batch, qi int) (out [32]float32) {
-	nb := act.k / ops.QK8_0
+	nb := act.k / codec.QK8_0
 	o := (batch*act.nq + qi) * nb
 	q8_0Rows8x4TVNNI(&w.p, unsafe.Pointer(&act.q4[o*128]), unsafe.Pointer(&act.d4[o*4]), unsafe.Pointer(&act.s4[o*4]), nb, &out, w.next)
 	return out

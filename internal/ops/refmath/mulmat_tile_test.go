@@ -8,6 +8,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/ainekko/et/internal/ops/codec"
+
 	"github.com/ainekko/et/internal/ops"
 )
 
@@ -182,23 +184,23 @@ func TestMulMatIDGroupedMatchesScalar(t *testing.T) {
 func TestDequantQ6_KVec(t *testing.T) {
 	const nb = 9
 	r := rand.New(rand.NewPCG(27, 28))
-	x := make([]byte, nb*ops.SizeQ6_K)
+	x := make([]byte, nb*codec.SizeQ6_K)
 	for i := range x {
 		x[i] = byte(r.Uint32())
 	}
 	specials := []uint16{0x0000, 0x0001, 0x7c00, 0xfc00, 0x7e01, ops.F32ToF16(0.01), ops.F32ToF16(-3)}
 	for b := range nb {
-		binary.LittleEndian.PutUint16(x[b*ops.SizeQ6_K+208:], specials[b%len(specials)])
+		binary.LittleEndian.PutUint16(x[b*codec.SizeQ6_K+208:], specials[b%len(specials)])
 	}
-	got := make([]float32, nb*ops.QKK)
+	got := make([]float32, nb*codec.QKK)
 	if !host.dequantRowQ6_KVec(x, got) {
 		t.Skip("no vector kernels in this build or on this CPU")
 	}
-	want := make([]float32, ops.QKK)
+	want := make([]float32, codec.QKK)
 	for b := range nb {
-		ops.DequantizeBlockQ6_K(x[b*ops.SizeQ6_K:(b+1)*ops.SizeQ6_K], want)
+		codec.DequantizeBlockQ6_K(x[b*codec.SizeQ6_K:(b+1)*codec.SizeQ6_K], want)
 		for i, w := range want {
-			if g := got[b*ops.QKK+i]; math.Float32bits(g) != math.Float32bits(w) {
+			if g := got[b*codec.QKK+i]; math.Float32bits(g) != math.Float32bits(w) {
 				t.Fatalf("block %d value %d = %g (%#x), scalar %g (%#x)", b, i, g, math.Float32bits(g), w, math.Float32bits(w))
 			}
 		}

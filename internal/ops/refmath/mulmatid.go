@@ -5,6 +5,8 @@ import (
 	"math"
 	"unsafe"
 
+	"github.com/ainekko/et/internal/ops/codec"
+
 	"github.com/ainekko/et/internal/ops/parallel"
 
 	"github.com/ainekko/et/internal/ops"
@@ -95,7 +97,7 @@ func (ks *Kernels) mulMatID8(dst, as *ops.Tensor, act *actRows, kt ops.Type, exp
 	m := int(as.Ne[1])
 	tiles := (m + mulMatRowTile - 1) / mulMatRowTile
 	rowBytes := int(as.Type.RowSize(as.Ne[0]))
-	nb := int(as.Ne[0]) / ops.QK8_0
+	nb := int(as.Ne[0]) / codec.QK8_0
 	parallel.For(tiles*len(used), 1, func(lo, hi int) {
 		var w8 rows8
 		for w := lo; w < hi; w++ {

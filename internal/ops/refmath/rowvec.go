@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"unsafe"
 
+	"github.com/ainekko/et/internal/ops/codec"
+
 	"github.com/ainekko/et/internal/ops"
 )
 
@@ -228,10 +230,10 @@ func ropeExpand(cc, ss, c, s []float32) {
 
 // dequantQ8_0Scalar is DequantizeRow(Q8_0, src, dst).
 func dequantQ8_0Scalar(src []byte, dst []float32) {
-	for b := 0; b < len(dst)/ops.QK8_0; b++ {
+	for b := 0; b < len(dst)/codec.QK8_0; b++ {
 		x := src[b*34 : (b+1)*34]
 		d := ops.F16ToF32(binary.LittleEndian.Uint16(x))
-		y := dst[b*ops.QK8_0 : (b+1)*ops.QK8_0]
+		y := dst[b*codec.QK8_0 : (b+1)*codec.QK8_0]
 		for j := range y {
 			y[j] = float32(int8(x[2+j])) * d
 		}

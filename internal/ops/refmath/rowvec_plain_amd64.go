@@ -3,7 +3,7 @@
 package refmath
 
 import (
-	"github.com/ainekko/et/internal/ops"
+	"github.com/ainekko/et/internal/ops/codec"
 )
 
 // The plain build's row kernels on amd64 (GOEXPERIMENT=simd off): the
@@ -126,7 +126,7 @@ func (ks *Kernels) centerSumSqRow(dst, x []float32, m float32) float64 {
 }
 
 func (ks *Kernels) dequantQ8_0Row(src []byte, dst []float32) {
-	nb := len(dst) / ops.QK8_0
+	nb := len(dst) / codec.QK8_0
 	if !ks.Row || !ks.F16C || nb == 0 {
 		dequantQ8_0Scalar(src, dst)
 		return

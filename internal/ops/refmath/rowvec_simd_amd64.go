@@ -8,6 +8,8 @@ import (
 	"simd/archsimd"
 	"unsafe"
 
+	"github.com/ainekko/et/internal/ops/codec"
+
 	"github.com/ainekko/et/internal/ops"
 )
 
@@ -282,12 +284,12 @@ func (ks *Kernels) ropeNormalRow(dst, x, cc, ss []float32) {
 // block's scale, as the scalar code. Each 16-byte load reads 8 bytes past
 // the quants it uses, so the last block goes through the scalar code.
 func (ks *Kernels) dequantQ8_0Row(src []byte, dst []float32) {
-	nb := len(dst) / ops.QK8_0
+	nb := len(dst) / codec.QK8_0
 	if !ks.Row || nb < 2 {
 		dequantQ8_0Scalar(src, dst)
 		return
 	}
-	src, dst = src[:nb*34], dst[:nb*ops.QK8_0]
+	src, dst = src[:nb*34], dst[:nb*codec.QK8_0]
 	// The scale goes from the widening table's bits to the lanes through
 	// integer registers: a scalar float instruction here would be legacy
 	// SSE between 256-bit ones (see clearUpper).

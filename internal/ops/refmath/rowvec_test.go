@@ -5,6 +5,8 @@ import (
 	"math/rand"
 	"testing"
 
+	"github.com/ainekko/et/internal/ops/codec"
+
 	"github.com/ainekko/et/internal/ops"
 )
 
@@ -172,7 +174,7 @@ func TestNormSumsFloat64(t *testing.T) {
 // one, bit for bit, on a row whose last block ends the buffer.
 func TestDequantQ8_0RowVec(t *testing.T) {
 	for _, nb := range []int{1, 2, 3, 128} {
-		v := rowVals(int64(nb), nb*ops.QK8_0)
+		v := rowVals(int64(nb), nb*codec.QK8_0)
 		for i := range v {
 			if math.IsInf(float64(v[i]), 0) || v[i] != v[i] || math.Abs(float64(v[i])) > 1e4 {
 				v[i] = 0.25

@@ -1,8 +1,10 @@
-package ops
+package codec
 
 import (
 	"encoding/binary"
 	"math"
+
+	"github.com/ainekko/et/internal/ops/half"
 )
 
 // The codecs of ggml's newer low-bit formats: q1_0 and q2_0 (sign / 2-bit
@@ -20,30 +22,15 @@ const (
 	sizeNVFP4 = 36
 )
 
-func init() {
-	for t, q := range map[Type]func([]float32, []byte){
-		Q1_0: quantizeBlockQ1_0, Q2_0: quantizeBlockQ2_0, TQ1_0: quantizeBlockTQ1_0,
-		TQ2_0: quantizeBlockTQ2_0, MXFP4: quantizeBlockMXFP4, NVFP4: quantizeBlockNVFP4,
-	} {
-		blockQuantizers[t] = q
-	}
-	for t, dq := range map[Type]func([]byte, []float32){
-		Q1_0: dequantizeBlockQ1_0, Q2_0: dequantizeBlockQ2_0, TQ1_0: dequantizeBlockTQ1_0,
-		TQ2_0: dequantizeBlockTQ2_0, MXFP4: dequantizeBlockMXFP4, NVFP4: dequantizeBlockNVFP4,
-	} {
-		blockDequantizers[t] = dq
-	}
-}
-
 // q1_0: d = mean |x|, one sign bit per value (1 for x ≥ 0).
-func quantizeBlockQ1_0(x []float32, y []byte) {
+func QuantizeBlockQ1_0(x []float32, y []byte) {
 	x = x[:128]
 	y = y[:sizeQ1_0]
 	var sumAbs float32
 	for _, v := range x {
 		sumAbs += Abs32(v)
 	}
-	binary.LittleEndian.PutUint16(y, F32ToF16(sumAbs/128))
+	binary.LittleEndian.PutUint16(y, half.FromF32(sumAbs/128))
 	qs := y[2:]
 	clear(qs)
 	for j, v := range x {
@@ -53,7 +40,7 @@ func quantizeBlockQ1_0(x []float32, y []byte) {
 	}
 }
 
-func dequantizeBlockQ1_0(x []byte, y []float32) {
+func DequantizeBlockQ1_0(x []byte, y []float32) {
 	x = x[:sizeQ1_0]
 	y = y[:128]
 	d := F16At(x, 0)
@@ -67,7 +54,7 @@ func dequantizeBlockQ1_0(x []byte, y []float32) {
 }
 
 // q2_0: d = max |x|, q = clamp(roundf(x/d) + 1, 0, 3), value (q - 1)·d.
-func quantizeBlockQ2_0(x []float32, y []byte) {
+func QuantizeBlockQ2_0(x []float32, y []byte) {
 	x = x[:64]
 	y = y[:sizeQ2_0]
 	var amax float32
@@ -80,7 +67,7 @@ func quantizeBlockQ2_0(x []float32, y []byte) {
 	if amax > 0 {
 		id = 1 / amax
 	}
-	binary.LittleEndian.PutUint16(y, F32ToF16(amax))
+	binary.LittleEndian.PutUint16(y, half.FromF32(amax))
 	qs := y[2:]
 	clear(qs)
 	for j, w := range x {
@@ -90,7 +77,7 @@ func quantizeBlockQ2_0(x []float32, y []byte) {
 	}
 }
 
-func dequantizeBlockQ2_0(x []byte, y []float32) {
+func DequantizeBlockQ2_0(x []byte, y []float32) {
 	x = x[:sizeQ2_0]
 	y = y[:64]
 	d := F16At(x, 0)
@@ -112,7 +99,7 @@ func lroundf(x float32) int64 {
 }
 
 // tq1_0: qs[48] (5 trits per byte), qh[4] (4 trits per byte), d = max |x|.
-func quantizeBlockTQ1_0(x []float32, y []byte) {
+func QuantizeBlockTQ1_0(x []float32, y []byte) {
 	x = x[:QKK]
 	y = y[:sizeTQ1_0]
 	var amax float32
@@ -125,7 +112,7 @@ func quantizeBlockTQ1_0(x []float32, y []byte) {
 	if amax != 0 {
 		id = 1 / amax
 	}
-	binary.LittleEndian.PutUint16(y[52:], F32ToF16(amax))
+	binary.LittleEndian.PutUint16(y[52:], half.FromF32(amax))
 	qs, qh := y[0:48], y[48:52]
 	trit := func(v float32) uint8 { return uint8(lroundf(float32(v*id)) + 1) }
 	pack := func(q uint8) uint8 { return uint8((uint16(q)*256 + 242) / 243) } // ceiling division
@@ -159,7 +146,7 @@ func quantizeBlockTQ1_0(x []float32, y []byte) {
 	}
 }
 
-func dequantizeBlockTQ1_0(x []byte, y []float32) {
+func DequantizeBlockTQ1_0(x []byte, y []float32) {
 	x = x[:sizeTQ1_0]
 	y = y[:QKK]
 	pow3 := [6]uint8{1, 3, 9, 27, 81, 243}
@@ -192,7 +179,7 @@ func dequantizeBlockTQ1_0(x []byte, y []float32) {
 }
 
 // tq2_0: qs[64] (4 2-bit trits per byte), d = max |x|.
-func quantizeBlockTQ2_0(x []float32, y []byte) {
+func QuantizeBlockTQ2_0(x []float32, y []byte) {
 	x = x[:QKK]
 	y = y[:sizeTQ2_0]
 	var amax float32
@@ -205,7 +192,7 @@ func quantizeBlockTQ2_0(x []float32, y []byte) {
 	if amax != 0 {
 		id = 1 / amax
 	}
-	binary.LittleEndian.PutUint16(y[64:], F32ToF16(amax))
+	binary.LittleEndian.PutUint16(y[64:], half.FromF32(amax))
 	for j := 0; j < 64; j += 32 {
 		for m := 0; m < 32; m++ {
 			var q uint8
@@ -218,7 +205,7 @@ func quantizeBlockTQ2_0(x []float32, y []byte) {
 	}
 }
 
-func dequantizeBlockTQ2_0(x []byte, y []float32) {
+func DequantizeBlockTQ2_0(x []byte, y []float32) {
 	x = x[:sizeTQ2_0]
 	y = y[:QKK]
 	d := F16At(x, 64)
@@ -259,7 +246,7 @@ func e8m0Half(x uint8) float32 {
 }
 
 // mxfp4: e (E8M0 shared exponent), qs[16] e2m1 codes.
-func quantizeBlockMXFP4(x []float32, y []byte) {
+func QuantizeBlockMXFP4(x []float32, y []byte) {
 	x = x[:32]
 	y = y[:sizeMXFP4]
 	var amax float32
@@ -280,7 +267,7 @@ func quantizeBlockMXFP4(x []float32, y []byte) {
 	}
 }
 
-func dequantizeBlockMXFP4(x []byte, y []float32) {
+func DequantizeBlockMXFP4(x []byte, y []float32) {
 	x = x[:sizeMXFP4]
 	y = y[:32]
 	d := e8m0Half(x[0])
@@ -344,7 +331,7 @@ func f32ToUE4M3(x float32) uint8 {
 }
 
 // nvfp4: d[4] (a UE4M3 scale per 16 values), qs[32] e2m1 codes.
-func quantizeBlockNVFP4(x []float32, y []byte) {
+func QuantizeBlockNVFP4(x []float32, y []byte) {
 	x = x[:64]
 	y = y[:sizeNVFP4]
 	for s := 0; s < 4; s++ {
@@ -364,7 +351,7 @@ func quantizeBlockNVFP4(x []float32, y []byte) {
 	}
 }
 
-func dequantizeBlockNVFP4(x []byte, y []float32) {
+func DequantizeBlockNVFP4(x []byte, y []float32) {
 	x = x[:sizeNVFP4]
 	y = y[:64]
 	for s := 0; s < 4; s++ {

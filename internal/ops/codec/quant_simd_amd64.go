@@ -1,6 +1,6 @@
 //go:build goexperiment.simd && amd64
 
-package ops
+package codec
 
 import (
 	"encoding/binary"
@@ -8,6 +8,8 @@ import (
 	"math/bits"
 	"simd/archsimd"
 	"unsafe"
+
+	"github.com/ainekko/et/internal/ops/half"
 )
 
 // AVX-512 and AVX2 forms of the q8_0 and q4_0 reference quantizers
@@ -26,19 +28,12 @@ import (
 // archsimd), a chunk of blocks at a time, so no legacy-SSE instruction
 // runs with dirty upper halves.
 
-// VecQuant reports AVX-512 (the 16-lane kernels; exp_simd_amd64.go's
-// test of the CPU too).
-var vecQuant = archsimd.X86.AVX512()
-
-// quantLanes is the float32 lanes of the quantizer kernels QuantizeRow
-// uses: 16 (AVX-512), 8 (AVX2) or 0 (the scalar code).
-var quantLanes = quantKernels()[0]
-
-// quantKernels lists the kernels this CPU runs, widest first, ending
-// with 0 (the scalar code); tests run each.
+// quantKernels lists the kernels this CPU runs, by their float32 lanes,
+// widest first: 16 (AVX-512), 8 (AVX2), ending with 0 (the scalar
+// code); the first is this CPU's (quantLanes), tests run each.
 func quantKernels() []int {
 	var k []int
-	if vecQuant {
+	if archsimd.X86.AVX512() {
 		k = append(k, 16)
 	}
 	if archsimd.X86.AVX2() {
@@ -49,34 +44,34 @@ func quantKernels() []int {
 
 const qVecChunk = 64
 
-// quantQ8_0Vec quantizes len(src)/32 blocks of q8_0 into dst; it returns
-// false (having written nothing) without a vector kernel.
-func quantQ8_0Vec(src []float32, dst []byte) bool {
-	if quantLanes == 0 {
+// quantQ8_0Vec quantizes len(src)/32 blocks of q8_0 into dst by the
+// kernel of lanes; it returns false (having written nothing) for 0.
+func quantQ8_0Vec(lanes int, src []float32, dst []byte) bool {
+	if lanes == 0 {
 		return false
 	}
-	quantVec(src, dst, Q8_0)
+	quantVec(lanes, src, dst, false)
 	return true
 }
 
 // quantQ4_0Vec is quantQ8_0Vec for q4_0.
-func quantQ4_0Vec(src []float32, dst []byte) bool {
-	if quantLanes == 0 {
+func quantQ4_0Vec(lanes int, src []float32, dst []byte) bool {
+	if lanes == 0 {
 		return false
 	}
-	quantVec(src, dst, Q4_0)
+	quantVec(lanes, src, dst, true)
 	return true
 }
 
-// quantVec runs the chunk kernel of typ (q8_0 or q4_0) and quantLanes
+// quantVec runs the chunk kernel of q8_0 (or q4_0, q4) and lanes
 // over src's 32-value blocks (an f16 scale first in each), qVecChunk
 // blocks at a time; the blocks the kernel flags go to the scalar
 // quantizer. (Direct calls, not function values: with those ds and bad
 // escaped to the heap, two allocations per row.)
-func quantVec(src []float32, dst []byte, typ Type) {
+func quantVec(lanes int, src []float32, dst []byte, q4 bool) {
 	const qk = 32 // QK8_0 == QK4_0
 	blockBytes, scalar := 34, QuantizeBlockQ8_0
-	if typ == Q4_0 {
+	if q4 {
 		blockBytes, scalar = 18, quantizeBlockQ4_0
 	}
 	nb := len(src) / qk
@@ -89,11 +84,11 @@ func quantVec(src []float32, dst []byte, typ Type) {
 		n := min(qVecChunk, nb-c)
 		ps, pd := unsafe.Pointer(&src[c*qk]), unsafe.Pointer(&dst[c*blockBytes])
 		switch {
-		case typ == Q8_0 && quantLanes == 16:
+		case !q4 && lanes == 16:
 			q8_0ChunkVec(ps, pd, n, &ds, &bad)
-		case typ == Q8_0:
+		case !q4:
 			q8_0ChunkAVX2(ps, pd, n, &ds, &bad)
-		case quantLanes == 16:
+		case lanes == 16:
 			q4_0ChunkVec(ps, pd, n, &ds, &bad)
 		default:
 			q4_0ChunkAVX2(ps, pd, n, &ds, &bad)
@@ -104,7 +99,7 @@ func quantVec(src []float32, dst []byte, typ Type) {
 				scalar(src[(c+b)*qk:(c+b+1)*qk], dst[(c+b)*blockBytes:(c+b+1)*blockBytes])
 				continue
 			}
-			binary.LittleEndian.PutUint16(dst[(c+b)*blockBytes:], F32ToF16(ds[b]))
+			binary.LittleEndian.PutUint16(dst[(c+b)*blockBytes:], half.FromF32(ds[b]))
 		}
 	}
 }

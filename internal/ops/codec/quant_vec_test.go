@@ -1,4 +1,4 @@
-package ops
+package codec
 
 import (
 	"bytes"
@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// TestQuantizeVecMatchesScalar: QuantizeRow, through each vector
+// TestQuantizeVecMatchesScalar: the q8_0 and q4_0 row quantizers, through each vector
 // quantizer the build and CPU have (AVX-512, AVX2) and the scalar code,
 // writes the bytes of the scalar reference quantizers, block by block,
 // for random data, rounding ties, equal magnitudes of both signs, zeros
@@ -83,22 +83,21 @@ func TestQuantizeVecMatchesScalar(t *testing.T) {
 	for _, b := range blocks {
 		src = append(src, b...)
 	}
-	defer func(l int) { quantLanes = l }(quantLanes)
 	for _, lanes := range quantKernels() {
-		quantLanes = lanes
-		for _, typ := range []Type{Q8_0, Q4_0} {
-			got := make([]byte, typ.RowSize(int64(len(src))))
-			QuantizeRow(typ, src, got)
-			bs := typ.TypeSize()
+		for _, f := range []struct {
+			name  string
+			bs    int
+			row   func(int, []float32, []byte)
+			block func([]float32, []byte)
+		}{{"q8_0", 34, quantizeQ8_0, QuantizeBlockQ8_0}, {"q4_0", 18, quantizeQ4_0, quantizeBlockQ4_0}} {
+			got := make([]byte, len(src)/32*f.bs)
+			f.row(lanes, src, got)
+			bs := f.bs
 			for i, b := range blocks {
 				want := make([]byte, bs)
-				if typ == Q8_0 {
-					QuantizeBlockQ8_0(b, want)
-				} else {
-					quantizeBlockQ4_0(b, want)
-				}
+				f.block(b, want)
 				if g := got[i*bs : (i+1)*bs]; !bytes.Equal(g, want) {
-					t.Errorf("%s, %d lanes, block %d %v: got % x, scalar % x", typ, lanes, i, b, g, want)
+					t.Errorf("%s, %d lanes, block %d %v: got % x, scalar % x", f.name, lanes, i, b, g, want)
 				}
 			}
 		}

@@ -1,8 +1,10 @@
-package ops
+package codec
 
 import (
 	"encoding/binary"
 	"math"
+
+	"github.com/ainekko/et/internal/ops/half"
 )
 
 // The k-quant codecs q2_K, q3_K, q5_K and q6_K (quant_legacy.go says how
@@ -18,7 +20,7 @@ func packQ2(L []uint8, qs []byte) {
 }
 
 // q2_K: scales[16] (4-bit scale | 4-bit min << 4), qs[64], d, dmin.
-func quantizeBlockQ2_K(x []float32, y []byte) {
+func QuantizeBlockQ2_K(x []float32, y []byte) {
 	x = x[:QKK]
 	y = y[:sizeQ2_K]
 	var (
@@ -49,19 +51,19 @@ func quantizeBlockQ2_K(x []float32, y []byte) {
 		for j := 0; j < 16; j++ {
 			sc[j] = uint8(NearestInt(float32(iscale * scales[j])))
 		}
-		binary.LittleEndian.PutUint16(y[80:], F32ToF16(maxScale/q4scale))
+		binary.LittleEndian.PutUint16(y[80:], half.FromF32(maxScale/q4scale))
 	} else {
 		clear(sc)
-		binary.LittleEndian.PutUint16(y[80:], F32ToF16(0))
+		binary.LittleEndian.PutUint16(y[80:], half.FromF32(0))
 	}
 	if maxMin > 0 {
 		iscale := q4scale / maxMin
 		for j := 0; j < 16; j++ {
 			sc[j] |= uint8(NearestInt(float32(iscale*mins[j])) << 4)
 		}
-		binary.LittleEndian.PutUint16(y[82:], F32ToF16(maxMin/q4scale))
+		binary.LittleEndian.PutUint16(y[82:], half.FromF32(maxMin/q4scale))
 	} else {
-		binary.LittleEndian.PutUint16(y[82:], F32ToF16(0))
+		binary.LittleEndian.PutUint16(y[82:], half.FromF32(0))
 	}
 	fd, fm := F16At(y, 80), F16At(y, 82)
 	for j := 0; j < 16; j++ {
@@ -78,7 +80,7 @@ func quantizeBlockQ2_K(x []float32, y []byte) {
 	packQ2(L[:], y[16:80])
 }
 
-func dequantizeBlockQ2_K(x []byte, y []float32) {
+func DequantizeBlockQ2_K(x []byte, y []float32) {
 	x = x[:sizeQ2_K]
 	y = y[:QKK]
 	d, mn := F16At(x, 80), F16At(x, 82)
@@ -114,7 +116,7 @@ func makeQ3Quants(nmax int32, x []float32, L []int8) float32 {
 			max = x[i]
 		}
 	}
-	if amax < groupMaxEps {
+	if amax < GroupMaxEps {
 		clear(L[:n])
 		return 0
 	}
@@ -167,7 +169,7 @@ func makeQ3Quants(nmax int32, x []float32, L []int8) float32 {
 func max32(a, b int32) int32 { return max(a, b) }
 
 // q3_K: hmask[32], qs[64], scales[12] (16 6-bit scales), d.
-func quantizeBlockQ3_K(x []float32, y []byte) {
+func QuantizeBlockQ3_K(x []float32, y []byte) {
 	x = x[:QKK]
 	y = y[:sizeQ3_K]
 	var (
@@ -198,9 +200,9 @@ func quantizeBlockQ3_K(x []float32, y []byte) {
 			l >>= 4
 			sc[j%4+8] |= uint8(int32(l) << (2 * (j / 4)))
 		}
-		binary.LittleEndian.PutUint16(y[108:], F32ToF16(1/iscale))
+		binary.LittleEndian.PutUint16(y[108:], half.FromF32(1/iscale))
 	} else {
-		binary.LittleEndian.PutUint16(y[108:], F32ToF16(0))
+		binary.LittleEndian.PutUint16(y[108:], half.FromF32(0))
 	}
 	fd := F16At(y, 108)
 	for j := 0; j < 16; j++ {
@@ -259,7 +261,7 @@ func q3KScales(b []byte) [16]int8 {
 	return s
 }
 
-func dequantizeBlockQ3_K(x []byte, y []float32) {
+func DequantizeBlockQ3_K(x []byte, y []float32) {
 	x = x[:sizeQ3_K]
 	y = y[:QKK]
 	dAll := F16At(x, 108)
@@ -291,7 +293,7 @@ func dequantizeBlockQ3_K(x []byte, y []float32) {
 }
 
 // q5_K: d, dmin, scales[12] (as q4_K), qh[32], qs[128].
-func quantizeBlockQ5_K(x []float32, y []byte) {
+func QuantizeBlockQ5_K(x []float32, y []byte) {
 	x = x[:QKK]
 	y = y[:sizeQ5_K]
 	var L [QKK]uint8
@@ -393,11 +395,11 @@ func packK4Scales(scales, mins []float32, maxScale, maxMin float32, y []byte) {
 			sc[j] |= (lm >> 4) << 6
 		}
 	}
-	binary.LittleEndian.PutUint16(y[0:], F32ToF16(maxScale/63))
-	binary.LittleEndian.PutUint16(y[2:], F32ToF16(maxMin/63))
+	binary.LittleEndian.PutUint16(y[0:], half.FromF32(maxScale/63))
+	binary.LittleEndian.PutUint16(y[2:], half.FromF32(maxMin/63))
 }
 
-func dequantizeBlockQ5_K(x []byte, y []float32) {
+func DequantizeBlockQ5_K(x []byte, y []float32) {
 	x = x[:sizeQ5_K]
 	y = y[:QKK]
 	d, mn := F16At(x, 0), F16At(x, 2)
@@ -443,7 +445,7 @@ func makeQXQuants(nmax int32, x []float32, L []int8) float32 {
 			max = x[i]
 		}
 	}
-	if amax < groupMaxEps {
+	if amax < GroupMaxEps {
 		clear(L[:n])
 		return 0
 	}
@@ -489,7 +491,7 @@ func makeQXQuants(nmax int32, x []float32, L []int8) float32 {
 }
 
 // q6_K: ql[128], qh[64], scales[16] (int8), d.
-func quantizeBlockQ6_K(x []float32, y []byte) {
+func QuantizeBlockQ6_K(x []float32, y []byte) {
 	x = x[:QKK]
 	y = y[:SizeQ6_K]
 	var (
@@ -506,12 +508,12 @@ func quantizeBlockQ6_K(x []float32, y []byte) {
 			maxScale = scale
 		}
 	}
-	if maxAbsScale < groupMaxEps {
+	if maxAbsScale < GroupMaxEps {
 		clear(y)
 		return
 	}
 	iscale := -128 / maxScale
-	binary.LittleEndian.PutUint16(y[208:], F32ToF16(1/iscale))
+	binary.LittleEndian.PutUint16(y[208:], half.FromF32(1/iscale))
 	sc := y[192:208]
 	for ib := 0; ib < 16; ib++ {
 		sc[ib] = byte(int8(min(127, NearestInt(float32(iscale*scales[ib])))))

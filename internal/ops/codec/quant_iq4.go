@@ -1,7 +1,9 @@
-package ops
+package codec
 
 import (
 	"encoding/binary"
+
+	"github.com/ainekko/et/internal/ops/half"
 )
 
 // The non-linear 4-bit codecs iq4_nl and iq4_xs (ggml-quants.c's
@@ -13,23 +15,12 @@ import (
 // 0 either way, so every value dequantizes to ±0.
 
 const (
-	sizeIQ4_NL = 18
-	sizeIQ4_XS = 136
+	SizeIQ4_NL = 18
+	SizeIQ4_XS = 136
 )
 
 // kvaluesIQ4NL is ggml's kvalues_iq4nl.
 var kvaluesIQ4NL = [16]int8{-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113}
-
-func init() {
-	blockQuantizers[IQ4_NL] = func(x []float32, y []byte) {
-		quantizeIQ4(x[:32], y[:sizeIQ4_NL], -1)
-	}
-	blockQuantizers[IQ4_XS] = func(x []float32, y []byte) {
-		quantizeIQ4(x[:QKK], y[:sizeIQ4_XS], 7)
-	}
-	blockDequantizers[IQ4_NL] = dequantizeBlockIQ4_NL
-	blockDequantizers[IQ4_XS] = dequantizeBlockIQ4_XS
-}
 
 // bestIndexInt8 is ggml's best_index_int8 over kvaluesIQ4NL: the index of
 // the value nearest x (ties to the upper one), by bisection.
@@ -60,7 +51,7 @@ func bestIndexInt8(x float32) uint8 {
 // one super-block x of 32 (iq4_nl: y = d, qs[16]) or 256 values (iq4_xs:
 // y = d, scales_h, scales_l[4], qs[128]), with ggml's ntry (-1 for
 // iq4_nl's reference quantizer, 7 for iq4_xs').
-func quantizeIQ4(x []float32, y []byte, ntry int) {
+func QuantizeIQ4(x []float32, y []byte, ntry int) {
 	sb := len(x)
 	nb := sb / 32
 	values := &kvaluesIQ4NL
@@ -74,7 +65,7 @@ func quantizeIQ4(x []float32, y []byte, ntry int) {
 	)
 	q4 := y[len(y)-sb/2:]
 	clear(q4)
-	binary.LittleEndian.PutUint16(y, F32ToF16(0))
+	binary.LittleEndian.PutUint16(y, half.FromF32(0))
 	for ib := 0; ib < nb; ib++ {
 		xb := x[32*ib : 32*ib+32]
 		Lb := L[32*ib : 32*ib+32]
@@ -87,7 +78,7 @@ func quantizeIQ4(x []float32, y []byte, ntry int) {
 				amax, max = ax, v
 			}
 		}
-		if amax < groupMaxEps {
+		if amax < GroupMaxEps {
 			scales[ib] = 0
 			continue
 		}
@@ -135,7 +126,7 @@ func quantizeIQ4(x []float32, y []byte, ntry int) {
 		var scalesH uint16
 		scalesL := y[4:8]
 		d := -maxScale / 32
-		binary.LittleEndian.PutUint16(y, F32ToF16(d))
+		binary.LittleEndian.PutUint16(y, half.FromF32(d))
 		var id float32
 		if d != 0 {
 			id = 1 / d
@@ -161,7 +152,7 @@ func quantizeIQ4(x []float32, y []byte, ntry int) {
 		}
 		binary.LittleEndian.PutUint16(y[2:], scalesH)
 	} else {
-		binary.LittleEndian.PutUint16(y, F32ToF16(scales[0]))
+		binary.LittleEndian.PutUint16(y, half.FromF32(scales[0]))
 		if ntry > 0 {
 			var id float32
 			if scales[0] != 0 {
@@ -179,8 +170,8 @@ func quantizeIQ4(x []float32, y []byte, ntry int) {
 	}
 }
 
-func dequantizeBlockIQ4_NL(x []byte, y []float32) {
-	x = x[:sizeIQ4_NL]
+func DequantizeBlockIQ4_NL(x []byte, y []float32) {
+	x = x[:SizeIQ4_NL]
 	y = y[:32]
 	d := F16At(x, 0)
 	for j := 0; j < 16; j++ {
@@ -189,8 +180,8 @@ func dequantizeBlockIQ4_NL(x []byte, y []float32) {
 	}
 }
 
-func dequantizeBlockIQ4_XS(x []byte, y []float32) {
-	x = x[:sizeIQ4_XS]
+func DequantizeBlockIQ4_XS(x []byte, y []float32) {
+	x = x[:SizeIQ4_XS]
 	y = y[:QKK]
 	d := F16At(x, 0)
 	scalesH := binary.LittleEndian.Uint16(x[2:])

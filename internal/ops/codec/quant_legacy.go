@@ -1,31 +1,10 @@
-package ops
+package codec
 
 import (
 	"encoding/binary"
 	"math"
-)
 
-// The codecs of the types llama.cpp models ship in besides q8_0, q4_0 and
-// q4_K: bf16 (ggml_compute_fp32_to_bf16), q4_1, q5_0, q5_1 and the
-// k-quants q2_K, q3_K, q5_K and q6_K, bit-exact with ggml's
-// quantize_row_*_ref and dequantize_row_* (ggml-quants.c, ggml d99724f2).
-// As in quant.go, all arithmetic is float32 in the C's order of
-// operations, every product wrapped in an explicit float32 conversion so
-// that nothing is fused into an FMA (ggml's reference code is compiled
-// without contraction: the golden files in testdata/quant, made from
-// ggml-quants.c by testdata/quantgen, match the prebuilt libggml-base).
-
-// blockQuantizers and blockDequantizers hold the block codecs that
-// QuantizeRow and DequantizeRow reach through their default case.
-var (
-	blockQuantizers = map[Type]func([]float32, []byte){
-		Q4_1: quantizeBlockQ4_1, Q5_0: quantizeBlockQ5_0, Q5_1: quantizeBlockQ5_1,
-		Q2_K: quantizeBlockQ2_K, Q3_K: quantizeBlockQ3_K, Q5_K: quantizeBlockQ5_K, Q6_K: quantizeBlockQ6_K,
-	}
-	blockDequantizers = map[Type]func([]byte, []float32){
-		Q4_1: dequantizeBlockQ4_1, Q5_0: dequantizeBlockQ5_0, Q5_1: dequantizeBlockQ5_1,
-		Q2_K: dequantizeBlockQ2_K, Q3_K: dequantizeBlockQ3_K, Q5_K: dequantizeBlockQ5_K, Q6_K: DequantizeBlockQ6_K,
-	}
+	"github.com/ainekko/et/internal/ops/half"
 )
 
 // Block sizes in bytes.
@@ -41,7 +20,7 @@ const (
 
 // groupMaxEps is ggml-quants.c's GROUP_MAX_EPS: a group whose largest
 // magnitude is below it quantizes to zero.
-const groupMaxEps float32 = 1e-15
+const GroupMaxEps float32 = 1e-15
 
 // F32ToBF16 is ggml_compute_fp32_to_bf16: round to nearest even, NaNs
 // truncated and forced quiet.
@@ -67,9 +46,9 @@ func cvtI32(f float32) int32 {
 	return int32(f)
 }
 
-func F16At(b []byte, off int) float32 { return F16ToF32(binary.LittleEndian.Uint16(b[off:])) }
+func F16At(b []byte, off int) float32 { return half.ToF32(binary.LittleEndian.Uint16(b[off:])) }
 
-func quantizeBlockQ4_1(x []float32, y []byte) {
+func QuantizeBlockQ4_1(x []float32, y []byte) {
 	x = x[:32]
 	y = y[:sizeQ4_1]
 	mn, mx := float32(math.MaxFloat32), float32(-math.MaxFloat32)
@@ -86,8 +65,8 @@ func quantizeBlockQ4_1(x []float32, y []byte) {
 	if d != 0 {
 		id = 1 / d
 	}
-	binary.LittleEndian.PutUint16(y[0:], F32ToF16(d))
-	binary.LittleEndian.PutUint16(y[2:], F32ToF16(mn))
+	binary.LittleEndian.PutUint16(y[0:], half.FromF32(d))
+	binary.LittleEndian.PutUint16(y[2:], half.FromF32(mn))
 	for j := 0; j < 16; j++ {
 		x0 := float32((x[j] - mn) * id)
 		x1 := float32((x[16+j] - mn) * id)
@@ -97,7 +76,7 @@ func quantizeBlockQ4_1(x []float32, y []byte) {
 	}
 }
 
-func dequantizeBlockQ4_1(x []byte, y []float32) {
+func DequantizeBlockQ4_1(x []byte, y []float32) {
 	x = x[:sizeQ4_1]
 	y = y[:32]
 	d, m := F16At(x, 0), F16At(x, 2)
@@ -107,7 +86,7 @@ func dequantizeBlockQ4_1(x []byte, y []float32) {
 	}
 }
 
-func quantizeBlockQ5_0(x []float32, y []byte) {
+func QuantizeBlockQ5_0(x []float32, y []byte) {
 	x = x[:32]
 	y = y[:sizeQ5_0]
 	var amax, max float32
@@ -122,7 +101,7 @@ func quantizeBlockQ5_0(x []float32, y []byte) {
 	if d != 0 {
 		id = 1 / d
 	}
-	binary.LittleEndian.PutUint16(y[0:], F32ToF16(d))
+	binary.LittleEndian.PutUint16(y[0:], half.FromF32(d))
 	var qh uint32
 	for j := 0; j < 16; j++ {
 		x0 := float32(x[j] * id)
@@ -136,7 +115,7 @@ func quantizeBlockQ5_0(x []float32, y []byte) {
 	binary.LittleEndian.PutUint32(y[2:], qh)
 }
 
-func dequantizeBlockQ5_0(x []byte, y []float32) {
+func DequantizeBlockQ5_0(x []byte, y []float32) {
 	x = x[:sizeQ5_0]
 	y = y[:32]
 	d := F16At(x, 0)
@@ -151,7 +130,7 @@ func dequantizeBlockQ5_0(x []byte, y []float32) {
 	}
 }
 
-func quantizeBlockQ5_1(x []float32, y []byte) {
+func QuantizeBlockQ5_1(x []float32, y []byte) {
 	x = x[:32]
 	y = y[:sizeQ5_1]
 	mn, mx := float32(math.MaxFloat32), float32(-math.MaxFloat32)
@@ -168,8 +147,8 @@ func quantizeBlockQ5_1(x []float32, y []byte) {
 	if d != 0 {
 		id = 1 / d
 	}
-	binary.LittleEndian.PutUint16(y[0:], F32ToF16(d))
-	binary.LittleEndian.PutUint16(y[2:], F32ToF16(mn))
+	binary.LittleEndian.PutUint16(y[0:], half.FromF32(d))
+	binary.LittleEndian.PutUint16(y[2:], half.FromF32(mn))
 	var qh uint32
 	for j := 0; j < 16; j++ {
 		x0 := float32((x[j] - mn) * id)
@@ -183,7 +162,7 @@ func quantizeBlockQ5_1(x []float32, y []byte) {
 	binary.LittleEndian.PutUint32(y[4:], qh)
 }
 
-func dequantizeBlockQ5_1(x []byte, y []float32) {
+func DequantizeBlockQ5_1(x []byte, y []float32) {
 	x = x[:sizeQ5_1]
 	y = y[:32]
 	d, m := F16At(x, 0), F16At(x, 2)
