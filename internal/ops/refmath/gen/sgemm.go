@@ -8,7 +8,7 @@ import (
 const sgemmHeader = `#include "textflag.h"
 
 // The register tiles of ggml's tinyBLAS order (mulmat_sgemm.go; written by
-// testdata/gensgemm.py): nr weight rows (f32 at w, or f16 at p, widened by
+// gen/sgemm.go): nr weight rows (f32 at w, or f16 at p, widened by
 // VCVTPH2PS as they are loaded) against nc activation rows (x) over nv
 // values, a multiple of 16. The sum of (row i, column j) is 16 float32
 // lanes at acc + i·rs + 64·j, lane l summing the products of the elements

@@ -10,9 +10,9 @@ const tile4Header = `//go:build goexperiment.simd && amd64
 #include "textflag.h"
 
 // The register tiles of the f32 and f16 MulMat on CPUs with AVX-512
-// (mulmat_ftile.go, mulmat_f16c_amd64.go; written by
-// testdata/gentile4.py): four weight rows
-// (f32 at w, or f16 at p, widened by VCVTPH2PS as they are loaded) against
+// (mulmat_ftile.go, mulmat_f16c_amd64.go; written by gen/tile4.go): four
+// weight rows (f32 at w, or f16 at p, widened by VCVTPH2PS as they are
+// loaded) against
 // one to four activation rows (x) over nv values, a multiple of 8. The
 // sums of (row i, column j), eight lanes each, are the float32s at
 // acc + i·rs + 32·j; they stay in Y16-Y31 (AVX-512VL registers, which the
