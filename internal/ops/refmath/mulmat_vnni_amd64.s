@@ -40,15 +40,16 @@ novnni:
 
 // func q4_0Rows8VNNI(p *[8]unsafe.Pointer, y, d, s unsafe.Pointer, nb int, out *[8]float32, next unsafe.Pointer)
 TEXT ·q4_0Rows8VNNI(SB), NOSPLIT, $0-56
-	MOVQ         p+0(FP), R15
-	MOVQ         0(R15), AX
-	MOVQ         8(R15), BX
-	MOVQ         16(R15), CX
-	MOVQ         24(R15), DX
-	MOVQ         32(R15), R8
-	MOVQ         40(R15), R9
-	MOVQ         48(R15), R10
-	MOVQ         56(R15), R11
+	MOVQ p+0(FP), R15
+	MOVQ 0(R15), AX
+	MOVQ 8(R15), BX
+	MOVQ 16(R15), CX
+	MOVQ 24(R15), DX
+	MOVQ 32(R15), R8
+	MOVQ 40(R15), R9
+	MOVQ 48(R15), R10
+	MOVQ 56(R15), R11
+
 	MOVQ         y+8(FP), DI
 	MOVQ         d+16(FP), R12
 	MOVQ         s+24(FP), R13
@@ -59,8 +60,8 @@ TEXT ·q4_0Rows8VNNI(SB), NOSPLIT, $0-56
 	MOVQ         next+48(FP), R15
 	VMOVDQU32    ·reduceIdx(SB), Z14
 	VXORPS       Y13, Y13, Y13
-	TESTQ        R14, R14
-	JZ           done
+	CMPQ         R14, $0
+	JEQ          done
 
 loop:
 	// The next eight rows, one block of theirs for each of ours, or
@@ -83,7 +84,6 @@ rowahead:
 	PREFETCHT0 512(R11)(SI*1)
 
 ahead:
-
 	// The block's activations 0-15 and 16-31, in each 128-bit lane.
 	VBROADCASTI32X4 (DI), Z0
 	VBROADCASTI32X4 16(DI), Z1
@@ -121,12 +121,8 @@ ahead:
 	VPADDD     Z7, Z6, Z6
 	VPERMD     Z6, Z14, Z6
 
-	// isum = Σ q·y − 8·Σy as float32, the rows' f16 scales da widened,
-	// and acc += isum·(da·db).
-	VPBROADCASTD (R13), Y7
-	VPSLLD       $3, Y7, Y7
-	VPSUBD       Y7, Y6, Y6
-	VCVTDQ2PS    Y6, Y6
+	// The rows' f16 scales da, widened; isum = Σ q·y − 8·Σy, as float32;
+	// acc += isum·(da·db).
 	VPINSRW      $0, (AX)(SI*1), X8, X8
 	VPINSRW      $1, (BX)(SI*1), X8, X8
 	VPINSRW      $2, (CX)(SI*1), X8, X8
@@ -136,9 +132,13 @@ ahead:
 	VPINSRW      $6, (R10)(SI*1), X8, X8
 	VPINSRW      $7, (R11)(SI*1), X8, X8
 	VCVTPH2PS    X8, Y8
+	VPBROADCASTD (R13), Y7
+	VPSLLD       $3, Y7, Y7
+	VPSUBD       Y7, Y6, Y6
+	VCVTDQ2PS    Y6, Y6
 	VBROADCASTSS (R12), Y9
-	VMULPS       Y9, Y8, Y8
-	VMULPS       Y8, Y6, Y6
+	VMULPS       Y9, Y8, Y9
+	VMULPS       Y9, Y6, Y6
 	VADDPS       Y6, Y13, Y13
 
 	ADDQ $18, SI
@@ -156,25 +156,24 @@ done:
 
 // func q4_0Rows8x2VNNI(p *[8]unsafe.Pointer, y, d, s unsafe.Pointer, dd uintptr, nb int, out *[16]float32, next unsafe.Pointer)
 TEXT ·q4_0Rows8x2VNNI(SB), NOSPLIT, $0-64
-	MOVQ         p+0(FP), R15
-	MOVQ         0(R15), AX
-	MOVQ         8(R15), BX
-	MOVQ         16(R15), CX
-	MOVQ         24(R15), DX
-	MOVQ         32(R15), R8
-	MOVQ         40(R15), R9
-	MOVQ         48(R15), R10
-	MOVQ         56(R15), R11
+	MOVQ p+0(FP), R15
+	MOVQ 0(R15), AX
+	MOVQ 8(R15), BX
+	MOVQ 16(R15), CX
+	MOVQ 24(R15), DX
+	MOVQ 32(R15), R8
+	MOVQ 40(R15), R9
+	MOVQ 48(R15), R10
+	MOVQ 56(R15), R11
+
 	MOVQ         y+8(FP), DI
 	MOVQ         d+16(FP), R12
 	MOVQ         s+24(FP), R13
 	MOVQ         dd+32(FP), R15
-	MOVQ         next+56(FP), R14
 	XORQ         SI, SI
-	MOVL         $0x0f0f0f0f, AX
-	VPBROADCASTD AX, Z15
-	MOVQ         p+0(FP), AX
-	MOVQ         0(AX), AX
+	MOVL         $0x0f0f0f0f, R14
+	VPBROADCASTD R14, Z15
+	MOVQ         next+56(FP), R14
 	VMOVDQU32    ·reduceIdx(SB), Z14
 	VXORPS       Y13, Y13, Y13
 	VXORPS       Y29, Y29, Y29
@@ -202,7 +201,6 @@ rowahead:
 	PREFETCHT0 512(R11)(SI*1)
 
 ahead:
-
 	// The block's activations 0-15 and 16-31, in each 128-bit lane.
 	VBROADCASTI32X4 (DI), Z0
 	VBROADCASTI32X4 16(DI), Z1
@@ -254,8 +252,8 @@ ahead:
 	VPADDD     Z21, Z20, Z20
 	VPERMD     Z20, Z14, Z20
 
-	// isum = Σ q·y − 8·Σy as float32, the rows' f16 scales da widened,
-	// and acc += isum·(da·db).
+	// The rows' f16 scales da, widened; isum = Σ q·y − 8·Σy, as float32;
+	// acc += isum·(da·db).
 	VPINSRW      $0, (AX)(SI*1), X8, X8
 	VPINSRW      $1, (BX)(SI*1), X8, X8
 	VPINSRW      $2, (CX)(SI*1), X8, X8
@@ -298,15 +296,16 @@ done:
 
 // func q8_0Rows8VNNI(p *[8]unsafe.Pointer, y, d, s unsafe.Pointer, nb int, out *[8]float32, next unsafe.Pointer)
 TEXT ·q8_0Rows8VNNI(SB), NOSPLIT, $0-56
-	MOVQ         p+0(FP), R15
-	MOVQ         0(R15), AX
-	MOVQ         8(R15), BX
-	MOVQ         16(R15), CX
-	MOVQ         24(R15), DX
-	MOVQ         32(R15), R8
-	MOVQ         40(R15), R9
-	MOVQ         48(R15), R10
-	MOVQ         56(R15), R11
+	MOVQ p+0(FP), R15
+	MOVQ 0(R15), AX
+	MOVQ 8(R15), BX
+	MOVQ 16(R15), CX
+	MOVQ 24(R15), DX
+	MOVQ 32(R15), R8
+	MOVQ 40(R15), R9
+	MOVQ 48(R15), R10
+	MOVQ 56(R15), R11
+
 	MOVQ         y+8(FP), DI
 	MOVQ         d+16(FP), R12
 	MOVQ         s+24(FP), R13
@@ -317,8 +316,8 @@ TEXT ·q8_0Rows8VNNI(SB), NOSPLIT, $0-56
 	MOVQ         next+48(FP), R15
 	VMOVDQU32    ·reduceIdx(SB), Z14
 	VXORPS       Y13, Y13, Y13
-	TESTQ        R14, R14
-	JZ           done
+	CMPQ         R14, $0
+	JEQ          done
 
 loop:
 	// The next eight rows, one block of theirs for each of ours, or
@@ -343,7 +342,6 @@ rowahead:
 	PREFETCHT0 512(R11)(SI*1)
 
 ahead:
-
 	// The block's 32 activations, in each 256-bit half.
 	VBROADCASTI64X4 (DI), Z0
 
@@ -387,12 +385,8 @@ ahead:
 	VPADDD     Z7, Z6, Z6
 	VPERMD     Z6, Z14, Z6
 
-	// isum = Σ q·y − 128·Σy as float32, the rows' f16 scales da widened,
-	// and acc += isum·(da·db).
-	VPBROADCASTD (R13), Y7
-	VPSLLD       $7, Y7, Y7
-	VPSUBD       Y7, Y6, Y6
-	VCVTDQ2PS    Y6, Y6
+	// The rows' f16 scales da, widened; isum = Σ q·y − 128·Σy, as float32;
+	// acc += isum·(da·db).
 	VPINSRW      $0, (AX)(SI*1), X8, X8
 	VPINSRW      $1, (BX)(SI*1), X8, X8
 	VPINSRW      $2, (CX)(SI*1), X8, X8
@@ -402,9 +396,13 @@ ahead:
 	VPINSRW      $6, (R10)(SI*1), X8, X8
 	VPINSRW      $7, (R11)(SI*1), X8, X8
 	VCVTPH2PS    X8, Y8
+	VPBROADCASTD (R13), Y7
+	VPSLLD       $7, Y7, Y7
+	VPSUBD       Y7, Y6, Y6
+	VCVTDQ2PS    Y6, Y6
 	VBROADCASTSS (R12), Y9
-	VMULPS       Y9, Y8, Y8
-	VMULPS       Y8, Y6, Y6
+	VMULPS       Y9, Y8, Y9
+	VMULPS       Y9, Y6, Y6
 	VADDPS       Y6, Y13, Y13
 
 	ADDQ $34, SI
@@ -422,25 +420,24 @@ done:
 
 // func q8_0Rows8x2VNNI(p *[8]unsafe.Pointer, y, d, s unsafe.Pointer, dd uintptr, nb int, out *[16]float32, next unsafe.Pointer)
 TEXT ·q8_0Rows8x2VNNI(SB), NOSPLIT, $0-64
-	MOVQ         p+0(FP), R15
-	MOVQ         0(R15), AX
-	MOVQ         8(R15), BX
-	MOVQ         16(R15), CX
-	MOVQ         24(R15), DX
-	MOVQ         32(R15), R8
-	MOVQ         40(R15), R9
-	MOVQ         48(R15), R10
-	MOVQ         56(R15), R11
+	MOVQ p+0(FP), R15
+	MOVQ 0(R15), AX
+	MOVQ 8(R15), BX
+	MOVQ 16(R15), CX
+	MOVQ 24(R15), DX
+	MOVQ 32(R15), R8
+	MOVQ 40(R15), R9
+	MOVQ 48(R15), R10
+	MOVQ 56(R15), R11
+
 	MOVQ         y+8(FP), DI
 	MOVQ         d+16(FP), R12
 	MOVQ         s+24(FP), R13
 	MOVQ         dd+32(FP), R15
-	MOVQ         next+56(FP), R14
 	XORQ         SI, SI
-	MOVL         $0x80808080, AX
-	VPBROADCASTD AX, Z15
-	MOVQ         p+0(FP), AX
-	MOVQ         0(AX), AX
+	MOVL         $0x80808080, R14
+	VPBROADCASTD R14, Z15
+	MOVQ         next+56(FP), R14
 	VMOVDQU32    ·reduceIdx(SB), Z14
 	VXORPS       Y13, Y13, Y13
 	VXORPS       Y29, Y29, Y29
@@ -470,7 +467,6 @@ rowahead:
 	PREFETCHT0 512(R11)(SI*1)
 
 ahead:
-
 	// The block's 32 activations, in each 256-bit half.
 	VBROADCASTI64X4 (DI), Z0
 	VBROADCASTI64X4 (DI)(R15*8), Z1
@@ -535,8 +531,8 @@ ahead:
 	VPADDD     Z21, Z20, Z20
 	VPERMD     Z20, Z14, Z20
 
-	// isum = Σ q·y − 128·Σy as float32, the rows' f16 scales da widened,
-	// and acc += isum·(da·db).
+	// The rows' f16 scales da, widened; isum = Σ q·y − 128·Σy, as float32;
+	// acc += isum·(da·db).
 	VPINSRW      $0, (AX)(SI*1), X8, X8
 	VPINSRW      $1, (BX)(SI*1), X8, X8
 	VPINSRW      $2, (CX)(SI*1), X8, X8
@@ -579,15 +575,16 @@ done:
 
 // func q8_0Rows8x4TVNNI(p *[8]unsafe.Pointer, y, d, s unsafe.Pointer, nb int, out *[32]float32, next unsafe.Pointer)
 TEXT ·q8_0Rows8x4TVNNI(SB), NOSPLIT, $0-56
-	MOVQ         p+0(FP), R15
-	MOVQ         0(R15), AX
-	MOVQ         8(R15), BX
-	MOVQ         16(R15), CX
-	MOVQ         24(R15), DX
-	MOVQ         32(R15), R8
-	MOVQ         40(R15), R9
-	MOVQ         48(R15), R10
-	MOVQ         56(R15), R11
+	MOVQ p+0(FP), R15
+	MOVQ 0(R15), AX
+	MOVQ 8(R15), BX
+	MOVQ 16(R15), CX
+	MOVQ 24(R15), DX
+	MOVQ 32(R15), R8
+	MOVQ 40(R15), R9
+	MOVQ 48(R15), R10
+	MOVQ 56(R15), R11
+
 	MOVQ         y+8(FP), DI
 	MOVQ         d+16(FP), R12
 	MOVQ         s+24(FP), R13
@@ -625,7 +622,6 @@ rowahead:
 	PREFETCHT0 512(R11)(SI*1)
 
 ahead:
-
 	// The block's quants of the eight rows, made unsigned (x+128).
 	VMOVDQU 2(AX)(SI*1), Y0
 	VMOVDQU 2(BX)(SI*1), Y1

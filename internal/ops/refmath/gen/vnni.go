@@ -69,6 +69,7 @@ func rows8(l *lines) {
 	for k, r := range vnniRows {
 		l.add("\tMOVQ %d(R15), %s", 8*k, r)
 	}
+	l.add("")
 }
 
 // scales8 widens the f16 scales of the eight rows' block at SI into Y8
@@ -112,9 +113,10 @@ func qRows8(l *lines, q4 bool, n int) {
 	if n == 2 {
 		name = typ + "Rows8x2VNNI"
 	}
-	// Per column: the activations (q4_0: quants 0-15 and 16-31 in each
-	// 128-bit lane; q8_0: all 32 in each 256-bit half), the address
-	// suffix of its quants, scales and sums, the int32 sums of the row
+	// Per column: the registers of its activations (q4_0: quants 0-15
+	// and 16-31 in each 128-bit lane; q8_0: all 32 in each 256-bit
+	// half), the address suffix of its quants (at y + 8·dd) and of its
+	// scales and sums (at d + dd, s + dd), the int32 sums of the row
 	// groups, the reduced sums and a scratch register, and the float32
 	// sums of the eight rows.
 	type column struct {
@@ -124,16 +126,18 @@ func qRows8(l *lines, q4 bool, n int) {
 		red, tmp   int
 		acc        int
 	}
-	cols := []column{{[]int{0, 1}, "", "", 4, 6, 7, 13}, {[]int{22, 23}, "(R15*8)", "(R15*1)", 16, 20, 21, 29}}[:n]
-	if !q4 {
-		cols[0].y = []int{0}
-		if n == 2 {
-			cols[1].y = []int{1}
-		}
+	ys := [][]int{{0}, {1}}
+	if q4 {
+		ys = [][]int{{0, 1}, {22, 23}}
 	}
+	cols := []column{
+		{ys[0], "", "", 4, 6, 7, 13},
+		{ys[1], "(R15*8)", "(R15*1)", 16, 20, 21, 29},
+	}[:n]
 
 	// The registers: n = 1 keeps nb in R14 and next in R15; n = 2 keeps
-	// dd in R15, next in R14 and nb in its argument.
+	// dd in R15, next in R14 and nb in its argument. The mask goes
+	// through next's register before next is loaded.
 	nbArg, nextArg, outArg, frame := 32, 48, 40, 56
 	count, next := "R14", "R15"
 	if n == 2 {
@@ -151,29 +155,20 @@ func qRows8(l *lines, q4 bool, n int) {
 	l.add("\tMOVQ y+8(FP), DI\n\tMOVQ d+16(FP), R12\n\tMOVQ s+24(FP), R13")
 	if n == 1 {
 		l.add("\tMOVQ nb+%d(FP), R14", nbArg)
-		l.add("\tXORQ SI, SI")
-		l.add("\tMOVL $%s, R15\n\tVPBROADCASTD R15, Z15", mask)
-		l.add("\tMOVQ next+%d(FP), R15", nextArg)
 	} else {
 		l.add("\tMOVQ dd+32(FP), R15")
-		l.add("\tMOVQ next+%d(FP), R14", nextArg)
-		l.add("\tXORQ SI, SI")
-		l.add("\tMOVL $%s, AX\n\tVPBROADCASTD AX, Z15", mask)
-		l.add("\tMOVQ p+0(FP), AX\n\tMOVQ 0(AX), AX")
 	}
+	l.add("\tXORQ SI, SI")
+	l.add("\tMOVL $%s, %s\n\tVPBROADCASTD %s, Z15", mask, next, next)
+	l.add("\tMOVQ next+%d(FP), %s", nextArg, next)
 	l.add("\tVMOVDQU32 ·reduceIdx(SB), Z14")
 	for _, c := range cols {
 		l.add("\tVXORPS Y%d, Y%d, Y%d", c.acc, c.acc, c.acc)
 	}
-	if n == 1 {
-		l.add("\tTESTQ R14, R14\n\tJZ done")
-	} else {
-		l.add("\tCMPQ %s, $0\n\tJEQ done", count)
-	}
+	l.add("\tCMPQ %s, $0\n\tJEQ done", count)
 	l.add("\nloop:")
 	ahead(l, next, blk)
 
-	l.add("")
 	if q4 {
 		l.add("\t// The block's activations 0-15 and 16-31, in each 128-bit lane.")
 		for _, c := range cols {
@@ -239,32 +234,19 @@ func qRows8(l *lines, q4 bool, n int) {
 		l.add("\tVPERMD Z%d, Z14, Z%d", c.red, c.red)
 	}
 
-	// isum = Σ q·y − 8·Σy (q4_0) or − 128·Σy (q8_0), as float32.
-	isum := func(c column) {
+	l.add("")
+	l.add("\t// The rows' f16 scales da, widened; isum = Σ q·y − %d·Σy, as float32;", 1<<bias)
+	l.add("\t// acc += isum·(da·db).")
+	scales8(l)
+	for _, c := range cols {
 		l.add("\tVPBROADCASTD (R13)%s, Y7", c.idx1)
 		l.add("\tVPSLLD $%d, Y7, Y7", bias)
 		l.add("\tVPSUBD Y7, Y%d, Y%d", c.red, c.red)
 		l.add("\tVCVTDQ2PS Y%d, Y%d", c.red, c.red)
-	}
-	l.add("")
-	l.add("\t// isum = Σ q·y − %d·Σy as float32, the rows' f16 scales da widened,", 1<<bias)
-	l.add("\t// and acc += isum·(da·db).")
-	if n == 1 {
-		isum(cols[0])
-		scales8(l)
-		l.add("\tVBROADCASTSS (R12), Y9")
-		l.add("\tVMULPS Y9, Y8, Y8")
-		l.add("\tVMULPS Y8, Y6, Y6")
-		l.add("\tVADDPS Y6, Y13, Y13")
-	} else {
-		scales8(l)
-		for _, c := range cols {
-			isum(c)
-			l.add("\tVBROADCASTSS (R12)%s, Y9", c.idx1)
-			l.add("\tVMULPS Y9, Y8, Y9")
-			l.add("\tVMULPS Y9, Y%d, Y%d", c.red, c.red)
-			l.add("\tVADDPS Y%d, Y%d, Y%d", c.red, c.acc, c.acc)
-		}
+		l.add("\tVBROADCASTSS (R12)%s, Y9", c.idx1)
+		l.add("\tVMULPS Y9, Y8, Y9")
+		l.add("\tVMULPS Y9, Y%d, Y%d", c.red, c.red)
+		l.add("\tVADDPS Y%d, Y%d, Y%d", c.red, c.acc, c.acc)
 	}
 
 	l.add("")
@@ -296,7 +278,6 @@ TEXT ·q8_0Rows8x4TVNNI(SB), NOSPLIT, $0-56`)
 	l.add("\nloop:")
 	ahead(l, "R14", 34)
 
-	l.add("")
 	l.add("\t// The block's quants of the eight rows, made unsigned (x+128).")
 	for k, r := range vnniRows {
 		l.add("\tVMOVDQU 2(%s)(SI*1), Y%d", r, k)
