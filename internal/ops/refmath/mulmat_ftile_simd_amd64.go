@@ -2,6 +2,8 @@
 
 package refmath
 
+//go:generate go run ./gen tile4
+
 import (
 	"simd/archsimd"
 	"unsafe"

@@ -1,5 +1,7 @@
 package refmath
 
+//go:generate go run ./gen sgemm
+
 import (
 	"unsafe"
 )
