@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/ainekko/et/internal/ops/opstest"
+
 	"github.com/ainekko/et/internal/ops"
 )
 
@@ -64,14 +66,14 @@ func BenchmarkMulMatIDLlama(b *testing.B) {
 func benchLoop(b *testing.B, flop float64, f func() error) {
 	b.ReportAllocs()
 	b.ResetTimer()
-	cpu0 := processCPUNS()
+	cpu0 := opstest.ProcessCPUNS()
 	for b.Loop() {
 		if err := f(); err != nil {
 			b.Fatal(err)
 		}
 	}
 	if cpu0 >= 0 {
-		b.ReportMetric(float64(processCPUNS()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
+		b.ReportMetric(float64(opstest.ProcessCPUNS()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
 	}
 	b.ReportMetric(flop*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOPS")
 }
@@ -107,14 +109,14 @@ func BenchmarkMulMatL2(b *testing.B) {
 				r := rand.New(rand.NewPCG(7, 8))
 				x := ops.FromF32(ops.F32, []int64{k, n}, randF32(r, int(k*n)))
 				dst := ops.New(ops.F32, m, n)
-				cpu0 := processCPUNS()
+				cpu0 := opstest.ProcessCPUNS()
 				for b.Loop() {
 					if err := host.MulMat(dst, a, x); err != nil {
 						b.Fatal(err)
 					}
 				}
 				if cpu0 >= 0 {
-					b.ReportMetric(float64(processCPUNS()-cpu0)/float64(b.N)/float64(m*n), "cpu-ns/dot")
+					b.ReportMetric(float64(opstest.ProcessCPUNS()-cpu0)/float64(b.N)/float64(m*n), "cpu-ns/dot")
 				}
 			})
 		}

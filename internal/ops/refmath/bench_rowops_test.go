@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/ainekko/et/internal/ops/opstest"
+
 	"github.com/ainekko/et/internal/ops"
 )
 
@@ -76,14 +78,14 @@ func BenchmarkRowOps(b *testing.B) {
 						b.Fatal(err)
 					}
 				}
-				cpu0 := processCPUNS()
+				cpu0 := opstest.ProcessCPUNS()
 				for b.Loop() {
 					if err := Run(info, dst, c.srcs, p); err != nil {
 						b.Fatal(err)
 					}
 				}
 				if cpu0 >= 0 {
-					b.ReportMetric(float64(processCPUNS()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
+					b.ReportMetric(float64(opstest.ProcessCPUNS()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
 				}
 			})
 		}

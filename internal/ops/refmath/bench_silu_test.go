@@ -2,6 +2,8 @@ package refmath
 
 import (
 	"testing"
+
+	"github.com/ainekko/et/internal/ops/opstest"
 )
 
 // BenchmarkSiluKernel runs the silu and swiglu row kernels alone on the
@@ -13,17 +15,17 @@ func BenchmarkSiluKernel(b *testing.B) {
 	x, g := randVals(31, n, -8, 8), randVals(32, n, -1, 1)
 	dst := make([]float32, n)
 	b.Run("silu", func(b *testing.B) {
-		cpu0 := processCPUNS()
+		cpu0 := opstest.ProcessCPUNS()
 		for b.Loop() {
 			host.siluRow(dst, x)
 		}
-		b.ReportMetric(float64(processCPUNS()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
+		b.ReportMetric(float64(opstest.ProcessCPUNS()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
 	})
 	b.Run("swiglu", func(b *testing.B) {
-		cpu0 := processCPUNS()
+		cpu0 := opstest.ProcessCPUNS()
 		for b.Loop() {
 			host.swigluRow(dst, x, g)
 		}
-		b.ReportMetric(float64(processCPUNS()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
+		b.ReportMetric(float64(opstest.ProcessCPUNS()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
 	})
 }

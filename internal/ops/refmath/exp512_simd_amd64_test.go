@@ -7,6 +7,8 @@ import (
 	"simd/archsimd"
 	"testing"
 
+	"github.com/ainekko/et/internal/ops/opstest"
+
 	"github.com/ainekko/et/internal/ops"
 )
 
@@ -23,12 +25,12 @@ func BenchmarkExpKernels(b *testing.B) {
 			if !ok {
 				b.Skip("not on this CPU")
 			}
-			cpu0 := processCPUNS()
+			cpu0 := opstest.ProcessCPUNS()
 			for b.Loop() {
 				fn()
 			}
 			ops.ClearUpper()
-			b.ReportMetric(float64(processCPUNS()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
+			b.ReportMetric(float64(opstest.ProcessCPUNS()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
 		})
 	}
 	run("silu-avx2", host.AVX2, func() { siluAVX2(ptr(dst), ptr(x), nil, n) })

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/ainekko/et/internal/ops/opstest"
+
 	"github.com/ainekko/et/internal/ops"
 )
 
@@ -83,14 +85,14 @@ func BenchmarkLlama(b *testing.B) {
 					bytes = 2 * int64(dst.NBytes()) // the rows read, not the table
 				}
 				b.SetBytes(bytes + int64(dst.NBytes()))
-				cpu0 := processCPUNS()
+				cpu0 := opstest.ProcessCPUNS()
 				for b.Loop() {
 					if err := Run(info, dst, c.srcs, p); err != nil {
 						b.Fatal(err)
 					}
 				}
 				if cpu0 >= 0 {
-					b.ReportMetric(float64(processCPUNS()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
+					b.ReportMetric(float64(opstest.ProcessCPUNS()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
 				}
 			})
 		}
@@ -127,14 +129,14 @@ func BenchmarkGGMLPerfShapes(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			cpu0 := processCPUNS()
+			cpu0 := opstest.ProcessCPUNS()
 			for b.Loop() {
 				if err := Run(info, dst, c.srcs, p); err != nil {
 					b.Fatal(err)
 				}
 			}
 			if cpu0 >= 0 {
-				b.ReportMetric(float64(processCPUNS()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
+				b.ReportMetric(float64(opstest.ProcessCPUNS()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
 			}
 		})
 	}

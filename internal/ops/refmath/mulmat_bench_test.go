@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/ainekko/et/internal/ops/opstest"
+
 	"github.com/ainekko/et/internal/ops"
 )
 
@@ -64,14 +66,14 @@ func BenchmarkMulMat(b *testing.B) {
 				dst := ops.New(ops.F32, s.m, s.n)
 				b.ReportAllocs()
 				b.ResetTimer()
-				cpu0 := processCPUNS()
+				cpu0 := opstest.ProcessCPUNS()
 				for b.Loop() {
 					if err := host.MulMat(dst, a, x); err != nil {
 						b.Fatal(err)
 					}
 				}
 				if cpu0 >= 0 {
-					b.ReportMetric(float64(processCPUNS()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
+					b.ReportMetric(float64(opstest.ProcessCPUNS()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
 				}
 				b.ReportMetric(float64(2*s.m*s.k*s.n)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOPS")
 			})

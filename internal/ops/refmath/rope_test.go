@@ -5,6 +5,8 @@ import (
 	"math"
 	"testing"
 
+	"github.com/ainekko/et/internal/ops/opstest"
+
 	"github.com/ainekko/et/internal/ops"
 )
 
@@ -331,14 +333,14 @@ func BenchmarkRopeLlama(b *testing.B) {
 			}
 			srcs := []*ops.Tensor{x, ops.FromInts(ops.I32, []int64{n}, pv)}
 			dst := ops.New(ops.F32, 128, 32, n)
-			cpu0 := processCPUNS()
+			cpu0 := opstest.ProcessCPUNS()
 			for b.Loop() {
 				if err := Run(info, dst, srcs, p); err != nil {
 					b.Fatal(err)
 				}
 			}
 			if cpu0 >= 0 {
-				b.ReportMetric(float64(processCPUNS()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
+				b.ReportMetric(float64(opstest.ProcessCPUNS()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
 			}
 		})
 	}
