@@ -6,6 +6,8 @@ package opstest
 import (
 	"encoding/binary"
 	"math"
+	"math/rand"
+	randv2 "math/rand/v2"
 	"os"
 	"testing"
 )
@@ -55,4 +57,61 @@ func GoldenInput() []float32 {
 		x[i] = float32((i*37%101)-50) / 25.0
 	}
 	return x
+}
+
+// RandVals is n values uniform in [lo, hi), from math/rand's source seed
+// (the same values at every run).
+func RandVals(seed int64, n int, lo, hi float32) []float32 {
+	r := rand.New(rand.NewSource(seed))
+	out := make([]float32, n)
+	for i := range out {
+		out[i] = lo + (hi-lo)*r.Float32()
+	}
+	return out
+}
+
+// RandF32 is n values uniform in [-1, 1) from r.
+func RandF32(r *randv2.Rand, n int) []float32 {
+	x := make([]float32, n)
+	for i := range x {
+		x[i] = r.Float32()*2 - 1
+	}
+	return x
+}
+
+// RowVals is RandVals in [-4, 4) with special values (signed zeros,
+// infinities, NaN, subnormals, f16 overflow and rounding edges) at every
+// third index from 0.
+func RowVals(seed int64, n int) []float32 {
+	v := RandVals(seed, n, -4, 4)
+	special := []float32{0, float32(math.Copysign(0, -1)), float32(math.Inf(1)), float32(math.Inf(-1)),
+		float32(math.NaN()), 1e-40, -3e-39, 65504, 65520, -70000, 1e30, 5.96e-8, -2.98e-8}
+	for i, s := range special {
+		if 3*i < n {
+			v[3*i] = s
+		}
+	}
+	return v
+}
+
+// SameBits reports whether a and b are the same float32, any NaN
+// matching any NaN.
+func SameBits(a, b float32) bool {
+	return math.Float32bits(a) == math.Float32bits(b) || (a != a && b != b)
+}
+
+// CheckClose fails t unless got and want have the same length and every
+// value is within tol of want, relative to max(1, |want|) (NaN matching
+// NaN).
+func CheckClose(t testing.TB, got, want []float32, tol float64) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("got %d values, want %d", len(got), len(want))
+	}
+	for i := range got {
+		g, w := float64(got[i]), float64(want[i])
+		if math.IsNaN(g) != math.IsNaN(w) || math.Abs(g-w) > tol*math.Max(1, math.Abs(w)) {
+			t.Fatalf("element %d: got %.9g, want %.9g (tolerance %g)\n got %v\nwant %v", i, g, w, tol, got, want)
+		}
+	}
 }

@@ -4,14 +4,16 @@ import (
 	"math"
 	"testing"
 
+	"github.com/ainekko/et/internal/ops/opstest"
+
 	"github.com/ainekko/et/internal/ops"
 )
 
 func TestHostAcc(t *testing.T) {
 	// a [6, 4, 2]; b [3, 2, 2] added at element offset 1 of a view with
 	// a's row and plane strides.
-	av := randVals(15, 6*4*2, -1, 1)
-	bv := randVals(16, 3*2*2, -1, 1)
+	av := opstest.RandVals(15, 6*4*2, -1, 1)
+	bv := opstest.RandVals(16, 3*2*2, -1, 1)
 	a := ops.FromF32(ops.F32, []int64{6, 4, 2}, av)
 	b := ops.FromF32(ops.F32, []int64{3, 2, 2}, bv)
 	want := append([]float32(nil), av...)
@@ -24,14 +26,14 @@ func TestHostAcc(t *testing.T) {
 		}
 	}
 	got := mustOp(t, ops.OpAcc, []*ops.Tensor{a, b}, map[string]any{"offset": 4})
-	checkClose(t, got.ToF32(), want, 1e-7)
+	opstest.CheckClose(t, got.ToF32(), want, 1e-7)
 	wantOpError(t, ops.OpAcc, []*ops.Tensor{a, b}, map[string]any{"offset": 4 * 46}, "past a's")
 }
 
 func TestHostAddID(t *testing.T) {
-	av := randVals(17, 4*2*3, -1, 1) // a [4, 2 used, 3 tokens]
-	bv := randVals(18, 4*5, -1, 1)   // b [4, 5 experts]
-	ids := []int64{4, 0, 1, 1, 3, 2} // [2, 3]
+	av := opstest.RandVals(17, 4*2*3, -1, 1) // a [4, 2 used, 3 tokens]
+	bv := opstest.RandVals(18, 4*5, -1, 1)   // b [4, 5 experts]
+	ids := []int64{4, 0, 1, 1, 3, 2}         // [2, 3]
 	want := make([]float32, len(av))
 	for tok := 0; tok < 3; tok++ {
 		for u := 0; u < 2; u++ {
@@ -42,12 +44,12 @@ func TestHostAddID(t *testing.T) {
 		}
 	}
 	got := mustOp(t, ops.OpAddID, []*ops.Tensor{ops.FromF32(ops.F32, []int64{4, 2, 3}, av), ops.FromF32(ops.F32, []int64{4, 5}, bv), ops.FromInts(ops.I32, []int64{2, 3}, ids)}, nil)
-	checkClose(t, got.ToF32(), want, 1e-7)
+	opstest.CheckClose(t, got.ToF32(), want, 1e-7)
 }
 
 func TestHostArange(t *testing.T) {
 	got := mustOp(t, ops.OpArange, nil, map[string]any{"start": 1.5, "stop": 4.0, "step": 0.5})
-	checkClose(t, got.ToF32(), []float32{1.5, 2, 2.5, 3, 3.5}, 0)
+	opstest.CheckClose(t, got.ToF32(), []float32{1.5, 2, 2.5, 3, 3.5}, 0)
 	wantOpError(t, ops.OpArange, nil, map[string]any{"start": 2.0, "stop": 1.0}, "greater than start")
 }
 
@@ -66,7 +68,7 @@ func TestHostTimestepEmbedding(t *testing.T) {
 			want[i*dim+j+dim/2] = float32(math.Sin(arg))
 		}
 	}
-	checkClose(t, got.ToF32(), want, 1e-4)
+	opstest.CheckClose(t, got.ToF32(), want, 1e-4)
 	// An empty x with ne0 > 0 has no timesteps to read (FuzzCatalog
 	// found the index panic: testdata/fuzz/FuzzCatalog/2de4ecc87c3d0faa).
 	wantOpError(t, ops.OpTimestepEmbedding, []*ops.Tensor{ops.New(ops.F32, 3, 0, 3, 0)}, map[string]any{"dim": dim, "max_period": mp}, "no elements")
@@ -78,8 +80,8 @@ func TestHostTimestepEmbedding(t *testing.T) {
 func TestHostOutProd(t *testing.T) {
 	const m, n, k = 5, 3, 4
 	// a [m, k, 1, 2], b [n, k, 2, 2]: a broadcast over dim 2.
-	av := randVals(19, m*k*2, -1, 1)
-	bv := randVals(20, n*k*4, -1, 1)
+	av := opstest.RandVals(19, m*k*2, -1, 1)
+	bv := opstest.RandVals(20, n*k*4, -1, 1)
 	a := ops.FromF32(ops.F32, []int64{m, k, 1, 2}, av)
 	b := ops.FromF32(ops.F32, []int64{n, k, 2, 2}, bv)
 	want := make([]float32, m*n*4)
@@ -100,10 +102,10 @@ func TestHostOutProd(t *testing.T) {
 	if got.Ne != [ops.MaxDims]int64{m, n, 2, 2} {
 		t.Fatalf("shape %v", got.Ne)
 	}
-	checkClose(t, got.ToF32(), want, 1e-6)
+	opstest.CheckClose(t, got.ToF32(), want, 1e-6)
 	// b as the transpose of a [k, n, ...] tensor gives the same result.
 	bt := ops.Transpose(ops.Cont(ops.Transpose(b)))
-	checkClose(t, mustOp(t, ops.OpOutProd, []*ops.Tensor{a, bt}, nil).ToF32(), want, 1e-6)
+	opstest.CheckClose(t, mustOp(t, ops.OpOutProd, []*ops.Tensor{a, bt}, nil).ToF32(), want, 1e-6)
 	// An a with ne2 = 0 broadcasts to nothing (FuzzCatalog found the
 	// division by zero: testdata/fuzz/FuzzCatalog/9d8a1fa69fbc5fc1).
 	wantOpError(t, ops.OpOutProd, []*ops.Tensor{ops.New(ops.F32, m, k, 0, 1), ops.New(ops.F32, n, k, 0, 1)}, nil, "a.ne2 = 0")
@@ -114,9 +116,9 @@ func TestHostOutProd(t *testing.T) {
 func TestHostGatedLinearAttn(t *testing.T) {
 	const S, H, T, nSeqs = 4, 2, 6, 2
 	const scale = 0.5
-	kv, vv := randVals(50, S*H*T, -1, 1), randVals(51, S*H*T, -1, 1)
-	qv, gv := randVals(52, S*H*T, -1, 1), randVals(53, S*H*T, 0, 1)
-	sv := randVals(54, S*S*H*nSeqs, -1, 1)
+	kv, vv := opstest.RandVals(50, S*H*T, -1, 1), opstest.RandVals(51, S*H*T, -1, 1)
+	qv, gv := opstest.RandVals(52, S*H*T, -1, 1), opstest.RandVals(53, S*H*T, 0, 1)
+	sv := opstest.RandVals(54, S*S*H*nSeqs, -1, 1)
 	at := func(x []float32, t, h, i int) float64 { return float64(x[(t*H+h)*S+i]) }
 	want := make([]float32, S*H*(T+S*nSeqs))
 	for s := 0; s < nSeqs; s++ {
@@ -157,15 +159,15 @@ func TestHostGatedLinearAttn(t *testing.T) {
 	if got.Ne != [ops.MaxDims]int64{S * H, T + S*nSeqs, 1, 1} {
 		t.Fatalf("shape %v", got.Ne)
 	}
-	checkClose(t, got.ToF32(), want, 1e-5)
+	opstest.CheckClose(t, got.ToF32(), want, 1e-5)
 }
 
 func TestHostLightningIndexer(t *testing.T) {
 	const E, nH, nT, nS, nKV, nM = 8, 3, 2, 2, 5, 1
-	qv := randVals(60, E*nH*nT*nS, -1, 1)
-	kv := randVals(61, E*nKV*nS, -1, 1)
-	wv := randVals(62, nH*nT*nS, -1, 1)
-	mv := randVals(63, nKV*nT*nM, -1, 0)
+	qv := opstest.RandVals(60, E*nH*nT*nS, -1, 1)
+	kv := opstest.RandVals(61, E*nKV*nS, -1, 1)
+	wv := opstest.RandVals(62, nH*nT*nS, -1, 1)
+	mv := opstest.RandVals(63, nKV*nT*nM, -1, 0)
 	mask := ops.FromF32(ops.F16, []int64{nKV, nT, 1, nM}, mv)
 	mf := mask.ToF32()
 	want := make([]float32, nKV*nT*nS)
@@ -186,7 +188,7 @@ func TestHostLightningIndexer(t *testing.T) {
 	}
 	srcs := []*ops.Tensor{ops.FromF32(ops.F32, []int64{E, nH, nT, nS}, qv), ops.FromF32(ops.F32, []int64{E, 1, nKV, nS}, kv),
 		ops.FromF32(ops.F32, []int64{nH, nT, 1, nS}, wv), mask}
-	checkClose(t, mustOp(t, ops.OpLightningIndexer, srcs, nil).ToF32(), want, 1e-5)
+	opstest.CheckClose(t, mustOp(t, ops.OpLightningIndexer, srcs, nil).ToF32(), want, 1e-5)
 }
 
 // TestHostDSV4HC: the hyper-connection ops against float64: pre is a
@@ -194,8 +196,8 @@ func TestHostLightningIndexer(t *testing.T) {
 // softmax followed by Sinkhorn normalisation.
 func TestHostDSV4HC(t *testing.T) {
 	const nE, hc, nT = 5, 4, 3
-	xv := randVals(64, nE*hc*nT, -1, 1)
-	wv := randVals(65, hc*nT, 0, 1)
+	xv := opstest.RandVals(64, nE*hc*nT, -1, 1)
+	wv := opstest.RandVals(65, hc*nT, 0, 1)
 	want := make([]float32, nE*nT)
 	for tk := 0; tk < nT; tk++ {
 		for i := 0; i < nE; i++ {
@@ -207,11 +209,11 @@ func TestHostDSV4HC(t *testing.T) {
 		}
 	}
 	got := mustOp(t, ops.OpDSV4HCPre, []*ops.Tensor{ops.FromF32(ops.F32, []int64{nE, hc, nT}, xv), ops.FromF32(ops.F32, []int64{hc, nT}, wv)}, nil)
-	checkClose(t, got.ToF32(), want, 1e-6)
+	opstest.CheckClose(t, got.ToF32(), want, 1e-6)
 
-	x2 := randVals(66, nE*nT, -1, 1)
-	pv := randVals(67, hc*nT, 0, 2)
-	cv := randVals(68, hc*hc*nT, 0, 1)
+	x2 := opstest.RandVals(66, nE*nT, -1, 1)
+	pv := opstest.RandVals(67, hc*nT, 0, 2)
+	cv := opstest.RandVals(68, hc*hc*nT, 0, 1)
 	want = make([]float32, nE*hc*nT)
 	for tk := 0; tk < nT; tk++ {
 		for d := 0; d < hc; d++ {
@@ -226,12 +228,12 @@ func TestHostDSV4HC(t *testing.T) {
 	}
 	got = mustOp(t, ops.OpDSV4HCPost, []*ops.Tensor{ops.FromF32(ops.F32, []int64{nE, nT}, x2), ops.FromF32(ops.F32, []int64{nE, hc, nT}, xv),
 		ops.FromF32(ops.F32, []int64{hc, nT}, pv), ops.FromF32(ops.F32, []int64{hc, hc, nT}, cv)}, nil)
-	checkClose(t, got.ToF32(), want, 1e-6)
+	opstest.CheckClose(t, got.ToF32(), want, 1e-6)
 
 	const eps, nIter = 1e-6, 3
-	mixes := randVals(69, 24*nT, -2, 2)
+	mixes := opstest.RandVals(69, 24*nT, -2, 2)
 	scale := []float32{0.3, -0.2, 0.4}
-	base := randVals(70, 24, -0.25, 0.25)
+	base := opstest.RandVals(70, 24, -0.25, 0.25)
 	want = make([]float32, hc*hc*nT)
 	for tk := 0; tk < nT; tk++ {
 		var c [hc][hc]float64 // c[src][dst]
@@ -280,5 +282,5 @@ func TestHostDSV4HC(t *testing.T) {
 	}
 	got = mustOp(t, ops.OpDSV4HCComb, []*ops.Tensor{ops.FromF32(ops.F32, []int64{24, nT}, mixes), ops.FromF32(ops.F32, []int64{3}, scale), ops.FromF32(ops.F32, []int64{24}, base)},
 		map[string]any{"eps": eps, "n_iter": nIter})
-	checkClose(t, got.ToF32(), want, 1e-5)
+	opstest.CheckClose(t, got.ToF32(), want, 1e-5)
 }

@@ -5,11 +5,13 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/ainekko/et/internal/ops/opstest"
+
 	"github.com/ainekko/et/internal/ops"
 )
 
 func TestHostSum(t *testing.T) {
-	xs := randVals(6, 11*5*6, -0.9, 1.1)
+	xs := opstest.RandVals(6, 11*5*6, -0.9, 1.1)
 	var want float64
 	for _, v := range xs {
 		want += float64(v)
@@ -19,8 +21,8 @@ func TestHostSum(t *testing.T) {
 	if got.Ne != [ops.MaxDims]int64{1, 1, 1, 1} {
 		t.Fatalf("sum shape %v", got.Ne)
 	}
-	checkClose(t, got.ToF32(), []float32{float32(want)}, 1e-6)
-	checkClose(t, mustOp(t, ops.OpSum, []*ops.Tensor{permutedCopy(t, x)}, nil).ToF32(), []float32{float32(want)}, 1e-6)
+	opstest.CheckClose(t, got.ToF32(), []float32{float32(want)}, 1e-6)
+	opstest.CheckClose(t, mustOp(t, ops.OpSum, []*ops.Tensor{permutedCopy(t, x)}, nil).ToF32(), []float32{float32(want)}, 1e-6)
 }
 
 func TestHostArgmax(t *testing.T) {
@@ -30,7 +32,7 @@ func TestHostArgmax(t *testing.T) {
 	if got.Type != ops.I32 || got.Ne != [ops.MaxDims]int64{3, 1, 1, 1} {
 		t.Fatalf("argmax is %s %v", got.Type, got.Ne)
 	}
-	checkClose(t, got.ToF32(), []float32{1, 2, 2}, 0)
+	opstest.CheckClose(t, got.ToF32(), []float32{1, 2, 2}, 0)
 	wantOpError(t, ops.OpArgmax, []*ops.Tensor{ops.New(ops.F32, 4, 3, 2)}, nil, "not a matrix")
 }
 
@@ -61,7 +63,7 @@ func sortIdx(row []float32, desc bool) []int {
 
 func TestHostArgsortTopK(t *testing.T) {
 	const n0, rows = 9, 4
-	xs := randVals(7, n0*rows, -5, 5)
+	xs := opstest.RandVals(7, n0*rows, -5, 5)
 	xs[3], xs[7] = 1.5, 1.5 // a tie in row 0
 	x := ops.FromF32(ops.F32, []int64{n0, rows}, xs)
 	for _, order := range []string{"asc", "desc"} {

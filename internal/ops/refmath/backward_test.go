@@ -5,13 +5,15 @@ import (
 	"math"
 	"testing"
 
+	"github.com/ainekko/et/internal/ops/opstest"
+
 	"github.com/ainekko/et/internal/ops"
 )
 
 func TestHostRepeatBack(t *testing.T) {
 	ne := []int64{3, 2, 2, 1}
 	full := []int64{6, 6, 2, 2}
-	xs := randVals(8, 6*6*2*2, -1, 1)
+	xs := opstest.RandVals(8, 6*6*2*2, -1, 1)
 	x := ops.FromF32(ops.F32, full, xs)
 	want := make([]float64, 3*2*2*1)
 	for i3 := int64(0); i3 < full[3]; i3++ {
@@ -29,12 +31,12 @@ func TestHostRepeatBack(t *testing.T) {
 		w32[i] = float32(v)
 	}
 	got := mustOp(t, ops.OpRepeatBack, []*ops.Tensor{x}, map[string]any{"ne": ne})
-	checkClose(t, got.ToF32(), w32, 1e-6)
+	opstest.CheckClose(t, got.ToF32(), w32, 1e-6)
 	wantOpError(t, ops.OpRepeatBack, []*ops.Tensor{x}, map[string]any{"ne": []int64{4, 2, 2, 1}}, "does not divide")
 }
 
 func TestHostGetRowsBack(t *testing.T) {
-	g := randVals(9, 3*4, -1, 1) // 4 grad rows of 3
+	g := opstest.RandVals(9, 3*4, -1, 1) // 4 grad rows of 3
 	rows := []int64{2, 0, 2, 4}
 	want := make([]float32, 3*5)
 	for i, r := range rows {
@@ -47,13 +49,13 @@ func TestHostGetRowsBack(t *testing.T) {
 	if got.Ne != [ops.MaxDims]int64{3, 5, 1, 1} {
 		t.Fatalf("shape %v", got.Ne)
 	}
-	checkClose(t, got.ToF32(), want, 1e-7)
+	opstest.CheckClose(t, got.ToF32(), want, 1e-7)
 }
 
 func TestHostRMSNormBack(t *testing.T) {
 	const n = 16
-	dz := randVals(10, n*3, -10, 10)
-	xs := randVals(11, n*3, -10, 10)
+	dz := opstest.RandVals(10, n*3, -10, 10)
+	xs := opstest.RandVals(11, n*3, -10, 10)
 	const eps = 1e-6
 	want := make([]float32, n*3)
 	// d/dx of y = x/√(mean(x²) + eps), applied to dz, in float64:
@@ -71,16 +73,16 @@ func TestHostRMSNormBack(t *testing.T) {
 		}
 	}
 	got := mustOp(t, ops.OpRMSNormBack, []*ops.Tensor{ops.FromF32(ops.F32, []int64{n, 3}, dz), ops.FromF32(ops.F32, []int64{n, 3}, xs)}, map[string]any{"eps": eps})
-	checkClose(t, got.ToF32(), want, 1e-5)
+	opstest.CheckClose(t, got.ToF32(), want, 1e-5)
 }
 
 func TestHostSoftMaxBack(t *testing.T) {
 	const n = 10
-	dy := randVals(12, n*2, -1, 1)
+	dy := opstest.RandVals(12, n*2, -1, 1)
 	// y: a softmax row.
 	y := make([]float32, n*2)
 	for r := 0; r < 2; r++ {
-		xs := randVals(int64(13+r), n, -3, 3)
+		xs := opstest.RandVals(int64(13+r), n, -3, 3)
 		var s float64
 		for _, v := range xs {
 			s += math.Exp(float64(v))
@@ -101,7 +103,7 @@ func TestHostSoftMaxBack(t *testing.T) {
 		}
 	}
 	srcs := []*ops.Tensor{ops.FromF32(ops.F32, []int64{n, 2}, dy), ops.FromF32(ops.F32, []int64{n, 2}, y)}
-	checkClose(t, mustOp(t, ops.OpSoftMaxBack, srcs, map[string]any{"scale": scale}).ToF32(), want, 1e-6)
+	opstest.CheckClose(t, mustOp(t, ops.OpSoftMaxBack, srcs, map[string]any{"scale": scale}).ToF32(), want, 1e-6)
 	var nm *ops.NoHostMathError
 	if _, err := runOp(ops.OpSoftMaxBack, srcs, map[string]any{"max_bias": 8.0}); !errors.As(err, &nm) {
 		t.Fatalf("max_bias 8: %v, want NoHostMathError", err)
@@ -109,7 +111,7 @@ func TestHostSoftMaxBack(t *testing.T) {
 }
 
 func TestHostDiagMaskInf(t *testing.T) {
-	xs := randVals(14, 5*4*2, -1, 1)
+	xs := opstest.RandVals(14, 5*4*2, -1, 1)
 	want := append([]float32(nil), xs...)
 	const nPast = 1
 	for k := 0; k < 2; k++ {
@@ -135,7 +137,7 @@ func TestHostDiagMaskInf(t *testing.T) {
 // through.
 func TestHostRopeBack(t *testing.T) {
 	const ne0, heads, toks, nDims = 10, 2, 3, 8
-	dy := randVals(40, ne0*heads*toks, -1, 1)
+	dy := opstest.RandVals(40, ne0*heads*toks, -1, 1)
 	pos := []int64{0, 7, 300}
 	for _, mode := range []int64{ops.RopeNormal, ops.RopeNeox} {
 		want := make([]float32, len(dy))
@@ -158,7 +160,7 @@ func TestHostRopeBack(t *testing.T) {
 		}
 		raw := map[string]any{"n_dims": nDims, "mode": mode}
 		srcs := []*ops.Tensor{ops.FromF32(ops.F32, []int64{ne0, heads, toks}, dy), ops.FromInts(ops.I32, []int64{toks}, pos)}
-		checkClose(t, mustOp(t, ops.OpRopeBack, srcs, raw).ToF32(), want, 2e-5)
+		opstest.CheckClose(t, mustOp(t, ops.OpRopeBack, srcs, raw).ToF32(), want, 2e-5)
 	}
 	var nm *ops.NoHostMathError
 	srcs := []*ops.Tensor{ops.New(ops.F32, 8, 1, 2), ops.New(ops.I32, 8)}
@@ -169,8 +171,8 @@ func TestHostRopeBack(t *testing.T) {
 
 func TestHostCrossEntropyLoss(t *testing.T) {
 	const n, rows = 7, 3
-	lv := randVals(41, n*rows, -5, 5)
-	yv := randVals(42, n*rows, 0, 1)
+	lv := opstest.RandVals(41, n*rows, -5, 5)
+	yv := opstest.RandVals(42, n*rows, 0, 1)
 	var loss float64
 	grad := make([]float32, n*rows)
 	const g = 0.75
@@ -187,15 +189,15 @@ func TestHostCrossEntropyLoss(t *testing.T) {
 	}
 	loss /= rows
 	l, y := ops.FromF32(ops.F32, []int64{n, rows}, lv), ops.FromF32(ops.F32, []int64{n, rows}, yv)
-	checkClose(t, mustOp(t, ops.OpCrossEntropyLoss, []*ops.Tensor{l, y}, nil).ToF32(), []float32{float32(loss)}, 1e-5)
+	opstest.CheckClose(t, mustOp(t, ops.OpCrossEntropyLoss, []*ops.Tensor{l, y}, nil).ToF32(), []float32{float32(loss)}, 1e-5)
 	got := mustOp(t, ops.OpCrossEntropyLossBack, []*ops.Tensor{ops.FromF32(ops.F32, []int64{1}, []float32{g}), l, y}, nil)
-	checkClose(t, got.ToF32(), grad, 1e-6)
+	opstest.CheckClose(t, got.ToF32(), grad, 1e-6)
 }
 
 func TestHostOptSteps(t *testing.T) {
 	const n = 12
-	w, g := randVals(43, n, -1, 1), randVals(44, n, -1, 1)
-	m, v := randVals(45, n, -1, 1), randVals(46, n, 0, 1)
+	w, g := opstest.RandVals(43, n, -1, 1), opstest.RandVals(44, n, -1, 1)
+	m, v := opstest.RandVals(45, n, -1, 1), opstest.RandVals(46, n, 0, 1)
 	pa := []float32{0.01, 0.9, 0.999, 1e-8, 0.1, 1 / (1 - 0.9), 1 / (1 - 0.999)}
 	want := make([]float32, n)
 	for i := range want {
@@ -206,12 +208,12 @@ func TestHostOptSteps(t *testing.T) {
 	}
 	T := func(x []float32) *ops.Tensor { return ops.FromF32(ops.F32, []int64{4, 3}, x) }
 	got := mustOp(t, ops.OpOptStepAdamW, []*ops.Tensor{T(w), T(g), T(m), T(v), ops.FromF32(ops.F32, []int64{7}, pa)}, nil)
-	checkClose(t, got.ToF32(), want, 1e-5)
+	opstest.CheckClose(t, got.ToF32(), want, 1e-5)
 
 	ps := []float32{0.05, 0.2}
 	for i := range want {
 		want[i] = float32(float64(w[i])*(1-0.05*0.2) - 0.05*float64(g[i]))
 	}
 	got = mustOp(t, ops.OpOptStepSGD, []*ops.Tensor{T(w), T(g), ops.FromF32(ops.F32, []int64{2}, ps)}, nil)
-	checkClose(t, got.ToF32(), want, 1e-6)
+	opstest.CheckClose(t, got.ToF32(), want, 1e-6)
 }

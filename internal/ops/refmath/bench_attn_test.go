@@ -28,10 +28,10 @@ func attnBenchCases(n int64) []struct {
 		for _, v := range ne {
 			m *= v
 		}
-		return ops.FromF32(ops.F32, ne, randVals(seed, int(m), -1, 1))
+		return ops.FromF32(ops.F32, ne, opstest.RandVals(seed, int(m), -1, 1))
 	}
 	cache := func(seed int64) *ops.Tensor {
-		c := ops.FromF32(ops.F16, []int64{d * hkv, kv}, randVals(seed, d*hkv*kv, -1, 1))
+		c := ops.FromF32(ops.F16, []int64{d * hkv, kv}, opstest.RandVals(seed, d*hkv*kv, -1, 1))
 		t, err := ops.View(c, []int64{d, kv, hkv}, []uint64{2048, 256}, 0)
 		if err != nil {
 			panic(err)

@@ -26,7 +26,7 @@ func BenchmarkMulMatLlama(b *testing.B) {
 		for _, n := range []int64{1, 2, 7, 32, 512} {
 			b.Run(fmt.Sprintf("%s/n=%d", typ, n), func(b *testing.B) {
 				r := rand.New(rand.NewPCG(7, 8))
-				x := ops.FromF32(ops.F32, []int64{k, n}, randF32(r, int(k*n)))
+				x := ops.FromF32(ops.F32, []int64{k, n}, opstest.RandF32(r, int(k*n)))
 				dst := ops.New(ops.F32, m, n)
 				benchLoop(b, float64(2*m*k*n), func() error { return host.MulMat(dst, a, x) })
 			})
@@ -46,7 +46,7 @@ func BenchmarkMulMatIDLlama(b *testing.B) {
 		for _, n := range []int64{1, 7, 32} {
 			b.Run(fmt.Sprintf("%s/n=%d", typ, n), func(b *testing.B) {
 				r := rand.New(rand.NewPCG(9, 10))
-				x := ops.FromF32(ops.F32, []int64{k, nUsed, n}, randF32(r, int(k*nUsed*n)))
+				x := ops.FromF32(ops.F32, []int64{k, nUsed, n}, opstest.RandF32(r, int(k*nUsed*n)))
 				idv := make([]int64, nUsed*n)
 				for t := range n {
 					perm := r.Perm(nAs)
@@ -107,7 +107,7 @@ func BenchmarkMulMatL2(b *testing.B) {
 		for _, n := range []int64{1, 2, 7, 32} {
 			b.Run(fmt.Sprintf("%s/n=%d", typ, n), func(b *testing.B) {
 				r := rand.New(rand.NewPCG(7, 8))
-				x := ops.FromF32(ops.F32, []int64{k, n}, randF32(r, int(k*n)))
+				x := ops.FromF32(ops.F32, []int64{k, n}, opstest.RandF32(r, int(k*n)))
 				dst := ops.New(ops.F32, m, n)
 				cpu0 := opstest.ProcessCPUNS()
 				for b.Loop() {

@@ -16,8 +16,8 @@ import (
 // first source, as ggml's set_rows does); CONT copies a permuted view.
 // Besides ns/op each reports cpu-ms/op (process CPU time).
 func BenchmarkRowOps(b *testing.B) {
-	table := ops.FromF32(ops.Q8_0, []int64{4096, 32000}, randVals(3, 4096*32000, -1, 1))
-	cache := ops.FromF32(ops.F16, []int64{1024, 4096}, randVals(4, 1024*4096, -1, 1))
+	table := ops.FromF32(ops.Q8_0, []int64{4096, 32000}, opstest.RandVals(3, 4096*32000, -1, 1))
+	cache := ops.FromF32(ops.F16, []int64{1024, 4096}, opstest.RandVals(4, 1024*4096, -1, 1))
 	for _, n := range []int64{1, 7, 32} {
 		pos := make([]int64, n)
 		for i := range pos {
@@ -37,7 +37,7 @@ func BenchmarkRowOps(b *testing.B) {
 			for _, v := range ne {
 				m *= v
 			}
-			return ops.FromF32(ops.F32, ne, randVals(m, int(m), -1, 1))
+			return ops.FromF32(ops.F32, ne, opstest.RandVals(m, int(m), -1, 1))
 		}
 		perm, err := ops.Permute(x(128, n, 32), 0, 2, 1, 3) // [128, 32, n] with heads and tokens swapped
 		if err != nil {

@@ -12,7 +12,7 @@ import (
 // instruction count under callgrind is a deterministic comparison.
 func BenchmarkSiluKernel(b *testing.B) {
 	const n = 14336
-	x, g := randVals(31, n, -8, 8), randVals(32, n, -1, 1)
+	x, g := opstest.RandVals(31, n, -8, 8), opstest.RandVals(32, n, -1, 1)
 	dst := make([]float32, n)
 	b.Run("silu", func(b *testing.B) {
 		cpu0 := opstest.ProcessCPUNS()

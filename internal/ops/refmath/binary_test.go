@@ -3,6 +3,8 @@ package refmath
 import (
 	"testing"
 
+	"github.com/ainekko/et/internal/ops/opstest"
+
 	"github.com/ainekko/et/internal/ops"
 )
 
@@ -29,7 +31,7 @@ func TestBinary(t *testing.T) {
 			if y.Type != tt.a.Type || y.Ne != tt.a.Ne {
 				t.Fatalf("result %s %s", y.Type, y.ShapeString())
 			}
-			checkClose(t, y.ToF32(), tt.want, 0)
+			opstest.CheckClose(t, y.ToF32(), tt.want, 0)
 		})
 	}
 	t.Run("f16 result", func(t *testing.T) {
@@ -38,12 +40,12 @@ func TestBinary(t *testing.T) {
 		if y.Type != ops.F16 {
 			t.Fatalf("type %s", y.Type)
 		}
-		checkClose(t, y.ToF32(), []float32{ops.RoundF16(4.0 / 3), ops.RoundF16(7.0 / 3)}, 0)
+		opstest.CheckClose(t, y.ToF32(), []float32{ops.RoundF16(4.0 / 3), ops.RoundF16(7.0 / 3)}, 0)
 	})
 	t.Run("3d broadcast", func(t *testing.T) {
 		x := ops.FromF32(ops.F32, []int64{1, 2, 2}, []float32{1, 2, 3, 4})
 		b := ops.FromF32(ops.F32, []int64{1, 1, 2}, []float32{10, 20})
-		checkClose(t, mustOp(t, ops.OpAdd, []*ops.Tensor{x, b}, nil).ToF32(), []float32{11, 12, 23, 24}, 0)
+		opstest.CheckClose(t, mustOp(t, ops.OpAdd, []*ops.Tensor{x, b}, nil).ToF32(), []float32{11, 12, 23, 24}, 0)
 	})
 }
 

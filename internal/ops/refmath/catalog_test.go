@@ -2,11 +2,11 @@ package refmath
 
 import (
 	"errors"
-	"math"
-	"math/rand"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ainekko/et/internal/ops/opstest"
 
 	"github.com/ainekko/et/internal/ops"
 )
@@ -62,30 +62,6 @@ func wantOpError(t *testing.T, op ops.Op, srcs []*ops.Tensor, raw map[string]any
 	if !errors.As(err, &ie) {
 		t.Errorf("%s: error %q (%T) is not an input error", op, err, err)
 	}
-}
-
-// checkClose compares got and want elementwise with a relative tolerance
-// (tol*max(1, |want|)).
-func checkClose(t *testing.T, got, want []float32, tol float64) {
-	t.Helper()
-	if len(got) != len(want) {
-		t.Fatalf("got %d values, want %d", len(got), len(want))
-	}
-	for i := range got {
-		g, w := float64(got[i]), float64(want[i])
-		if math.IsNaN(g) != math.IsNaN(w) || math.Abs(g-w) > tol*math.Max(1, math.Abs(w)) {
-			t.Fatalf("element %d: got %.9g, want %.9g (tolerance %g)\n got %v\nwant %v", i, g, w, tol, got, want)
-		}
-	}
-}
-
-func randVals(seed int64, n int, lo, hi float32) []float32 {
-	r := rand.New(rand.NewSource(seed))
-	out := make([]float32, n)
-	for i := range out {
-		out[i] = lo + (hi-lo)*r.Float32()
-	}
-	return out
 }
 
 // permutedCopy returns a non-contiguous view with the same logical
@@ -256,7 +232,7 @@ func TestSourceCountAndDestination(t *testing.T) {
 	if err := Run(info, dst, []*ops.Tensor{x, x}, ops.Params{}); err != nil {
 		t.Fatal(err)
 	}
-	checkClose(t, wide.ToF32(), []float32{0, 0, 0, 0, 2, 4, 6, 8}, 0)
+	opstest.CheckClose(t, wide.ToF32(), []float32{0, 0, 0, 0, 2, 4, 6, 8}, 0)
 	v, _ := ops.Lookup("view")
 	if err := Run(v, dst, []*ops.Tensor{x}, ops.Params{}); err == nil {
 		t.Errorf("Run of a view op did not fail")
@@ -269,20 +245,20 @@ func TestViewOps(t *testing.T) {
 	if tr.Ne != [4]int64{2, 3, 1, 1} {
 		t.Fatalf("transpose ne = %v", tr.Ne)
 	}
-	checkClose(t, tr.ToF32(), []float32{0, 3, 1, 4, 2, 5}, 0)
+	opstest.CheckClose(t, tr.ToF32(), []float32{0, 3, 1, 4, 2, 5}, 0)
 	pm := mustOp(t, ops.OpPermute, []*ops.Tensor{x}, map[string]any{"axes": []any{1, 0, 2, 3}})
-	checkClose(t, pm.ToF32(), []float32{0, 3, 1, 4, 2, 5}, 0)
+	opstest.CheckClose(t, pm.ToF32(), []float32{0, 3, 1, 4, 2, 5}, 0)
 	rs := mustOp(t, ops.OpReshape, []*ops.Tensor{x}, map[string]any{"ne": []any{2, 3}})
 	if rs.Ne != [4]int64{2, 3, 1, 1} {
 		t.Fatalf("reshape ne = %v", rs.Ne)
 	}
 	vw := mustOp(t, ops.OpView, []*ops.Tensor{x}, map[string]any{"ne": []any{2, 2}, "nb": []any{12}, "offset": 4})
-	checkClose(t, vw.ToF32(), []float32{1, 2, 4, 5}, 0)
+	opstest.CheckClose(t, vw.ToF32(), []float32{1, 2, 4, 5}, 0)
 	ct := mustOp(t, ops.OpCont, []*ops.Tensor{tr}, nil)
 	if !ct.IsContiguous() {
 		t.Fatalf("cont is not contiguous")
 	}
-	checkClose(t, ct.ToF32(), []float32{0, 3, 1, 4, 2, 5}, 0)
+	opstest.CheckClose(t, ct.ToF32(), []float32{0, 3, 1, 4, 2, 5}, 0)
 
 	wantOpError(t, ops.OpReshape, []*ops.Tensor{x}, map[string]any{"ne": []any{4}}, "reshape:", "has 4 elements")
 	wantOpError(t, ops.OpPermute, []*ops.Tensor{x}, map[string]any{"axes": []any{0, 0, 1, 2}}, "not a permutation")
@@ -298,7 +274,7 @@ func TestMulMatRow(t *testing.T) {
 	if y.Ne != [4]int64{2, 2, 1, 1} || y.Type != ops.F32 {
 		t.Fatalf("mul_mat result %s %s", y.Type, y.ShapeString())
 	}
-	checkClose(t, y.ToF32(), []float32{-2, -2, 4, 13}, 1e-6)
+	opstest.CheckClose(t, y.ToF32(), []float32{-2, -2, 4, 13}, 1e-6)
 	info, _ := ops.Lookup("mul_mat")
 	if c := info.Cost(y, []*ops.Tensor{a, b}, nil); c.Flops != 2*3*2*2 || c.Bytes != 16+24+24 {
 		t.Errorf("cost = %+v", c)

@@ -4,6 +4,8 @@ import (
 	"math"
 	"testing"
 
+	"github.com/ainekko/et/internal/ops/opstest"
+
 	"github.com/ainekko/et/internal/ops"
 )
 
@@ -12,8 +14,8 @@ func TestClamp(t *testing.T) {
 	x := ops.FromF32(ops.F32, []int64{3, 2}, []float32{-2, -0.5, 0, 0.25, 0.5, 3})
 	want := []float32{-0.5, -0.5, 0, 0.25, 0.5, 0.5}
 	raw := map[string]any{"min": -0.5, "max": 0.5}
-	checkClose(t, mustOp(t, ops.OpClamp, []*ops.Tensor{x}, raw).ToF32(), want, 0)
-	checkClose(t, mustOp(t, ops.OpClamp, []*ops.Tensor{permutedCopy(t, x)}, raw).ToF32(), want, 0)
+	opstest.CheckClose(t, mustOp(t, ops.OpClamp, []*ops.Tensor{x}, raw).ToF32(), want, 0)
+	opstest.CheckClose(t, mustOp(t, ops.OpClamp, []*ops.Tensor{permutedCopy(t, x)}, raw).ToF32(), want, 0)
 
 	// NaN goes to max, as C's MAX(MIN(x, max), min) does.
 	y := mustOp(t, ops.OpClamp, []*ops.Tensor{ops.FromF32(ops.F32, []int64{1}, []float32{nan})}, raw)
@@ -24,7 +26,7 @@ func TestClamp(t *testing.T) {
 	if h.Type != ops.F16 {
 		t.Fatalf("type %s, want f16", h.Type)
 	}
-	checkClose(t, h.ToF32(), []float32{-1, ops.RoundF16(0.1)}, 0)
+	opstest.CheckClose(t, h.ToF32(), []float32{-1, ops.RoundF16(0.1)}, 0)
 
 	wantOpError(t, ops.OpClamp, []*ops.Tensor{x}, map[string]any{"min": -1}, "clamp: param max: required")
 	wantOpError(t, ops.OpClamp, []*ops.Tensor{ops.New(ops.I32, 2)}, raw, "clamp: x is i32, want f32 or f16")

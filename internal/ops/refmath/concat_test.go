@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"testing"
 
+	"github.com/ainekko/et/internal/ops/opstest"
+
 	"github.com/ainekko/et/internal/ops"
 )
 
@@ -30,7 +32,7 @@ func TestConcat(t *testing.T) {
 			if y.Ne != tt.ne {
 				t.Fatalf("shape %s, want %s", y.ShapeString(), ops.ShapeString(tt.ne))
 			}
-			checkClose(t, y.ToF32(), tt.want, 0)
+			opstest.CheckClose(t, y.ToF32(), tt.want, 0)
 		})
 	}
 	// i32 is copied bit-exactly (values beyond float32's 24-bit mantissa).
@@ -47,8 +49,8 @@ func TestConcat(t *testing.T) {
 	// are the sources' blocks, so they dequantize to the sources' values.
 	for _, qt := range []ops.Type{ops.Q8_0, ops.Q4_1, ops.Q5_K} {
 		bs := int64(qt.BlockSize())
-		qa := ops.FromF32(qt, []int64{2 * bs, 3}, randVals(41, int(6*bs), -1, 1))
-		qb := ops.FromF32(qt, []int64{bs, 3}, randVals(42, int(3*bs), -1, 1))
+		qa := ops.FromF32(qt, []int64{2 * bs, 3}, opstest.RandVals(41, int(6*bs), -1, 1))
+		qb := ops.FromF32(qt, []int64{bs, 3}, opstest.RandVals(42, int(3*bs), -1, 1))
 		y := mustOp(t, ops.OpConcat, []*ops.Tensor{qa, qb}, map[string]any{"dim": 0})
 		if y.Ne != [ops.MaxDims]int64{3 * bs, 3, 1, 1} {
 			t.Fatalf("%s: shape %s", qt, y.ShapeString())
@@ -67,8 +69,8 @@ func TestConcat(t *testing.T) {
 		}
 	}
 	// Quantized: blocks are copied as they are, in dim 0 and in dim 1.
-	qa := ops.FromF32(ops.Q8_0, []int64{64, 2}, randVals(31, 128, -1, 1))
-	qb := ops.FromF32(ops.Q8_0, []int64{32, 2}, randVals(32, 64, -1, 1))
+	qa := ops.FromF32(ops.Q8_0, []int64{64, 2}, opstest.RandVals(31, 128, -1, 1))
+	qb := ops.FromF32(ops.Q8_0, []int64{32, 2}, opstest.RandVals(32, 64, -1, 1))
 	y0 := mustOp(t, ops.OpConcat, []*ops.Tensor{qa, qb}, map[string]any{"dim": 0})
 	for r := 0; r < 2; r++ {
 		row := y0.Buf[r*102 : (r+1)*102] // 3 blocks of 34 bytes
@@ -76,7 +78,7 @@ func TestConcat(t *testing.T) {
 			t.Fatalf("q8_0 concat dim 0: row %d differs", r)
 		}
 	}
-	qc := ops.FromF32(ops.Q8_0, []int64{64, 1}, randVals(33, 64, -1, 1))
+	qc := ops.FromF32(ops.Q8_0, []int64{64, 1}, opstest.RandVals(33, 64, -1, 1))
 	y1 := mustOp(t, ops.OpConcat, []*ops.Tensor{qa, qc}, map[string]any{"dim": 1})
 	if !bytes.Equal(y1.Buf[:136], qa.Buf) || !bytes.Equal(y1.Buf[136:], qc.Buf) {
 		t.Fatalf("q8_0 concat dim 1 differs")

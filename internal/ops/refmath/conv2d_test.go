@@ -3,6 +3,8 @@ package refmath
 import (
 	"testing"
 
+	"github.com/ainekko/et/internal/ops/opstest"
+
 	"github.com/ainekko/et/internal/ops"
 )
 
@@ -14,13 +16,13 @@ func TestConv2D(t *testing.T) {
 	if y.Ne != [ops.MaxDims]int64{2, 2, 1, 1} {
 		t.Fatalf("shape %s, want [2, 2, 1, 1]", y.ShapeString())
 	}
-	checkClose(t, y.ToF32(), []float32{12, 16, 24, 28}, 0)
+	opstest.CheckClose(t, y.ToF32(), []float32{12, 16, 24, 28}, 0)
 
 	// Random multi-channel, batched, strided, padded, dilated: against a
 	// float64 direct convolution.
 	const kw, kh, ic, oc = 3, 2, 4, 5
-	in := ops.FromF32(ops.F32, []int64{9, 7, ic, 2}, randVals(5, 9*7*ic*2, -1, 1))
-	kv := randVals(6, kw*kh*ic*oc, -1, 1)
+	in := ops.FromF32(ops.F32, []int64{9, 7, ic, 2}, opstest.RandVals(5, 9*7*ic*2, -1, 1))
+	kv := opstest.RandVals(6, kw*kh*ic*oc, -1, 1)
 	raw := map[string]any{"s0": 2, "s1": 1, "p0": 1, "p1": 1, "d0": 1, "d1": 2}
 	for _, kt := range []ops.Type{ops.F32, ops.F16} {
 		t.Run(kt.String(), func(t *testing.T) {
@@ -30,10 +32,10 @@ func TestConv2D(t *testing.T) {
 			if got.Ne != [ops.MaxDims]int64{5, 7, oc, 2} {
 				t.Fatalf("shape %s, want [5, 7, 5, 2]", got.ShapeString())
 			}
-			checkClose(t, got.ToF32(), want, 2e-6)
+			opstest.CheckClose(t, got.ToF32(), want, 2e-6)
 			// Strided kernel and input (test_conv_2d's cwhn layout): the same values.
 			gs := mustOp(t, ops.OpConv2D, []*ops.Tensor{permutedCopy(t, kernel), permutedCopy(t, in)}, raw)
-			checkClose(t, gs.ToF32(), want, 2e-6)
+			opstest.CheckClose(t, gs.ToF32(), want, 2e-6)
 		})
 	}
 	info, _ := ops.Lookup("conv_2d")

@@ -5,11 +5,13 @@ import (
 	"math"
 	"testing"
 
+	"github.com/ainekko/et/internal/ops/opstest"
+
 	"github.com/ainekko/et/internal/ops"
 )
 
 func TestHostPool1D(t *testing.T) {
-	xs := randVals(21, 10*2, -1, 1)
+	xs := opstest.RandVals(21, 10*2, -1, 1)
 	x := ops.FromF32(ops.F32, []int64{10, 2}, xs)
 	const k, s, p = 3, 2, 1
 	ow := (10+2*p-k)/s + 1
@@ -36,13 +38,13 @@ func TestHostPool1D(t *testing.T) {
 			}
 		}
 		got := mustOp(t, ops.OpPool1D, []*ops.Tensor{x}, map[string]any{"op": op, "k0": k, "s0": s, "p0": p})
-		checkClose(t, got.ToF32(), want, 1e-6)
+		opstest.CheckClose(t, got.ToF32(), want, 1e-6)
 	}
 }
 
 func TestHostPool2D(t *testing.T) {
 	const w, h = 5, 4
-	xs := randVals(22, w*h*2, -1, 1)
+	xs := opstest.RandVals(22, w*h*2, -1, 1)
 	x := ops.FromF32(ops.F32, []int64{w, h, 2}, xs)
 	const k0, k1, s0, s1, p0, p1 = 3, 2, 2, 1, 1, 0
 	ow, oh := (w+2*p0-k0)/s0+1, (h+2*p1-k1)/s1+1
@@ -72,7 +74,7 @@ func TestHostPool2D(t *testing.T) {
 			}
 		}
 		got := mustOp(t, ops.OpPool2D, []*ops.Tensor{x}, map[string]any{"op": op, "k0": k0, "k1": k1, "s0": s0, "s1": s1, "p0": p0, "p1": p1})
-		checkClose(t, got.ToF32(), want, 1e-6)
+		opstest.CheckClose(t, got.ToF32(), want, 1e-6)
 	}
 }
 
@@ -80,7 +82,7 @@ func TestHostPadReflect1D(t *testing.T) {
 	x := ops.FromF32(ops.F32, []int64{5, 2}, []float32{1, 2, 3, 4, 5, 6, 7, 8, 9, 10})
 	got := mustOp(t, ops.OpPadReflect1D, []*ops.Tensor{x}, map[string]any{"p0": 2, "p1": 3})
 	want := []float32{3, 2, 1, 2, 3, 4, 5, 4, 3, 2, 8, 7, 6, 7, 8, 9, 10, 9, 8, 7}
-	checkClose(t, got.ToF32(), want, 0)
+	opstest.CheckClose(t, got.ToF32(), want, 0)
 	wantOpError(t, ops.OpPadReflect1D, []*ops.Tensor{x}, map[string]any{"p0": 5}, "p0")
 }
 
@@ -102,7 +104,7 @@ func TestHostRoll(t *testing.T) {
 			}
 		}
 	}
-	checkClose(t, mustOp(t, ops.OpRoll, []*ops.Tensor{x}, map[string]any{"shift": sh}).ToF32(), want, 0)
+	opstest.CheckClose(t, mustOp(t, ops.OpRoll, []*ops.Tensor{x}, map[string]any{"shift": sh}).ToF32(), want, 0)
 	wantOpError(t, ops.OpRoll, []*ops.Tensor{x}, map[string]any{"shift": []int64{4, 0, 0, 0}}, "shift")
 }
 
@@ -181,7 +183,7 @@ func upscale64(src []float64, w, h, ow, oh int, mode string, align, aa bool) []f
 
 func TestHostUpscale(t *testing.T) {
 	const w, h, c = 5, 4, 2
-	xs := randVals(23, w*h*c, -1, 1)
+	xs := opstest.RandVals(23, w*h*c, -1, 1)
 	x := ops.FromF32(ops.F32, []int64{w, h, c}, xs)
 	for _, tt := range []struct {
 		mode      string
@@ -206,7 +208,7 @@ func TestHostUpscale(t *testing.T) {
 			}
 		}
 		t.Run(fmt.Sprintf("%s align=%v aa=%v %dx%d", tt.mode, tt.align, tt.aa, tt.ow, tt.oh), func(t *testing.T) {
-			checkClose(t, got, want, 1e-5)
+			opstest.CheckClose(t, got, want, 1e-5)
 		})
 	}
 	// An empty x has nothing to sample (FuzzCatalog found the index

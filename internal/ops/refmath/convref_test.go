@@ -3,13 +3,15 @@ package refmath
 import (
 	"testing"
 
+	"github.com/ainekko/et/internal/ops/opstest"
+
 	"github.com/ainekko/et/internal/ops"
 )
 
 func TestHostConvTranspose1D(t *testing.T) {
 	const K, OC, IC, L, s = 3, 2, 4, 5, 2
-	kv := randVals(30, K*OC*IC, -1, 1)
-	iv := randVals(31, L*IC, -1, 1)
+	kv := opstest.RandVals(30, K*OC*IC, -1, 1)
+	iv := opstest.RandVals(31, L*IC, -1, 1)
 	OL := (L-1)*s + K
 	want := make([]float64, OL*OC)
 	// Scatter form: every input sample spreads the kernel over the output.
@@ -23,15 +25,15 @@ func TestHostConvTranspose1D(t *testing.T) {
 		}
 	}
 	got := mustOp(t, ops.OpConvTranspose1D, []*ops.Tensor{ops.FromF32(ops.F32, []int64{K, OC, IC}, kv), ops.FromF32(ops.F32, []int64{L, IC}, iv)}, map[string]any{"s0": s})
-	checkClose(t, got.ToF32(), f32s(want), 1e-5)
+	opstest.CheckClose(t, got.ToF32(), f32s(want), 1e-5)
 	// An empty input has no output length ((0 - 1)·s0 + K < 0).
 	wantOpError(t, ops.OpConvTranspose1D, []*ops.Tensor{ops.New(ops.F32, 1, OC, IC), ops.New(ops.F32, 0, IC)}, map[string]any{"s0": 4}, "length 0")
 }
 
 func TestHostConvTranspose2D(t *testing.T) {
 	const KW, KH, OC, IC, W, H, s = 2, 3, 2, 3, 4, 3, 2
-	kv := randVals(32, KW*KH*OC*IC, -1, 1)
-	iv := randVals(33, W*H*IC, -1, 1)
+	kv := opstest.RandVals(32, KW*KH*OC*IC, -1, 1)
+	iv := opstest.RandVals(33, W*H*IC, -1, 1)
 	for _, kt := range []ops.Type{ops.F32, ops.F16} {
 		k := ops.FromF32(kt, []int64{KW, KH, OC, IC}, kv)
 		kf := k.ToF32()
@@ -57,7 +59,7 @@ func TestHostConvTranspose2D(t *testing.T) {
 			}
 		}
 		got := mustOp(t, ops.OpConvTranspose2D, []*ops.Tensor{k, ops.FromF32(ops.F32, []int64{W, H, IC}, iv)}, map[string]any{"stride": s})
-		checkClose(t, got.ToF32(), f32s(want), 1e-5)
+		opstest.CheckClose(t, got.ToF32(), f32s(want), 1e-5)
 	}
 	// An empty input made a negative shape (FuzzCatalog found New's
 	// panic: testdata/fuzz/FuzzCatalog/3a0b1b8c0d2200e3).
@@ -66,8 +68,8 @@ func TestHostConvTranspose2D(t *testing.T) {
 
 func TestHostConv2DDW(t *testing.T) {
 	const KW, KH, C, W, H = 3, 2, 3, 6, 5
-	kv := randVals(34, KW*KH*C, -1, 1)
-	iv := randVals(35, W*H*C*2, -1, 1)
+	kv := opstest.RandVals(34, KW*KH*C, -1, 1)
+	iv := opstest.RandVals(35, W*H*C*2, -1, 1)
 	const s0, s1, p0, p1, d0, d1 = 2, 1, 1, 0, 1, 2
 	OW, OH := (W+2*p0-d0*(KW-1)-1)/s0+1, (H+2*p1-d1*(KH-1)-1)/s1+1
 	want := make([]float64, OW*OH*C*2)
@@ -91,7 +93,7 @@ func TestHostConv2DDW(t *testing.T) {
 	}
 	raw := map[string]any{"s0": s0, "s1": s1, "p0": p0, "p1": p1, "d0": d0, "d1": d1}
 	got := mustOp(t, ops.OpConv2DDW, []*ops.Tensor{ops.FromF32(ops.F32, []int64{KW, KH, 1, C}, kv), ops.FromF32(ops.F32, []int64{W, H, C, 2}, iv)}, raw)
-	checkClose(t, got.ToF32(), f32s(want), 1e-5)
+	opstest.CheckClose(t, got.ToF32(), f32s(want), 1e-5)
 }
 
 // conv3d64 is a direct float64 3-D convolution: input [W, H, D, IC·N],
@@ -133,8 +135,8 @@ func conv3d64(in, ker []float32, W, H, D, IC, N, KW, KH, KD, OC int, s, pd, dl [
 func TestHostConv3DAndIm2col3D(t *testing.T) {
 	const W, H, D, IC, N, KW, KH, KD, OC = 6, 5, 4, 2, 2, 3, 2, 2, 3
 	s, pd, dl := [3]int{2, 1, 1}, [3]int{1, 0, 1}, [3]int{1, 2, 1}
-	iv := randVals(36, W*H*D*IC*N, -1, 1)
-	kv := randVals(37, KW*KH*KD*IC*OC, -1, 1)
+	iv := opstest.RandVals(36, W*H*D*IC*N, -1, 1)
+	kv := opstest.RandVals(37, KW*KH*KD*IC*OC, -1, 1)
 	want, o := conv3d64(iv, kv, W, H, D, IC, N, KW, KH, KD, OC, s, pd, dl)
 	raw := map[string]any{"IC": IC, "N": N, "OC": OC, "s0": s[0], "s1": s[1], "s2": s[2], "p0": pd[0], "p1": pd[1], "p2": pd[2], "d0": dl[0], "d1": dl[1], "d2": dl[2]}
 	in := ops.FromF32(ops.F32, []int64{W, H, D, IC * N}, iv)
@@ -143,7 +145,7 @@ func TestHostConv3DAndIm2col3D(t *testing.T) {
 	if got.Ne != [ops.MaxDims]int64{int64(o[0]), int64(o[1]), int64(o[2]), OC * N} {
 		t.Fatalf("conv_3d shape %v, want %v", got.Ne, o)
 	}
-	checkClose(t, got.ToF32(), f32s(want), 1e-5)
+	opstest.CheckClose(t, got.ToF32(), f32s(want), 1e-5)
 
 	// im2col_3d's patches times the kernel (as [KW·KH·KD·IC, OC]) are the
 	// same convolution.
@@ -178,7 +180,7 @@ func TestHostConv3DAndIm2col3D(t *testing.T) {
 
 func TestHostCol2im1D(t *testing.T) {
 	const K, OC, T, s, p = 4, 2, 5, 2, 1
-	cv := randVals(38, K*OC*T, -1, 1)
+	cv := opstest.RandVals(38, K*OC*T, -1, 1)
 	TO := (T-1)*s + K - 2*p
 	want := make([]float64, TO*OC)
 	// Scatter form: column t_in adds its K values at t_in·s + k - p.
@@ -192,7 +194,7 @@ func TestHostCol2im1D(t *testing.T) {
 		}
 	}
 	got := mustOp(t, ops.OpCol2im1D, []*ops.Tensor{ops.FromF32(ops.F32, []int64{K * OC, T}, cv)}, map[string]any{"s0": s, "oc": OC, "p0": p})
-	checkClose(t, got.ToF32(), f32s(want), 1e-6)
+	opstest.CheckClose(t, got.ToF32(), f32s(want), 1e-6)
 }
 
 // TestHostFlops: conv_3d and lightning_indexer count flops as

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"testing"
 
+	"github.com/ainekko/et/internal/ops/opstest"
+
 	"github.com/ainekko/et/internal/ops"
 )
 
 func TestCpy(t *testing.T) {
-	vals := randVals(31, 64*3, -3, 3)
+	vals := opstest.RandVals(31, 64*3, -3, 3)
 	x := ops.FromF32(ops.F32, []int64{64, 3}, vals)
 	for _, typ := range []ops.Type{ops.F16, ops.Q8_0, ops.Q4_0, ops.F32} {
 		t.Run("f32 to "+typ.String(), func(t *testing.T) {
@@ -23,7 +25,7 @@ func TestCpy(t *testing.T) {
 		})
 	}
 	t.Run("q4_K", func(t *testing.T) {
-		v := randVals(32, 256, -1, 1)
+		v := opstest.RandVals(32, 256, -1, 1)
 		y := mustOp(t, ops.OpCpy, []*ops.Tensor{ops.FromF32(ops.F32, []int64{256}, v)}, map[string]any{"type": "q4_K"})
 		if want := ops.FromF32(ops.Q4_K, []int64{256}, v); !bytes.Equal(y.Buf, want.Buf) {
 			t.Fatalf("bytes differ")
@@ -32,19 +34,19 @@ func TestCpy(t *testing.T) {
 	t.Run("f16 to f32 is exact", func(t *testing.T) {
 		h := ops.FromF32(ops.F16, []int64{64, 3}, vals)
 		y := mustOp(t, ops.OpCpy, []*ops.Tensor{h}, map[string]any{"type": "f32"})
-		checkClose(t, y.ToF32(), h.ToF32(), 0)
+		opstest.CheckClose(t, y.ToF32(), h.ToF32(), 0)
 	})
 	t.Run("q8_0 to f32 dequantizes", func(t *testing.T) {
 		q := ops.FromF32(ops.Q8_0, []int64{64, 3}, vals)
-		checkClose(t, mustOp(t, ops.OpCpy, []*ops.Tensor{q}, map[string]any{"type": "f32"}).ToF32(), q.ToF32(), 0)
+		opstest.CheckClose(t, mustOp(t, ops.OpCpy, []*ops.Tensor{q}, map[string]any{"type": "f32"}).ToF32(), q.ToF32(), 0)
 	})
 	t.Run("strided f32 to f16", func(t *testing.T) {
 		small := ops.FromF32(ops.F32, []int64{2, 3}, []float32{1.0 / 3, 2, 3, 4, 5, 6})
 		y := mustOp(t, ops.OpCpy, []*ops.Tensor{ops.Transpose(small)}, map[string]any{"type": "f16"})
-		checkClose(t, y.ToF32(), []float32{ops.RoundF16(1.0 / 3), 3, 5, 2, 4, 6}, 0)
+		opstest.CheckClose(t, y.ToF32(), []float32{ops.RoundF16(1.0 / 3), 3, 5, 2, 4, 6}, 0)
 	})
 	t.Run("same type is a byte copy", func(t *testing.T) {
-		q := ops.FromF32(ops.Q8_0, []int64{32, 4}, randVals(33, 128, -1, 1))
+		q := ops.FromF32(ops.Q8_0, []int64{32, 4}, opstest.RandVals(33, 128, -1, 1))
 		v, err := ops.View(q, []int64{32, 2}, []uint64{2 * q.Nb[1]}, q.Nb[1]) // rows 1 and 3
 		if err != nil {
 			t.Fatal(err)
@@ -78,18 +80,18 @@ func TestCpy(t *testing.T) {
 		}
 	}
 	yf := mustOp(t, ops.OpCpy, []*ops.Tensor{ops.FromInts(ops.I32, []int64{2}, []int64{-7, 1<<24 + 1})}, map[string]any{"type": "f32"})
-	checkClose(t, yf.ToF32(), []float32{-7, 1 << 24}, 0)
+	opstest.CheckClose(t, yf.ToF32(), []float32{-7, 1 << 24}, 0)
 }
 
 func TestCpyIntoDst(t *testing.T) {
-	xs := randVals(21, 2*3*4, -150, 150)
+	xs := opstest.RandVals(21, 2*3*4, -150, 150)
 	x := ops.FromF32(ops.F32, []int64{2, 3, 4}, xs)
 	// Another shape with the same element count: a row-major reshape.
 	y := mustOp(t, ops.OpCpy, []*ops.Tensor{x, ops.New(ops.F32, 4, 6)}, map[string]any{"type": "f32"})
 	if y.Ne != [ops.MaxDims]int64{4, 6, 1, 1} {
 		t.Fatalf("shape %s", y.ShapeString())
 	}
-	checkClose(t, y.ToF32(), xs, 0)
+	opstest.CheckClose(t, y.ToF32(), xs, 0)
 	// Empty x and dst of other shapes, x with rows (ne0 = 0) that dst
 	// has not (FuzzCatalog found the division by zero:
 	// testdata/fuzz/FuzzCatalog/a7931f597ebb2c04).
@@ -132,7 +134,7 @@ func TestCpyIntoDst(t *testing.T) {
 		}
 	}
 	back := mustOp(t, ops.OpCpy, []*ops.Tensor{ints, ops.New(ops.F32, 2, 2)}, map[string]any{"type": "f32"})
-	checkClose(t, back.ToF32(), []float32{-2, 0, 0, 149}, 0)
+	opstest.CheckClose(t, back.ToF32(), []float32{-2, 0, 0, 149}, 0)
 	wantOpError(t, ops.OpCpy, []*ops.Tensor{x, ops.New(ops.F32, 5, 5)}, map[string]any{"type": "f32"}, "dst [5, 5, 1, 1] has 25 elements")
 	wantOpError(t, ops.OpCpy, []*ops.Tensor{x, ops.New(ops.F16, 4, 6)}, map[string]any{"type": "f32"}, "param type: f32, but dst is f16")
 }

@@ -18,7 +18,7 @@ import (
 // expShiftVec and expShiftVec2; cpu-ms/op is the process's CPU time.
 func BenchmarkExpKernels(b *testing.B) {
 	const n = 14336
-	x := randVals(31, n, -8, 8)
+	x := opstest.RandVals(31, n, -8, 8)
 	dst := make([]float32, n)
 	run := func(name string, ok bool, fn func()) {
 		b.Run(name, func(b *testing.B) {
@@ -35,7 +35,7 @@ func BenchmarkExpKernels(b *testing.B) {
 	}
 	run("silu-avx2", host.AVX2, func() { siluAVX2(ptr(dst), ptr(x), nil, n) })
 	run("silu-avx512", host.AVX512, func() { siluAVX512(ptr(dst), ptr(x), nil, n) })
-	w := randVals(33, n, -20, 0)
+	w := opstest.RandVals(33, n, -20, 0)
 	run("exp-1chain", host.Vec512, func() { copy(dst, w); expShiftVec(ptr(dst), n, 0.5) })
 	run("exp-2chain", host.Vec512, func() { copy(dst, w); host.expShiftVec2(ptr(dst), n&^15, 0.5) })
 }

@@ -7,6 +7,8 @@ import (
 	"simd/archsimd"
 	"testing"
 
+	"github.com/ainekko/et/internal/ops/opstest"
+
 	"github.com/ainekko/et/internal/ops"
 )
 
@@ -53,9 +55,9 @@ func TestFlashAttnVec(t *testing.T) {
 		return vec, scalar
 	}
 	t.Run("random", func(t *testing.T) {
-		qv := randVals(71, d*nh*nq, -1, 1)
-		kv := randVals(72, d*nhkv*nkv, -1, 1)
-		vv := randVals(73, d*nhkv*nkv, -1, 1)
+		qv := opstest.RandVals(71, d*nh*nq, -1, 1)
+		kv := opstest.RandVals(72, d*nhkv*nkv, -1, 1)
+		vv := opstest.RandVals(73, d*nhkv*nkv, -1, 1)
 		q, k, v := faCase(qv, kv, vv, d, nq, nh, nkv, nhkv)
 		for _, c := range cfgs {
 			t.Run(c.name, func(t *testing.T) {
@@ -82,9 +84,9 @@ func TestFlashAttnVec(t *testing.T) {
 	t.Run("one query, one head per KV head", func(t *testing.T) {
 		// Tiles of one row (faDots1), padded to four in the V pass.
 		const nh1 = 2
-		qv := randVals(77, d*nh1, -1, 1)
-		kv := randVals(78, d*nh1*nkv, -1, 1)
-		vv := randVals(79, d*nh1*nkv, -1, 1)
+		qv := opstest.RandVals(77, d*nh1, -1, 1)
+		kv := opstest.RandVals(78, d*nh1*nkv, -1, 1)
+		vv := opstest.RandVals(79, d*nh1*nkv, -1, 1)
 		q, k, v := faCase(qv, kv, vv, d, 1, nh1, nkv, nh1)
 		raw := map[string]any{"scale": 0.125}
 		var vec, scalar *ops.Tensor
@@ -103,15 +105,15 @@ func TestFlashAttnVec(t *testing.T) {
 		// their products is exact in float32, so both paths get the same
 		// scores. V mixes cancelling values, f16 subnormals and values
 		// whose sums overflow f16.
-		qv := randVals(74, d*nh*nq, -8, 8)
-		kv := randVals(75, d*nhkv*nkv, -8, 8)
+		qv := opstest.RandVals(74, d*nh*nq, -8, 8)
+		kv := opstest.RandVals(75, d*nhkv*nkv, -8, 8)
 		for i := range qv {
 			qv[i] = float32(math.Round(float64(qv[i]))) / 8
 		}
 		for i := range kv {
 			kv[i] = float32(math.Round(float64(kv[i]))) / 8
 		}
-		vv := randVals(76, d*nhkv*nkv, -1, 1)
+		vv := opstest.RandVals(76, d*nhkv*nkv, -1, 1)
 		faHardV(vv, d, false)
 		q, k, v := faCase(qv, kv, vv, d, nq, nh, nkv, nhkv)
 		for _, c := range cfgs {

@@ -6,6 +6,8 @@ import (
 	"math"
 	"testing"
 
+	"github.com/ainekko/et/internal/ops/opstest"
+
 	"github.com/ainekko/et/internal/ops"
 )
 
@@ -59,7 +61,7 @@ func attn64(q, k, v, mask []float32, dk, dv, nq, nh, nkv, nhkv int, scale, softc
 func TestFlashAttnLayout(t *testing.T) {
 	// One key: the output of query i, head h is v of kv head h/2, placed
 	// at dst[:, h, i] (the permuted layout).
-	q := ops.FromF32(ops.F32, []int64{2, 3, 4}, randVals(51, 2*3*4, -1, 1))
+	q := ops.FromF32(ops.F32, []int64{2, 3, 4}, opstest.RandVals(51, 2*3*4, -1, 1))
 	k := ops.FromF32(ops.F16, []int64{2, 1, 2}, []float32{1, 2, 3, 4})
 	v := ops.FromF32(ops.F16, []int64{3, 1, 2}, []float32{1, 2, 3, 10, 20, 30})
 	y := mustOp(t, ops.OpFlashAttnExt, []*ops.Tensor{q, k, v}, map[string]any{"scale": 1})
@@ -70,14 +72,14 @@ func TestFlashAttnLayout(t *testing.T) {
 	for i := 0; i < 3; i++ {
 		want = append(want, 1, 2, 3, 1, 2, 3, 10, 20, 30, 10, 20, 30)
 	}
-	checkClose(t, y.ToF32(), want, 0)
+	opstest.CheckClose(t, y.ToF32(), want, 0)
 }
 
 func TestFlashAttn(t *testing.T) {
 	const dk, dv, nq, nh, nkv, nhkv = 32, 16, 3, 4, 5, 2
-	qv := randVals(52, dk*nq*nh, -1, 1)
-	kv := randVals(53, dk*nkv*nhkv, -1, 1)
-	vv := randVals(54, dv*nkv*nhkv, -1, 1)
+	qv := opstest.RandVals(52, dk*nq*nh, -1, 1)
+	kv := opstest.RandVals(53, dk*nkv*nhkv, -1, 1)
+	vv := opstest.RandVals(54, dv*nkv*nhkv, -1, 1)
 	inf := float32(math.Inf(-1))
 	maskVals := []float32{
 		0, 0, inf, inf, inf,
@@ -132,7 +134,7 @@ func TestFlashAttn(t *testing.T) {
 			}
 			// A strided q gives the same bytes.
 			ys := mustOp(t, ops.OpFlashAttnExt, append([]*ops.Tensor{permutedCopy(t, q)}, srcs[1:]...), tt.raw)
-			checkClose(t, ys.ToF32(), y.ToF32(), 0)
+			opstest.CheckClose(t, ys.ToF32(), y.ToF32(), 0)
 		})
 	}
 	t.Run("fully masked row is zero", func(t *testing.T) {
@@ -261,13 +263,13 @@ func TestFlashAttnZChunks(t *testing.T) {
 	const d, nq, nh, nhkv = 32, 3, 6, 2
 	nkv := faChunkZ + 45
 	exact := func(seed int64, n int) []float32 {
-		x := randVals(seed, n, -1, 1)
+		x := opstest.RandVals(seed, n, -1, 1)
 		for i := range x {
 			x[i] = float32(math.Round(float64(x[i])*8)) / 8
 		}
 		return x
 	}
-	q, k, v := faCase(exact(61, d*nh*nq), exact(62, d*nhkv*nkv), randVals(63, d*nhkv*nkv, -1, 1), d, nq, nh, nkv, nhkv)
+	q, k, v := faCase(exact(61, d*nh*nq), exact(62, d*nhkv*nkv), opstest.RandVals(63, d*nhkv*nkv, -1, 1), d, nq, nh, nkv, nhkv)
 	raw := map[string]any{"scale": 0.125}
 	for _, srcs := range [][]*ops.Tensor{{q, k, v}, {q, k, v, ops.FromF32(ops.F16, []int64{int64(nkv), nq}, faTestMask(nq, nkv))}} {
 		var got, scalar *ops.Tensor
@@ -316,9 +318,9 @@ func testFlashAttnPath(t *testing.T, path string, ds []int, ks *Kernels) {
 	for _, d := range ds {
 		for _, data := range []string{"random", "exact dots", "exact dots, hard V"} {
 			exact := data != "random"
-			qv := randVals(81, d*nh*nq, -1, 1)
-			kv := randVals(82, d*nhkv*nkv, -1, 1)
-			vv := randVals(83, d*nhkv*nkv, -1, 1)
+			qv := opstest.RandVals(81, d*nh*nq, -1, 1)
+			kv := opstest.RandVals(82, d*nhkv*nkv, -1, 1)
+			vv := opstest.RandVals(83, d*nhkv*nkv, -1, 1)
 			if exact {
 				for _, x := range [][]float32{qv, kv} {
 					for i := range x {
@@ -382,9 +384,9 @@ func TestFlashAttnF16CBroadcast(t *testing.T) {
 		t.Skip("no F16C on this CPU or architecture")
 	}
 	const d, nq, nh, nkv = 64, 2, 8, 21
-	qv := randVals(91, d*nh*nq, -1, 1)
-	q, k, _ := faCase(qv, randVals(92, d*2*nkv, -1, 1), randVals(93, d*2*nkv, -1, 1), d, nq, nh, nkv, 2)
-	_, _, v := faCase(qv, randVals(94, d*4*nkv, -1, 1), randVals(95, d*4*nkv, -1, 1), d, nq, nh, nkv, 4)
+	qv := opstest.RandVals(91, d*nh*nq, -1, 1)
+	q, k, _ := faCase(qv, opstest.RandVals(92, d*2*nkv, -1, 1), opstest.RandVals(93, d*2*nkv, -1, 1), d, nq, nh, nkv, 2)
+	_, _, v := faCase(qv, opstest.RandVals(94, d*4*nkv, -1, 1), opstest.RandVals(95, d*4*nkv, -1, 1), d, nq, nh, nkv, 4)
 	raw := map[string]any{"scale": 0.125}
 	var got, scalar *ops.Tensor
 	got = mustOpWith(t, faKernels(false, false, true), ops.OpFlashAttnExt, []*ops.Tensor{q, k, v}, raw)

@@ -5,6 +5,8 @@ import (
 	"math"
 	"testing"
 
+	"github.com/ainekko/et/internal/ops/opstest"
+
 	"github.com/ainekko/et/internal/ops"
 )
 
@@ -17,16 +19,16 @@ func gdnCase(kda, shareSeq bool) []*ops.Tensor {
 	if shareSeq {
 		nqk = 1
 	}
-	q := ops.FromF32(ops.F32, []int64{sv, hk, tok, nqk}, randVals(41, sv*hk*tok*int(nqk), -1, 1))
-	k := ops.FromF32(ops.F32, []int64{sv, hk, tok, nqk}, randVals(42, sv*hk*tok*int(nqk), -1, 1))
-	v := ops.FromF32(ops.F32, []int64{sv, h, tok, n}, randVals(43, sv*h*tok*n, -1, 1))
+	q := ops.FromF32(ops.F32, []int64{sv, hk, tok, nqk}, opstest.RandVals(41, sv*hk*tok*int(nqk), -1, 1))
+	k := ops.FromF32(ops.F32, []int64{sv, hk, tok, nqk}, opstest.RandVals(42, sv*hk*tok*int(nqk), -1, 1))
+	v := ops.FromF32(ops.F32, []int64{sv, h, tok, n}, opstest.RandVals(43, sv*h*tok*n, -1, 1))
 	gn := int64(1)
 	if kda {
 		gn = sv
 	}
-	g := ops.FromF32(ops.F32, []int64{gn, h, tok, n}, randVals(44, int(gn)*h*tok*n, -0.5, 0))
-	beta := ops.FromF32(ops.F32, []int64{1, h, tok, n}, randVals(45, h*tok*n, 0, 1))
-	state := ops.FromF32(ops.F32, []int64{sv, sv, h, n}, randVals(46, sv*sv*h*n, -1, 1))
+	g := ops.FromF32(ops.F32, []int64{gn, h, tok, n}, opstest.RandVals(44, int(gn)*h*tok*n, -0.5, 0))
+	beta := ops.FromF32(ops.F32, []int64{1, h, tok, n}, opstest.RandVals(45, h*tok*n, 0, 1))
+	state := ops.FromF32(ops.F32, []int64{sv, sv, h, n}, opstest.RandVals(46, sv*sv*h*n, -1, 1))
 	return []*ops.Tensor{q, k, v, g, beta, state}
 }
 
@@ -104,7 +106,7 @@ func TestGatedDeltaNet(t *testing.T) {
 					if y.Ne != [ops.MaxDims]int64{16, 3*2 + slots*4*2, 1, 1} {
 						t.Fatalf("shape %s", y.ShapeString())
 					}
-					checkClose(t, y.ToF32(), f32s(naiveGDN(srcs, slots)), 2e-6)
+					opstest.CheckClose(t, y.ToF32(), f32s(naiveGDN(srcs, slots)), 2e-6)
 				})
 			}
 		}
@@ -112,7 +114,7 @@ func TestGatedDeltaNet(t *testing.T) {
 	// q and k as strided views give the same result.
 	srcs := gdnCase(false, false)
 	srcs[0], srcs[1] = permutedCopy(t, srcs[0]), permutedCopy(t, srcs[1])
-	checkClose(t, mustOp(t, ops.OpGatedDeltaNet, srcs, nil).ToF32(), mustOp(t, ops.OpGatedDeltaNet, gdnCase(false, false), nil).ToF32(), 0)
+	opstest.CheckClose(t, mustOp(t, ops.OpGatedDeltaNet, srcs, nil).ToF32(), mustOp(t, ops.OpGatedDeltaNet, gdnCase(false, false), nil).ToF32(), 0)
 
 	bad := gdnCase(false, false)
 	bad[3] = ops.New(ops.F32, 2, 4, 3, 2)

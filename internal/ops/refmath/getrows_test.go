@@ -4,13 +4,15 @@ import (
 	"bytes"
 	"testing"
 
+	"github.com/ainekko/et/internal/ops/opstest"
+
 	"github.com/ainekko/et/internal/ops"
 )
 
 func TestGetRows(t *testing.T) {
 	// data [64, 4, 2] (64 is a multiple of the q8_0/q4_0 block size), rows
 	// i32 [3, 2]: batch j takes rows idx[:, j] of data[:, :, j].
-	vals := randVals(21, 64*4*2, -2, 2)
+	vals := opstest.RandVals(21, 64*4*2, -2, 2)
 	idx := ops.FromInts(ops.I32, []int64{3, 2}, []int64{3, 0, 3, 1, 2, 0})
 	for _, typ := range []ops.Type{ops.F32, ops.F16, ops.Q8_0, ops.Q4_0} {
 		t.Run(typ.String(), func(t *testing.T) {
@@ -27,19 +29,19 @@ func TestGetRows(t *testing.T) {
 					want = append(want, deq[o:o+64]...)
 				}
 			}
-			checkClose(t, y.ToF32(), want, 0)
+			opstest.CheckClose(t, y.ToF32(), want, 0)
 		})
 	}
 	t.Run("q4_K", func(t *testing.T) {
-		data := ops.FromF32(ops.Q4_K, []int64{256, 3}, randVals(22, 256*3, -1, 1))
+		data := ops.FromF32(ops.Q4_K, []int64{256, 3}, opstest.RandVals(22, 256*3, -1, 1))
 		deq := data.ToF32()
 		y := mustOp(t, ops.OpGetRows, []*ops.Tensor{data, ops.FromInts(ops.I32, []int64{2}, []int64{2, 1})}, nil)
-		checkClose(t, y.ToF32(), append(append([]float32{}, deq[512:768]...), deq[256:512]...), 0)
+		opstest.CheckClose(t, y.ToF32(), append(append([]float32{}, deq[512:768]...), deq[256:512]...), 0)
 	})
 	t.Run("strided data", func(t *testing.T) {
 		data := ops.FromF32(ops.F32, []int64{2, 3}, []float32{1, 2, 3, 4, 5, 6})
 		y := mustOp(t, ops.OpGetRows, []*ops.Tensor{permutedCopy(t, data), ops.FromInts(ops.I32, []int64{2}, []int64{2, 0})}, nil)
-		checkClose(t, y.ToF32(), []float32{5, 6, 1, 2}, 0)
+		opstest.CheckClose(t, y.ToF32(), []float32{5, 6, 1, 2}, 0)
 	})
 	t.Run("errors leave dst untouched", func(t *testing.T) {
 		data := ops.FromF32(ops.F32, []int64{2, 3}, []float32{1, 2, 3, 4, 5, 6})

@@ -4,6 +4,8 @@ import (
 	"math"
 	"testing"
 
+	"github.com/ainekko/et/internal/ops/opstest"
+
 	"github.com/ainekko/et/internal/ops"
 )
 
@@ -41,11 +43,11 @@ func TestGLU(t *testing.T) {
 			if y.Ne != [4]int64{4, 2, 1, 1} {
 				t.Fatalf("single: shape %s", y.ShapeString())
 			}
-			checkClose(t, y.ToF32(), append(append([]float32{}, tt.want...), tt.want...), tt.tol)
+			opstest.CheckClose(t, y.ToF32(), append(append([]float32{}, tt.want...), tt.want...), tt.tol)
 			ys := mustOp(t, ops.OpGLU, []*ops.Tensor{swapped}, map[string]any{"op": tt.op, "swapped": true})
-			checkClose(t, ys.ToF32(), tt.want, tt.tol)
+			opstest.CheckClose(t, ys.ToF32(), tt.want, tt.tol)
 			yp := mustOp(t, ops.OpGLU, []*ops.Tensor{split[0], split[1]}, map[string]any{"op": tt.op})
-			checkClose(t, yp.ToF32(), tt.want, tt.tol)
+			opstest.CheckClose(t, yp.ToF32(), tt.want, tt.tol)
 		})
 	}
 	t.Run("swiglu_oai", func(t *testing.T) {
@@ -54,21 +56,21 @@ func TestGLU(t *testing.T) {
 		bb := ops.FromF32(ops.F32, []int64{3}, []float32{3, -3, 0.5})
 		f := func(a, b float64) float32 { return float32(a * sig(1.702*a) * (b + 1)) }
 		y := mustOp(t, ops.OpGLU, []*ops.Tensor{aa, bb}, map[string]any{"op": "swiglu_oai", "alpha": 1.702, "limit": 2})
-		checkClose(t, y.ToF32(), []float32{f(-1, 2), f(1, -2), f(2, 0.5)}, 1e-6)
+		opstest.CheckClose(t, y.ToF32(), []float32{f(-1, 2), f(1, -2), f(2, 0.5)}, 1e-6)
 	})
 	t.Run("split strided", func(t *testing.T) {
 		x := ops.FromF32(ops.F32, []int64{2, 2}, []float32{1, -1, 2, 3})
 		gg := ops.FromF32(ops.F32, []int64{2, 2}, []float32{5, 5, 6, 7})
 		y := mustOp(t, ops.OpGLU, []*ops.Tensor{permutedCopy(t, x), permutedCopy(t, gg)}, map[string]any{"op": "reglu"})
-		checkClose(t, y.ToF32(), []float32{5, 0, 12, 21}, 0)
+		opstest.CheckClose(t, y.ToF32(), []float32{5, 0, 12, 21}, 0)
 	})
 }
 
 func TestGLUErrors(t *testing.T) {
 	// An odd ne0: the halves are elements 0..1 and 2..3; element 4 is not read.
 	odd := ops.FromF32(ops.F32, []int64{5}, []float32{1, -2, 3, 4, 1000})
-	checkClose(t, mustOp(t, ops.OpGLU, []*ops.Tensor{odd}, map[string]any{"op": "reglu"}).ToF32(), []float32{3, 0}, 0)
-	checkClose(t, mustOp(t, ops.OpGLU, []*ops.Tensor{odd}, map[string]any{"op": "reglu", "swapped": true}).ToF32(), []float32{3, -8}, 0)
+	opstest.CheckClose(t, mustOp(t, ops.OpGLU, []*ops.Tensor{odd}, map[string]any{"op": "reglu"}).ToF32(), []float32{3, 0}, 0)
+	opstest.CheckClose(t, mustOp(t, ops.OpGLU, []*ops.Tensor{odd}, map[string]any{"op": "reglu", "swapped": true}).ToF32(), []float32{3, -8}, 0)
 	wantOpError(t, ops.OpGLU, []*ops.Tensor{ops.New(ops.F32, 4), ops.New(ops.F32, 3)}, map[string]any{"op": "swiglu"}, "same shape")
 	wantOpError(t, ops.OpGLU, []*ops.Tensor{ops.New(ops.F32, 4)}, map[string]any{"op": "swiglu_oai"}, "swiglu_oai exists only in split form")
 	wantOpError(t, ops.OpGLU, []*ops.Tensor{ops.New(ops.F32, 4), ops.New(ops.F32, 4)}, map[string]any{"op": "reglu", "swapped": true}, "param swapped: applies only to the single-tensor form")

@@ -4,6 +4,8 @@ import (
 	"math"
 	"testing"
 
+	"github.com/ainekko/et/internal/ops/opstest"
+
 	"github.com/ainekko/et/internal/ops"
 )
 
@@ -34,12 +36,12 @@ func TestGroupNorm(t *testing.T) {
 		}
 	}
 	y := mustOp(t, ops.OpGroupNorm, []*ops.Tensor{x}, map[string]any{"n_groups": 2, "eps": eps})
-	checkClose(t, y.ToF32(), want, 2e-6)
-	checkClose(t, mustOp(t, ops.OpGroupNorm, []*ops.Tensor{permutedCopy(t, x)}, map[string]any{"n_groups": 2, "eps": eps}).ToF32(), y.ToF32(), 0)
+	opstest.CheckClose(t, y.ToF32(), want, 2e-6)
+	opstest.CheckClose(t, mustOp(t, ops.OpGroupNorm, []*ops.Tensor{permutedCopy(t, x)}, map[string]any{"n_groups": 2, "eps": eps}).ToF32(), y.ToF32(), 0)
 	// More groups than channels: every channel is its own group.
 	y4 := mustOp(t, ops.OpGroupNorm, []*ops.Tensor{x}, map[string]any{"n_groups": 5, "eps": eps})
 	y3 := mustOp(t, ops.OpGroupNorm, []*ops.Tensor{x}, map[string]any{"n_groups": 3, "eps": eps})
-	checkClose(t, y4.ToF32(), y3.ToF32(), 0)
+	opstest.CheckClose(t, y4.ToF32(), y3.ToF32(), 0)
 	wantOpError(t, ops.OpGroupNorm, []*ops.Tensor{x}, map[string]any{"n_groups": 0}, "param n_groups: 0, want a positive number of groups")
 	wantOpError(t, ops.OpGroupNorm, []*ops.Tensor{x}, nil, "param n_groups: required")
 	wantOpError(t, ops.OpGroupNorm, []*ops.Tensor{ops.New(ops.F16, 2)}, map[string]any{"n_groups": 1}, "group_norm: x is f16, want f32")

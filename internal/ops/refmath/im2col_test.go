@@ -3,6 +3,8 @@ package refmath
 import (
 	"testing"
 
+	"github.com/ainekko/et/internal/ops/opstest"
+
 	"github.com/ainekko/et/internal/ops"
 )
 
@@ -15,11 +17,11 @@ func TestIm2col(t *testing.T) {
 	if y.Ne != [ops.MaxDims]int64{4, 2, 2, 1} || y.Type != ops.F32 {
 		t.Fatalf("%s %s, want f32 [4, 2, 2, 1]", y.Type, y.ShapeString())
 	}
-	checkClose(t, y.ToF32(), []float32{1, 2, 4, 5, 2, 3, 5, 6, 4, 5, 7, 8, 5, 6, 8, 9}, 0)
+	opstest.CheckClose(t, y.ToF32(), []float32{1, 2, 4, 5, 2, 3, 5, 6, 4, 5, 7, 8, 5, 6, 8, 9}, 0)
 
 	// Padding 1, stride 2: output 2x2; out-of-image taps are 0.
 	y = mustOp(t, ops.OpIm2col, []*ops.Tensor{kernel, img}, map[string]any{"s0": 2, "s1": 2, "p0": 1, "p1": 1})
-	checkClose(t, y.ToF32(), []float32{0, 0, 0, 1, 0, 0, 2, 3, 0, 4, 0, 7, 5, 6, 8, 9}, 0)
+	opstest.CheckClose(t, y.ToF32(), []float32{0, 0, 0, 1, 0, 0, 2, 3, 0, 4, 0, 7, 5, 6, 8, 9}, 0)
 
 	// 1-D, two channels, dilation 2: data [IW=5, IC=2, N=1], kernel [KW=2, IC=2].
 	d1 := ops.FromF32(ops.F32, []int64{5, 2}, []float32{1, 2, 3, 4, 5, 10, 20, 30, 40, 50})
@@ -28,19 +30,19 @@ func TestIm2col(t *testing.T) {
 	if y.Ne != [ops.MaxDims]int64{4, 3, 1, 1} {
 		t.Fatalf("1-D shape %s, want [4, 3, 1, 1]", y.ShapeString())
 	}
-	checkClose(t, y.ToF32(), []float32{1, 3, 10, 30, 2, 4, 20, 40, 3, 5, 30, 50}, 0)
+	opstest.CheckClose(t, y.ToF32(), []float32{1, 3, 10, 30, 2, 4, 20, 40, 3, 5, 30, 50}, 0)
 	// 1-D with s1 = p1 = d1 = 0, as test-backend-ops writes it: the same.
 	y = mustOp(t, ops.OpIm2col, []*ops.Tensor{k1, d1}, map[string]any{"is_2d": false, "d0": 2, "s1": 0, "p1": 0, "d1": 0})
-	checkClose(t, y.ToF32(), []float32{1, 3, 10, 30, 2, 4, 20, 40, 3, 5, 30, 50}, 0)
+	opstest.CheckClose(t, y.ToF32(), []float32{1, 3, 10, 30, 2, 4, 20, 40, 3, 5, 30, 50}, 0)
 
 	// A random multi-channel case against a float64 reference, f32 and f16
 	// results, contiguous and strided data.
-	data := ops.FromF32(ops.F32, []int64{7, 6, 3, 2}, randVals(4, 7*6*3*2, -1, 1))
+	data := ops.FromF32(ops.F32, []int64{7, 6, 3, 2}, opstest.RandVals(4, 7*6*3*2, -1, 1))
 	kr := ops.New(ops.F32, 3, 2, 3, 4)
 	raw := map[string]any{"s0": 2, "s1": 1, "p0": 1, "p1": 0, "d0": 1, "d1": 2}
 	want := naiveIm2col(data, 3, 2, 2, 1, 1, 0, 1, 2)
-	checkClose(t, mustOp(t, ops.OpIm2col, []*ops.Tensor{kr, data}, raw).ToF32(), want, 0)
-	checkClose(t, mustOp(t, ops.OpIm2col, []*ops.Tensor{kr, permutedCopy(t, data)}, raw).ToF32(), want, 0)
+	opstest.CheckClose(t, mustOp(t, ops.OpIm2col, []*ops.Tensor{kr, data}, raw).ToF32(), want, 0)
+	opstest.CheckClose(t, mustOp(t, ops.OpIm2col, []*ops.Tensor{kr, permutedCopy(t, data)}, raw).ToF32(), want, 0)
 	raw["dst_type"] = "f16"
 	h := mustOp(t, ops.OpIm2col, []*ops.Tensor{kr, data}, raw)
 	wantH := make([]float32, len(want))
@@ -50,7 +52,7 @@ func TestIm2col(t *testing.T) {
 	if h.Type != ops.F16 {
 		t.Fatalf("type %s, want f16", h.Type)
 	}
-	checkClose(t, h.ToF32(), wantH, 0)
+	opstest.CheckClose(t, h.ToF32(), wantH, 0)
 
 	wantOpError(t, ops.OpIm2col, []*ops.Tensor{ops.New(ops.F32, 2, 2, 2), img}, nil, "kernel.ne2 = 2 != data.ne2 = 1")
 	wantOpError(t, ops.OpIm2col, []*ops.Tensor{ops.New(ops.F32, 5, 5), img}, nil, "data [3, 3, 1, 1] is too small for kernel")

@@ -5,6 +5,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/ainekko/et/internal/ops/opstest"
+
 	"github.com/ainekko/et/internal/ops"
 )
 
@@ -16,9 +18,9 @@ func TestKernelsIndependent(t *testing.T) {
 	if got := Detect(); got != Host() {
 		t.Fatalf("Detect() = %+v, Host() = %+v", got, Host())
 	}
-	a := ops.FromF32(ops.Q8_0, []int64{256, 24}, randVals(5, 256*24, -1, 1))
-	b := ops.FromF32(ops.F32, []int64{256, 5}, randVals(6, 256*5, -1, 1))
-	x := ops.FromF32(ops.F32, []int64{4096, 3}, randVals(7, 4096*3, -2, 2))
+	a := ops.FromF32(ops.Q8_0, []int64{256, 24}, opstest.RandVals(5, 256*24, -1, 1))
+	b := ops.FromF32(ops.F32, []int64{256, 5}, opstest.RandVals(6, 256*5, -1, 1))
+	x := ops.FromF32(ops.F32, []int64{4096, 3}, opstest.RandVals(7, 4096*3, -2, 2))
 	run := func(ks *Kernels) [][]float32 {
 		return [][]float32{
 			mustOpWith(t, ks, ops.OpMulMat, []*ops.Tensor{a, b}, nil).ToF32(),

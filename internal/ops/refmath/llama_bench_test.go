@@ -16,7 +16,7 @@ import (
 // BenchmarkMulMat. Each sub-benchmark is OP/shape/n=N; besides ns/op it
 // reports cpu-ms/op (process CPU time), steadier on a shared machine.
 func BenchmarkLlama(b *testing.B) {
-	table := ops.FromF32(ops.Q8_0, []int64{4096, 32000}, randVals(3, 4096*32000, -1, 1))
+	table := ops.FromF32(ops.Q8_0, []int64{4096, 32000}, opstest.RandVals(3, 4096*32000, -1, 1))
 	for _, n := range []int64{1, 7, 32, 512} {
 		pos := make([]int64, n)
 		for i := range pos {
@@ -32,7 +32,7 @@ func BenchmarkLlama(b *testing.B) {
 			for _, v := range ne {
 				m *= v
 			}
-			return ops.FromF32(ops.F32, ne, randVals(int64(m), int(m), -1, 1))
+			return ops.FromF32(ops.F32, ne, opstest.RandVals(int64(m), int(m), -1, 1))
 		}
 		cases := []struct {
 			op, shape string
@@ -58,8 +58,8 @@ func BenchmarkLlama(b *testing.B) {
 				params    map[string]any
 			}{"flash_attn_ext", "hsk=128,kv=4096,nb=1", []*ops.Tensor{
 				x(128, 1, 32),
-				ops.FromF32(ops.F16, []int64{128, 4096, 8}, randVals(5, 128*4096*8, -1, 1)),
-				ops.FromF32(ops.F16, []int64{128, 4096, 8}, randVals(6, 128*4096*8, -1, 1)),
+				ops.FromF32(ops.F16, []int64{128, 4096, 8}, opstest.RandVals(5, 128*4096*8, -1, 1)),
+				ops.FromF32(ops.F16, []int64{128, 4096, 8}, opstest.RandVals(6, 128*4096*8, -1, 1)),
 				ops.FromF32(ops.F16, []int64{4096, 1}, make([]float32, 4096)),
 			}, map[string]any{"scale": 0.088}})
 		}
@@ -114,9 +114,9 @@ func BenchmarkGGMLPerfShapes(b *testing.B) {
 		params map[string]any
 	}{
 		// SOFT_MAX(type=f32,ne=[1024,1024,10,1],mask=0,sinks=0,m_prec=f32,nr23=[1,1],scale=1.000000,max_bias=0.000000,inplace=0)
-		{"SOFT_MAX/ne=[1024,1024,10,1]", "soft_max", []*ops.Tensor{ops.FromF32(ops.F32, []int64{1024, 1024, 10}, randVals(1, 1024*1024*10, -4, 4))}, map[string]any{"scale": 1}},
+		{"SOFT_MAX/ne=[1024,1024,10,1]", "soft_max", []*ops.Tensor{ops.FromF32(ops.F32, []int64{1024, 1024, 10}, opstest.RandVals(1, 1024*1024*10, -4, 4))}, map[string]any{"scale": 1}},
 		// ROPE(type=f32,ne_a=[128,32,512,1],n_dims=128,mode=0,...,ff=0,v=0)
-		{"ROPE/ne_a=[128,32,512,1],mode=0", "rope", []*ops.Tensor{ops.FromF32(ops.F32, []int64{128, 32, 512}, randVals(2, 128*32*512, -1, 1)), ops.FromInts(ops.I32, []int64{512}, pos)}, map[string]any{"n_dims": 128, "mode": "normal", "freq_base": 10000}},
+		{"ROPE/ne_a=[128,32,512,1],mode=0", "rope", []*ops.Tensor{ops.FromF32(ops.F32, []int64{128, 32, 512}, opstest.RandVals(2, 128*32*512, -1, 1)), ops.FromInts(ops.I32, []int64{512}, pos)}, map[string]any{"n_dims": 128, "mode": "normal", "freq_base": 10000}},
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {

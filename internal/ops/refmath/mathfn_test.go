@@ -5,6 +5,8 @@ import (
 	"math"
 	"testing"
 
+	"github.com/ainekko/et/internal/ops/opstest"
+
 	"github.com/ainekko/et/internal/ops"
 )
 
@@ -39,12 +41,12 @@ func TestHostElementwise(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(string(c.op), func(t *testing.T) {
-			xs := randVals(int64(len(c.op)), n, c.lo, c.hi)
+			xs := opstest.RandVals(int64(len(c.op)), n, c.lo, c.hi)
 			x := ops.FromF32(ops.F32, ne, xs)
 			want := f64Map(xs, c.f)
 			// float32 math against float64 rounded once: a few ulps.
-			checkClose(t, mustOp(t, c.op, []*ops.Tensor{x}, c.raw).ToF32(), want, 1e-6)
-			checkClose(t, mustOp(t, c.op, []*ops.Tensor{permutedCopy(t, x)}, c.raw).ToF32(), want, 1e-6)
+			opstest.CheckClose(t, mustOp(t, c.op, []*ops.Tensor{x}, c.raw).ToF32(), want, 1e-6)
+			opstest.CheckClose(t, mustOp(t, c.op, []*ops.Tensor{permutedCopy(t, x)}, c.raw).ToF32(), want, 1e-6)
 			// f16: the f16 input widened, the function, the result rounded
 			// to f16.
 			h := ops.FromF32(ops.F16, ne, xs)
@@ -56,14 +58,14 @@ func TestHostElementwise(t *testing.T) {
 			if y.Type != ops.F16 {
 				t.Fatalf("f16 input gave %s", y.Type)
 			}
-			checkClose(t, y.ToF32(), hw, 1e-3)
+			opstest.CheckClose(t, y.ToF32(), hw, 1e-3)
 		})
 	}
 }
 
 func TestHostDiv(t *testing.T) {
-	av := randVals(1, 4*3*2, -2, 2)
-	bv := randVals(2, 4*1*2, 0.5, 3)
+	av := opstest.RandVals(1, 4*3*2, -2, 2)
+	bv := opstest.RandVals(2, 4*1*2, 0.5, 3)
 	a := ops.FromF32(ops.F32, []int64{4, 3, 2}, av)
 	b := ops.FromF32(ops.F32, []int64{4, 1, 2}, bv)
 	want := make([]float32, len(av))
@@ -74,7 +76,7 @@ func TestHostDiv(t *testing.T) {
 			}
 		}
 	}
-	checkClose(t, mustOp(t, ops.OpDiv, []*ops.Tensor{a, b}, nil).ToF32(), want, 1e-7)
+	opstest.CheckClose(t, mustOp(t, ops.OpDiv, []*ops.Tensor{a, b}, nil).ToF32(), want, 1e-7)
 }
 
 func TestHostXielu(t *testing.T) {
@@ -85,19 +87,19 @@ func TestHostXielu(t *testing.T) {
 	if got := ops.XieluOpParams(4, 20, 0.5, 1e-7); math.Abs(float64(got[0])-an) > 1e-6 || math.Abs(float64(got[1])-ap) > 1e-5 {
 		t.Fatalf("XieluOpParams = %v, want %g, %g", got, an, ap)
 	}
-	xs := randVals(3, 60, -2, 2)
+	xs := opstest.RandVals(3, 60, -2, 2)
 	want := f64Map(xs, func(x float64) float64 {
 		if x > 0 {
 			return ap*x*x + 0.5*x
 		}
 		return (math.Expm1(math.Min(x, 1e-7))-x)*an + 0.5*x
 	})
-	checkClose(t, mustOp(t, ops.OpXielu, []*ops.Tensor{ops.FromF32(ops.F32, []int64{60}, xs)}, nil).ToF32(), want, 1e-5)
+	opstest.CheckClose(t, mustOp(t, ops.OpXielu, []*ops.Tensor{ops.FromF32(ops.F32, []int64{60}, xs)}, nil).ToF32(), want, 1e-5)
 }
 
 func TestHostSiluBack(t *testing.T) {
-	dy := randVals(4, 40, -1, 1)
-	xs := randVals(5, 40, -6, 6)
+	dy := opstest.RandVals(4, 40, -1, 1)
+	xs := opstest.RandVals(5, 40, -6, 6)
 	want := make([]float32, 40)
 	for i := range want {
 		x := float64(xs[i])
@@ -105,7 +107,7 @@ func TestHostSiluBack(t *testing.T) {
 		want[i] = float32(float64(dy[i]) * s * (1 + x*(1-s)))
 	}
 	got := mustOp(t, ops.OpSiluBack, []*ops.Tensor{ops.FromF32(ops.F32, []int64{8, 5}, dy), ops.FromF32(ops.F32, []int64{8, 5}, xs)}, nil)
-	checkClose(t, got.ToF32(), want, 1e-5)
+	opstest.CheckClose(t, got.ToF32(), want, 1e-5)
 }
 
 func TestHostDup(t *testing.T) {
@@ -119,7 +121,7 @@ func TestHostDup(t *testing.T) {
 		if got.Type != typ {
 			t.Fatalf("%s: dup gave %s", typ, got.Type)
 		}
-		checkClose(t, got.ToF32(), vals, 0)
+		opstest.CheckClose(t, got.ToF32(), vals, 0)
 	}
 }
 

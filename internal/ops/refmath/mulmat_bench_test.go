@@ -62,7 +62,7 @@ func BenchmarkMulMat(b *testing.B) {
 			b.Run(fmt.Sprintf("%s/m=%d,k=%d,n=%d", typ, s.m, s.k, s.n), func(b *testing.B) {
 				a := benchWeights(typ, s.k, s.m)
 				r := rand.New(rand.NewPCG(7, 8))
-				x := ops.FromF32(ops.F32, []int64{s.k, s.n}, randF32(r, int(s.k*s.n)))
+				x := ops.FromF32(ops.F32, []int64{s.k, s.n}, opstest.RandF32(r, int(s.k*s.n)))
 				dst := ops.New(ops.F32, s.m, s.n)
 				b.ReportAllocs()
 				b.ResetTimer()
@@ -82,7 +82,7 @@ func BenchmarkMulMat(b *testing.B) {
 }
 
 func BenchmarkQuantizeRow(b *testing.B) {
-	x := randF32(rand.New(rand.NewPCG(1, 1)), 4096)
+	x := opstest.RandF32(rand.New(rand.NewPCG(1, 1)), 4096)
 	for _, typ := range []ops.Type{ops.F16, ops.Q8_0, ops.Q4_0, ops.Q4_K} {
 		b.Run(typ.String(), func(b *testing.B) {
 			dst := make([]byte, typ.RowSize(4096))
@@ -106,7 +106,7 @@ func BenchmarkMulMatInCache(b *testing.B) {
 			b.Run(fmt.Sprintf("%s/n=%d", typ, n), func(b *testing.B) {
 				a := benchWeights(typ, k, m)
 				r := rand.New(rand.NewPCG(7, 8))
-				x := ops.FromF32(ops.F32, []int64{k, n}, randF32(r, int(k*n)))
+				x := ops.FromF32(ops.F32, []int64{k, n}, opstest.RandF32(r, int(k*n)))
 				dst := ops.New(ops.F32, m, n)
 				for b.Loop() {
 					if err := host.MulMat(dst, a, x); err != nil {

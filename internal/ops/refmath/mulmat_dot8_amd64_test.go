@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/ainekko/et/internal/ops/opstest"
+
 	"github.com/ainekko/et/internal/ops"
 )
 
@@ -40,7 +42,7 @@ func TestDotF16F16C8R(t *testing.T) {
 	for _, k := range []int{0, 1, 7, 8, 9, 15, 16, 17, 24, 31, 33, 40, 100, 1000, 4096 + 13} {
 		for _, special := range []bool{false, true} {
 			rows := f16Rows(r, 8, k, special)
-			b := randF32(r, k)
+			b := opstest.RandF32(r, k)
 			var a [8][]byte
 			copy(a[:], rows)
 			got := dot8F(ops.F16, &a, b)
@@ -80,7 +82,7 @@ func TestDotF32AVX8R(t *testing.T) {
 				}
 				a[j] = rows[j]
 			}
-			b := randF32(r, k)
+			b := opstest.RandF32(r, k)
 			got := dot8F(ops.F32, &a, b)
 			for j := range 8 {
 				checkDot8(t, "AVX", k, special, j, got[j], []float32{dotF32Bytes(rows[j], b)})
@@ -106,8 +108,8 @@ func TestMulMatDot8MatchesScalar(t *testing.T) {
 	r := rand.New(rand.NewPCG(49, 50))
 	for _, typ := range []ops.Type{ops.F32, ops.F16} {
 		for _, s := range []struct{ k, m, n int64 }{{64, 8, 1}, {100, 19, 1}, {96, 37, 3}, {4096, 16, 1}} {
-			a := ops.FromF32(typ, []int64{s.k, s.m}, randF32(r, int(s.k*s.m)))
-			b := ops.FromF32(ops.F32, []int64{s.k, s.n}, randF32(r, int(s.k*s.n)))
+			a := ops.FromF32(typ, []int64{s.k, s.m}, opstest.RandF32(r, int(s.k*s.m)))
+			b := ops.FromF32(ops.F32, []int64{s.k, s.n}, opstest.RandF32(r, int(s.k*s.n)))
 			got, want := ops.New(ops.F32, s.m, s.n), ops.New(ops.F32, s.m, s.n)
 			host.mulMat(got, a, b, host.Vec)
 			mulMatScalar(want, a, b)

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/ainekko/et/internal/ops/opstest"
+
 	"github.com/ainekko/et/internal/ops"
 )
 
@@ -80,7 +82,7 @@ func TestDotF16F16C4R(t *testing.T) {
 	for _, k := range []int{0, 1, 5, 7, 8, 9, 15, 16, 17, 23, 24, 31, 32, 33, 100, 1000, 4096 + 13} {
 		for _, special := range []bool{false, true} {
 			rows := f16Rows(r, 4, k, special)
-			b := randF32(r, k)
+			b := opstest.RandF32(r, k)
 			if special {
 				for i := range b {
 					if r.IntN(32) == 0 {
@@ -120,7 +122,7 @@ func TestMulMatF16F16C(t *testing.T) {
 			if special {
 				specialFloatWeights(r, a)
 			}
-			b := ops.FromF32(ops.F32, []int64{s.k, s.n}, randF32(r, int(s.k*s.n)))
+			b := ops.FromF32(ops.F32, []int64{s.k, s.n}, opstest.RandF32(r, int(s.k*s.n)))
 			fast, slow := ops.New(ops.F32, s.m, s.n), ops.New(ops.F32, s.m, s.n)
 			on.mulMat(fast, a, b, true)
 			off.mulMat(slow, a, b, true)

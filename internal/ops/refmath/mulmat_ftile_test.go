@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/ainekko/et/internal/ops/opstest"
+
 	"github.com/ainekko/et/internal/ops"
 )
 
@@ -46,7 +48,7 @@ func TestMulMatFloatTilesMatchScalar(t *testing.T) {
 					if w == "special" {
 						specialFloatWeights(r, a)
 					}
-					x := randF32(r, int(s.k*s.n*s.ne2))
+					x := opstest.RandF32(r, int(s.k*s.n*s.ne2))
 					b := ops.FromF32(ops.F32, []int64{s.k, s.n, s.ne2}, x)
 					dst := ops.New(ops.F32, s.m, s.n, s.ne2)
 					host.mulMat(dst, a, b, true)

@@ -4,6 +4,8 @@ import (
 	"math"
 	"testing"
 
+	"github.com/ainekko/et/internal/ops/opstest"
+
 	"github.com/ainekko/et/internal/ops/codec"
 
 	"github.com/ainekko/et/internal/ops"
@@ -18,8 +20,8 @@ var genericWeightTypes = []ops.Type{ops.BF16, ops.Q4_1, ops.Q5_0, ops.Q5_1, ops.
 // weights), summed in float64 here.
 func TestMulMatGenericTypes(t *testing.T) {
 	const k, m, n = 512, 37, 5 // m spans three row tiles; n one group of four columns and one more
-	av := randVals(21, k*m*2, -1, 1)
-	bv := randVals(22, k*n*2, -1, 1)
+	av := opstest.RandVals(21, k*m*2, -1, 1)
+	bv := opstest.RandVals(22, k*n*2, -1, 1)
 	for _, wt := range genericWeightTypes {
 		t.Run(wt.String(), func(t *testing.T) {
 			a := ops.FromF32(wt, []int64{k, m, 2}, av)
@@ -91,7 +93,7 @@ func mustInfo(t *testing.T, op ops.Op) *ops.OpInfo {
 // them; a cpy to the type quantizes as QuantizeRow does.
 func TestGetRowsCpyNewTypes(t *testing.T) {
 	const k = 256
-	v := randVals(31, 3*k, -2, 2)
+	v := opstest.RandVals(31, 3*k, -2, 2)
 	for _, typ := range genericWeightTypes {
 		data := ops.FromF32(typ, []int64{k, 3}, v)
 		rows := ops.FromInts(ops.I32, []int64{2}, []int64{2, 0})

@@ -127,7 +127,7 @@ func TestSgemmDotMatchesGGML(t *testing.T) {
 			}
 			for row := range c.m {
 				g := sgemmDot(c.t, rows[row], y)
-				if wv := want[off+col*c.m+row]; !sameBits(g, wv) {
+				if wv := want[off+col*c.m+row]; !opstest.SameBits(g, wv) {
 					if bad++; bad <= 5 {
 						t.Errorf("%s k=%d m=%d n=%d (%d, %d): et %g (%#08x), ggml %g (%#08x)", c.t, c.k, c.m, c.n, row, col, g, math.Float32bits(g), wv, math.Float32bits(wv))
 					}
@@ -197,7 +197,7 @@ func TestMulMatSgemmMatchesGGML(t *testing.T) {
 			b := ops.FromF32(ops.F32, []int64{int64(c.k), int64(c.n)}, x)
 			got := mustOpWith(t, &ks, ops.OpMulMat, []*ops.Tensor{a, b}, nil).ToF32()
 			for i, g := range got {
-				if wv := want[off+i]; !sameBits(g, wv) {
+				if wv := want[off+i]; !opstest.SameBits(g, wv) {
 					t.Fatalf("tiles %dx%d, %s k=%d m=%d n=%d value %d: et %g (%#08x), ggml %g (%#08x)", sh[0], sh[1], c.t, c.k, c.m, c.n, i, g, math.Float32bits(g), wv, math.Float32bits(wv))
 				}
 			}
@@ -224,8 +224,8 @@ func TestSgemmTilesMatchSgemmDot(t *testing.T) {
 		for _, tt := range []ops.Type{ops.F32, ops.F16} {
 			for _, s := range []struct{ k, m, n int }{{16, 4, 2}, {2*fTileK + 48, 12, 5}, {160, 16, 7}, {64, 8, 3}, {32, 20, 4}, {fTileK, 4, 9},
 				{fTileK + 32, sgemmRowBlock*2 + 8, sgemmWholeF16 + 4}} { // k chunked, work items of sgemmRowBlock rows and fewer
-				w := randF32(r, s.k*s.m)
-				x := randF32(r, s.k*s.n)
+				w := opstest.RandF32(r, s.k*s.m)
+				x := opstest.RandF32(r, s.k*s.n)
 				w[3], x[5] = float32(math.Inf(1)), 1e-40 // an infinity, a subnormal
 				a := ops.FromF32(tt, []int64{int64(s.k), int64(s.m)}, w)
 				b := ops.FromF32(ops.F32, []int64{int64(s.k), int64(s.n)}, x)
@@ -239,7 +239,7 @@ func TestSgemmTilesMatchSgemmDot(t *testing.T) {
 					}
 					for row := range s.m {
 						wv := sgemmDot(tt, a.RowBytes(int64(row), 0, 0), y)
-						if g := got[c*s.m+row]; !sameBits(g, wv) {
+						if g := got[c*s.m+row]; !opstest.SameBits(g, wv) {
 							t.Fatalf("tiles %dx%d %s %v (%d, %d): %g (%#08x), sgemmDot %g (%#08x)", sh[0], sh[1], tt, s, row, c, g, math.Float32bits(g), wv, math.Float32bits(wv))
 						}
 					}

@@ -14,14 +14,6 @@ import (
 	"github.com/ainekko/et/internal/ops"
 )
 
-func randF32(r *rand.Rand, n int) []float32 {
-	x := make([]float32, n)
-	for i := range x {
-		x[i] = r.Float32()*2 - 1
-	}
-	return x
-}
-
 // naiveMulMat is the textbook definition in float64 over elements read
 // through the accessors: dst[i0,i1,i2,i3] = Σ_k a[k,i0,i2/r2,i3/r3]·bv[k,i1,i2,i3],
 // where bv(k, i1, i2, i3) supplies b's values (possibly pre-rounded).
@@ -114,14 +106,14 @@ func TestMulMat(t *testing.T) {
 	for _, tt := range tests {
 		name := fmt.Sprintf("%sx%s/k=%d,m=%d,n=%d,a=%v,b=%v,bT=%v", tt.ta, tt.tb, tt.k, tt.m, tt.n, tt.a23, tt.b23, tt.transposeB)
 		t.Run(name, func(t *testing.T) {
-			a := ops.FromF32(tt.ta, []int64{tt.k, tt.m, tt.a23[0], tt.a23[1]}, randF32(r, int(tt.k*tt.m*tt.a23[0]*tt.a23[1])))
+			a := ops.FromF32(tt.ta, []int64{tt.k, tt.m, tt.a23[0], tt.a23[1]}, opstest.RandF32(r, int(tt.k*tt.m*tt.a23[0]*tt.a23[1])))
 			var b *ops.Tensor
 			if tt.transposeB {
 				// b stored as [n, k], viewed transposed: strided rows.
-				bt := ops.FromF32(tt.tb, []int64{tt.n, tt.k, tt.b23[0], tt.b23[1]}, randF32(r, int(tt.k*tt.n*tt.b23[0]*tt.b23[1])))
+				bt := ops.FromF32(tt.tb, []int64{tt.n, tt.k, tt.b23[0], tt.b23[1]}, opstest.RandF32(r, int(tt.k*tt.n*tt.b23[0]*tt.b23[1])))
 				b = ops.Transpose(bt)
 			} else {
-				b = ops.FromF32(tt.tb, []int64{tt.k, tt.n, tt.b23[0], tt.b23[1]}, randF32(r, int(tt.k*tt.n*tt.b23[0]*tt.b23[1])))
+				b = ops.FromF32(tt.tb, []int64{tt.k, tt.n, tt.b23[0], tt.b23[1]}, opstest.RandF32(r, int(tt.k*tt.n*tt.b23[0]*tt.b23[1])))
 			}
 			dst := ops.New(ops.F32, tt.m, tt.n, tt.b23[0], tt.b23[1])
 			if err := host.MulMat(dst, a, b); err != nil {
@@ -144,8 +136,8 @@ func TestMulMat(t *testing.T) {
 
 func TestMulMatStridedDst(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
-	a := ops.FromF32(ops.Q8_0, []int64{64, 6}, randF32(r, 64*6))
-	b := ops.FromF32(ops.F32, []int64{64, 4}, randF32(r, 64*4))
+	a := ops.FromF32(ops.Q8_0, []int64{64, 6}, opstest.RandF32(r, 64*6))
+	b := ops.FromF32(ops.F32, []int64{64, 4}, opstest.RandF32(r, 64*4))
 	// dst is the transpose of a [4, 6] buffer: ne [6, 4] with nb0 = 16.
 	store := ops.New(ops.F32, 4, 6)
 	dst := ops.Transpose(store)
@@ -357,9 +349,9 @@ func repeat4[T any](x []T) []T {
 func TestMulMatUnalignedF32(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 9))
 	const k, m, n = 20, 3, 5
-	a := ops.FromF32(ops.F32, []int64{k, m}, randF32(r, k*m))
+	a := ops.FromF32(ops.F32, []int64{k, m}, opstest.RandF32(r, k*m))
 	shifted := &ops.Tensor{Type: ops.F32, Ne: a.Ne, Nb: a.Nb, Buf: append(make([]byte, 2), a.Buf...), Offs: 2}
-	b := ops.FromF32(ops.F32, []int64{k, n}, randF32(r, k*n))
+	b := ops.FromF32(ops.F32, []int64{k, n}, opstest.RandF32(r, k*n))
 	want := ops.New(ops.F32, m, n)
 	got := ops.New(ops.F32, m, n)
 	if err := host.MulMat(want, a, b); err != nil {

@@ -8,6 +8,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/ainekko/et/internal/ops/opstest"
+
 	"github.com/ainekko/et/internal/ops/codec"
 
 	"github.com/ainekko/et/internal/ops"
@@ -58,7 +60,7 @@ func testMulMat8Rows(t *testing.T, ks *Kernels, r *rand.Rand, shapes []struct{ k
 			for _, act := range []string{"random", "extreme", "edge-quants", "special-scales"} {
 				t.Run(fmt.Sprintf("%s/%s/k=%d,m=%d,n=%d/%s", mode, typ, s.k, s.m, s.n, act), func(t *testing.T) {
 					a := rawWeights(r, typ, s.k, s.m)
-					x := randF32(r, int(s.k*s.n))
+					x := opstest.RandF32(r, int(s.k*s.n))
 					switch act {
 					case "extreme":
 						for i := range x {
@@ -115,8 +117,8 @@ func TestMulMat8RowsFloat64(t *testing.T) {
 	r := rand.New(rand.NewPCG(23, 24))
 	for _, typ := range []ops.Type{ops.Q8_0, ops.Q4_0} {
 		t.Run(typ.String(), func(t *testing.T) {
-			a := ops.FromF32(typ, []int64{k, m}, randF32(r, k*m))
-			x := randF32(r, k*n)
+			a := ops.FromF32(typ, []int64{k, m}, opstest.RandF32(r, k*m))
+			x := opstest.RandF32(r, k*n)
 			b := ops.FromF32(ops.F32, []int64{k, n}, x)
 			bq := ops.FromF32(ops.Q8_0, []int64{k, n}, x).ToF32()
 			aw := a.ToF32()
@@ -147,8 +149,8 @@ func TestMulMatIDGroupedMatchesScalar(t *testing.T) {
 	r := rand.New(rand.NewPCG(25, 26))
 	for _, typ := range []ops.Type{ops.Q8_0, ops.Q4_0} {
 		t.Run(typ.String(), func(t *testing.T) {
-			as := ops.FromF32(typ, []int64{k, m, nAs}, randF32(r, k*m*nAs))
-			b := ops.FromF32(ops.F32, []int64{k, nUsed, nTok}, randF32(r, k*nUsed*nTok))
+			as := ops.FromF32(typ, []int64{k, m, nAs}, opstest.RandF32(r, k*m*nAs))
+			b := ops.FromF32(ops.F32, []int64{k, nUsed, nTok}, opstest.RandF32(r, k*nUsed*nTok))
 			idv := make([]int64, nUsed*nTok)
 			for i := range idv {
 				idv[i] = int64(r.IntN(nAs - 1)) // expert nAs-1 is never used
@@ -220,7 +222,7 @@ func TestMulMat8RowsQuadsBatched(t *testing.T) {
 	a.Ne[1], a.Ne[2] = 24, 3
 	a.Nb[2] = a.Nb[1] * 24
 	a.Nb[3] = a.Nb[2] * 3
-	b := ops.FromF32(ops.F32, []int64{64, 6, 3, 2}, randF32(r, 64*6*3*2))
+	b := ops.FromF32(ops.F32, []int64{64, 6, 3, 2}, opstest.RandF32(r, 64*6*3*2))
 	got, want := ops.New(ops.F32, 24, 6, 3, 2), ops.New(ops.F32, 24, 6, 3, 2)
 	host.mulMat(got, a, b, host.Vec)
 	mulMatScalar(want, a, b)

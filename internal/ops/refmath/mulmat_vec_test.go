@@ -45,7 +45,7 @@ func TestMulMatVecMatchesScalar(t *testing.T) {
 				name := fmt.Sprintf("%s/k=%d,m=%d,n=%d/%s", typ, k, s.m, s.n, act)
 				t.Run(name, func(t *testing.T) {
 					a := rawWeights(r, typ, k, s.m)
-					x := randF32(r, int(k*s.n))
+					x := opstest.RandF32(r, int(k*s.n))
 					if act == "extreme" {
 						// Every quantized activation is ±127, the
 						// bound of the VPMADDUBSW argument.

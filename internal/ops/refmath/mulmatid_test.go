@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/ainekko/et/internal/ops/opstest"
+
 	"github.com/ainekko/et/internal/ops"
 )
 
@@ -20,13 +22,13 @@ func TestMulMatID(t *testing.T) {
 	if y.Ne != [ops.MaxDims]int64{2, 2, 2, 1} {
 		t.Fatalf("shape %s, want [2, 2, 2, 1]", y.ShapeString())
 	}
-	checkClose(t, y.ToF32(), []float32{8, 6, 3, 4, 5, 6, 5, 6}, 0)
+	opstest.CheckClose(t, y.ToF32(), []float32{8, 6, 3, 4, 5, 6, 5, 6}, 0)
 
 	// Every weight type: each (e, t) column is bit-identical to mul_mat of
 	// that expert with that activation row, and close to float64.
 	const k, m, nAs, nUsed, nTok = 64, 20, 4, 3, 5
-	av := randVals(7, k*m*nAs, -1, 1)
-	bv := randVals(8, k*nUsed*nTok, -1, 1)
+	av := opstest.RandVals(7, k*m*nAs, -1, 1)
+	bv := opstest.RandVals(8, k*nUsed*nTok, -1, 1)
 	idv := []int64{3, 0, 2, 1, 1, 1, 0, 2, 3, 2, 2, 2, 3, 0, 1}
 	for _, wt := range []ops.Type{ops.F32, ops.F16, ops.Q8_0, ops.Q4_0} {
 		t.Run(wt.String(), func(t *testing.T) {
@@ -130,7 +132,7 @@ func TestMulMatIDExpertColumns(t *testing.T) {
 			as.Ne[1], as.Ne[2] = m, nAs
 			as.Nb[2] = as.Nb[1] * m
 			as.Nb[3] = as.Nb[2] * nAs
-			b := ops.FromF32(ops.F32, []int64{k, nUsed, nTok}, randF32(r, k*nUsed*nTok))
+			b := ops.FromF32(ops.F32, []int64{k, nUsed, nTok}, opstest.RandF32(r, k*nUsed*nTok))
 			got := mustOp(t, ops.OpMulMatID, []*ops.Tensor{as, b, ops.FromInts(ops.I32, []int64{nUsed, nTok}, idv)}, nil)
 			for tok := int64(0); tok < nTok; tok++ {
 				for e := int64(0); e < nUsed; e++ {

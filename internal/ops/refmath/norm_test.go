@@ -4,6 +4,8 @@ import (
 	"math"
 	"testing"
 
+	"github.com/ainekko/et/internal/ops/opstest"
+
 	"github.com/ainekko/et/internal/ops"
 )
 
@@ -36,7 +38,7 @@ func TestNorms(t *testing.T) {
 			for i, v := range tt.want {
 				want[i] = float32(v)
 			}
-			checkClose(t, y.ToF32(), want, 2e-7)
+			opstest.CheckClose(t, y.ToF32(), want, 2e-7)
 		})
 	}
 	wantOpError(t, ops.OpRMSNorm, []*ops.Tensor{ops.New(ops.F16, 4)}, nil, "rms_norm: x is f16, want f32")
@@ -58,14 +60,14 @@ func TestScale(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			checkClose(t, mustOp(t, ops.OpScale, []*ops.Tensor{tt.x}, tt.raw).ToF32(), tt.want, 0)
+			opstest.CheckClose(t, mustOp(t, ops.OpScale, []*ops.Tensor{tt.x}, tt.raw).ToF32(), tt.want, 0)
 		})
 	}
 	wantOpError(t, ops.OpScale, []*ops.Tensor{ops.New(ops.F16, 4)}, nil, "scale: x is f16, want f32")
 }
 
 func BenchmarkRMSNorm(b *testing.B) {
-	x := ops.FromF32(ops.F32, []int64{4096, 512}, randVals(1, 4096*512, -1, 1))
+	x := ops.FromF32(ops.F32, []int64{4096, 512}, opstest.RandVals(1, 4096*512, -1, 1))
 	dst := ops.New(ops.F32, 4096, 512)
 	info, _ := ops.Lookup("rms_norm")
 	p, _ := info.Normalize(map[string]any{"eps": 1e-5})

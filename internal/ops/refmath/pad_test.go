@@ -3,6 +3,8 @@ package refmath
 import (
 	"testing"
 
+	"github.com/ainekko/et/internal/ops/opstest"
+
 	"github.com/ainekko/et/internal/ops"
 )
 
@@ -16,9 +18,9 @@ func TestPad(t *testing.T) {
 		0, 1, 2, 0, 3, 4, 0, 0, 0,
 		0, 0, 0, 0, 0, 0, 0, 0, 0,
 	}
-	checkClose(t, y.ToF32(), want, 0)
-	checkClose(t, mustOp(t, ops.OpPad, []*ops.Tensor{permutedCopy(t, x)}, map[string]any{"lp": []any{1, 0, 0, 0}, "rp": []any{0, 1, 1, 0}}).ToF32(), want, 0)
-	checkClose(t, mustOp(t, ops.OpPad, []*ops.Tensor{x}, nil).ToF32(), []float32{1, 2, 3, 4}, 0)
+	opstest.CheckClose(t, y.ToF32(), want, 0)
+	opstest.CheckClose(t, mustOp(t, ops.OpPad, []*ops.Tensor{permutedCopy(t, x)}, map[string]any{"lp": []any{1, 0, 0, 0}, "rp": []any{0, 1, 1, 0}}).ToF32(), want, 0)
+	opstest.CheckClose(t, mustOp(t, ops.OpPad, []*ops.Tensor{x}, nil).ToF32(), []float32{1, 2, 3, 4}, 0)
 	wantOpError(t, ops.OpPad, []*ops.Tensor{x}, map[string]any{"lp": []any{-1, 0, 0, 0}}, "param lp: negative padding -1 in dim 0")
 	wantOpError(t, ops.OpPad, []*ops.Tensor{x}, map[string]any{"lp": []any{1}}, "param lp: has 1 entries, want 4")
 	wantOpError(t, ops.OpPad, []*ops.Tensor{ops.New(ops.F16, 2)}, nil, "pad: x is f16, want f32")
@@ -41,6 +43,6 @@ func TestPadCircular(t *testing.T) {
 			want = append(want, xs[((i1+1)%2)*3+(i0+1)%3])
 		}
 	}
-	checkClose(t, y.ToF32(), want, 0)
-	checkClose(t, mustOp(t, ops.OpPad, []*ops.Tensor{permutedCopy(t, x)}, map[string]any{"lp": []any{2, 1, 0, 0}, "rp": []any{1, 0, 0, 0}, "circular": true}).ToF32(), want, 0)
+	opstest.CheckClose(t, y.ToF32(), want, 0)
+	opstest.CheckClose(t, mustOp(t, ops.OpPad, []*ops.Tensor{permutedCopy(t, x)}, map[string]any{"lp": []any{2, 1, 0, 0}, "rp": []any{1, 0, 0, 0}, "circular": true}).ToF32(), want, 0)
 }

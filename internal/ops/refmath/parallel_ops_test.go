@@ -4,6 +4,8 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/ainekko/et/internal/ops/opstest"
+
 	"github.com/ainekko/et/internal/ops"
 )
 
@@ -12,9 +14,9 @@ import (
 // bit-identical to a single-goroutine run (and, under -race, that the
 // workers do not share state).
 func TestNewOpsParallelDeterministic(t *testing.T) {
-	x := ops.FromF32(ops.F32, []int64{256, 64, 4}, randVals(51, 256*64*4, -1, 1))
-	img := ops.FromF32(ops.F32, []int64{32, 32, 16, 1}, randVals(52, 32*32*16, -1, 1))
-	kernel := ops.FromF32(ops.F32, []int64{3, 3, 16, 16}, randVals(53, 3*3*16*16, -1, 1))
+	x := ops.FromF32(ops.F32, []int64{256, 64, 4}, opstest.RandVals(51, 256*64*4, -1, 1))
+	img := ops.FromF32(ops.F32, []int64{32, 32, 16, 1}, opstest.RandVals(52, 32*32*16, -1, 1))
+	kernel := ops.FromF32(ops.F32, []int64{3, 3, 16, 16}, opstest.RandVals(53, 3*3*16*16, -1, 1))
 	cases := []struct {
 		op   ops.Op
 		srcs []*ops.Tensor
@@ -27,7 +29,7 @@ func TestNewOpsParallelDeterministic(t *testing.T) {
 		{ops.OpConcat, []*ops.Tensor{x, x}, map[string]any{"dim": 1}},
 		{ops.OpRepeat, []*ops.Tensor{x}, map[string]any{"ne": []any{256, 64, 8}}},
 		{ops.OpPad, []*ops.Tensor{x}, map[string]any{"lp": []any{0, 2, 0, 0}, "rp": []any{0, 1, 1, 0}}},
-		{ops.OpTri, []*ops.Tensor{ops.FromF32(ops.F32, []int64{256, 256}, randVals(54, 256*256, -1, 1))}, nil},
+		{ops.OpTri, []*ops.Tensor{ops.FromF32(ops.F32, []int64{256, 256}, opstest.RandVals(54, 256*256, -1, 1))}, nil},
 		{ops.OpIm2col, []*ops.Tensor{kernel, img}, map[string]any{"p0": 1, "p1": 1}},
 		{ops.OpConv2D, []*ops.Tensor{kernel, img}, map[string]any{"p0": 1, "p1": 1}},
 		{ops.OpRWKVWKV6, rwkvBig6(), nil},
@@ -40,7 +42,7 @@ func TestNewOpsParallelDeterministic(t *testing.T) {
 			runtime.GOMAXPROCS(max(prev, 4))
 			par := mustOp(t, tc.op, tc.srcs, tc.raw)
 			runtime.GOMAXPROCS(prev)
-			checkClose(t, par.ToF32(), serial.ToF32(), 0)
+			opstest.CheckClose(t, par.ToF32(), serial.ToF32(), 0)
 		})
 	}
 }
@@ -49,20 +51,20 @@ func rwkvBig6() []*ops.Tensor {
 	const s, h, tok, n = 64, 8, 8, 2
 	shape := []int64{s, h, tok}
 	return []*ops.Tensor{
-		ops.FromF32(ops.F32, shape, randVals(61, s*h*tok, -1, 1)), ops.FromF32(ops.F32, shape, randVals(62, s*h*tok, -1, 1)),
-		ops.FromF32(ops.F32, shape, randVals(63, s*h*tok, -1, 1)), ops.FromF32(ops.F32, []int64{s, h}, randVals(64, s*h, -1, 1)),
-		ops.FromF32(ops.F32, shape, randVals(65, s*h*tok, 0.5, 1)), ops.FromF32(ops.F32, []int64{s * s * h, n}, randVals(66, s*s*h*n, -1, 1)),
+		ops.FromF32(ops.F32, shape, opstest.RandVals(61, s*h*tok, -1, 1)), ops.FromF32(ops.F32, shape, opstest.RandVals(62, s*h*tok, -1, 1)),
+		ops.FromF32(ops.F32, shape, opstest.RandVals(63, s*h*tok, -1, 1)), ops.FromF32(ops.F32, []int64{s, h}, opstest.RandVals(64, s*h, -1, 1)),
+		ops.FromF32(ops.F32, shape, opstest.RandVals(65, s*h*tok, 0.5, 1)), ops.FromF32(ops.F32, []int64{s * s * h, n}, opstest.RandVals(66, s*s*h*n, -1, 1)),
 	}
 }
 
 func gdnBig() []*ops.Tensor {
 	const sv, h, tok, n = 64, 8, 4, 2
 	return []*ops.Tensor{
-		ops.FromF32(ops.F32, []int64{sv, h, tok, n}, randVals(71, sv*h*tok*n, -1, 1)),
-		ops.FromF32(ops.F32, []int64{sv, h, tok, n}, randVals(72, sv*h*tok*n, -1, 1)),
-		ops.FromF32(ops.F32, []int64{sv, h, tok, n}, randVals(73, sv*h*tok*n, -1, 1)),
-		ops.FromF32(ops.F32, []int64{1, h, tok, n}, randVals(74, h*tok*n, -0.5, 0)),
-		ops.FromF32(ops.F32, []int64{1, h, tok, n}, randVals(75, h*tok*n, 0, 1)),
-		ops.FromF32(ops.F32, []int64{sv, sv, h, n}, randVals(76, sv*sv*h*n, -0.1, 0.1)),
+		ops.FromF32(ops.F32, []int64{sv, h, tok, n}, opstest.RandVals(71, sv*h*tok*n, -1, 1)),
+		ops.FromF32(ops.F32, []int64{sv, h, tok, n}, opstest.RandVals(72, sv*h*tok*n, -1, 1)),
+		ops.FromF32(ops.F32, []int64{sv, h, tok, n}, opstest.RandVals(73, sv*h*tok*n, -1, 1)),
+		ops.FromF32(ops.F32, []int64{1, h, tok, n}, opstest.RandVals(74, h*tok*n, -0.5, 0)),
+		ops.FromF32(ops.F32, []int64{1, h, tok, n}, opstest.RandVals(75, h*tok*n, 0, 1)),
+		ops.FromF32(ops.F32, []int64{sv, sv, h, n}, opstest.RandVals(76, sv*sv*h*n, -0.1, 0.1)),
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/ainekko/et/internal/ops/opstest"
+
 	"github.com/ainekko/et/internal/ops"
 )
 
@@ -13,12 +15,12 @@ func TestRepeat(t *testing.T) {
 	if y.Ne != [ops.MaxDims]int64{4, 2, 1, 1} {
 		t.Fatalf("shape %s", y.ShapeString())
 	}
-	checkClose(t, y.ToF32(), []float32{1, 2, 1, 2, 1, 2, 1, 2}, 0)
+	opstest.CheckClose(t, y.ToF32(), []float32{1, 2, 1, 2, 1, 2, 1, 2}, 0)
 	m := ops.FromF32(ops.F32, []int64{2, 2}, []float32{1, 2, 3, 4})
 	y = mustOp(t, ops.OpRepeat, []*ops.Tensor{permutedCopy(t, m)}, map[string]any{"ne": []any{2, 2, 2}})
-	checkClose(t, y.ToF32(), []float32{1, 2, 3, 4, 1, 2, 3, 4}, 0)
+	opstest.CheckClose(t, y.ToF32(), []float32{1, 2, 3, 4, 1, 2, 3, 4}, 0)
 	same := mustOp(t, ops.OpRepeat, []*ops.Tensor{m}, map[string]any{"ne": []any{2, 2}})
-	checkClose(t, same.ToF32(), []float32{1, 2, 3, 4}, 0)
+	opstest.CheckClose(t, same.ToF32(), []float32{1, 2, 3, 4}, 0)
 	wantOpError(t, ops.OpRepeat, []*ops.Tensor{m}, map[string]any{"ne": []any{3, 2}}, "ne0 = 3 is not a multiple of x.ne0 = 2")
 	// Any plain type is tiled as raw elements (i16 here, as test-backend-ops has it).
 	yi := mustOp(t, ops.OpRepeat, []*ops.Tensor{ops.FromInts(ops.I16, []int64{2}, []int64{-7, 300})}, map[string]any{"ne": []any{4, 2}})
@@ -40,7 +42,7 @@ func TestRepeat(t *testing.T) {
 func TestRepeatBF16I16(t *testing.T) {
 	b := ops.FromF32(ops.BF16, []int64{2}, []float32{1.5, -3})
 	y := mustOp(t, ops.OpRepeat, []*ops.Tensor{b}, map[string]any{"ne": []int64{4, 2}})
-	checkClose(t, y.ToF32(), []float32{1.5, -3, 1.5, -3, 1.5, -3, 1.5, -3}, 0)
+	opstest.CheckClose(t, y.ToF32(), []float32{1.5, -3, 1.5, -3, 1.5, -3, 1.5, -3}, 0)
 	i := ops.FromInts(ops.I16, []int64{2}, []int64{-32768, 32767})
 	y = mustOp(t, ops.OpRepeat, []*ops.Tensor{i}, map[string]any{"ne": []int64{2, 3}})
 	for r := int64(0); r < 3; r++ {

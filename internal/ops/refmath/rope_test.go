@@ -71,14 +71,14 @@ func TestRopeByHand(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.mode, func(t *testing.T) {
 			y := mustOp(t, ops.OpRope, []*ops.Tensor{x, pos}, map[string]any{"n_dims": 4, "mode": tt.mode})
-			checkClose(t, y.ToF32(), tt.want, 1e-6)
+			opstest.CheckClose(t, y.ToF32(), tt.want, 1e-6)
 		})
 	}
 }
 
 func TestRopeAgainstFloat64(t *testing.T) {
 	const ne0, heads, tokens = 16, 3, 4
-	xs := randVals(7, ne0*heads*tokens, -1, 1)
+	xs := opstest.RandVals(7, ne0*heads*tokens, -1, 1)
 	x := ops.FromF32(ops.F32, []int64{ne0, heads, tokens}, xs)
 	posVals := []int64{0, 3, 17, 1000}
 	pos := ops.FromInts(ops.I32, []int64{tokens}, posVals)
@@ -130,10 +130,10 @@ func TestRopeAgainstFloat64(t *testing.T) {
 				}
 			}
 			y := mustOp(t, ops.OpRope, srcs, tt.raw)
-			checkClose(t, y.ToF32(), want, tt.tol)
+			opstest.CheckClose(t, y.ToF32(), want, tt.tol)
 			// The same through a strided x.
 			ys := mustOp(t, ops.OpRope, append([]*ops.Tensor{permutedCopy(t, x)}, srcs[1:]...), tt.raw)
-			checkClose(t, ys.ToF32(), y.ToF32(), 0)
+			opstest.CheckClose(t, ys.ToF32(), y.ToF32(), 0)
 		})
 	}
 	t.Run("f16", func(t *testing.T) {
@@ -154,14 +154,14 @@ func TestRopeAgainstFloat64(t *testing.T) {
 				}
 			}
 		}
-		checkClose(t, y.ToF32(), want, 2e-3)
+		opstest.CheckClose(t, y.ToF32(), want, 2e-3)
 	})
 }
 
 func TestIMRope(t *testing.T) {
 	// 2 tokens, 8 dims = 4 pairs, positions t, h, w, e per token.
 	const ne0, tokens = 8, 2
-	xs := randVals(11, ne0*tokens, -1, 1)
+	xs := opstest.RandVals(11, ne0*tokens, -1, 1)
 	x := ops.FromF32(ops.F32, []int64{ne0, 1, tokens}, xs)
 	// pos layout: [t0 t1 | h0 h1 | w0 w1 | e0 e1].
 	posVals := []int64{1, 5, 2, 6, 3, 7, 4, 8}
@@ -183,7 +183,7 @@ func TestIMRope(t *testing.T) {
 				sel := func(i int) float64 { return float64(posVals[tt.pick[i]*tokens+i2]) }
 				want = append(want, rope64(xs[i2*ne0:(i2+1)*ne0], sel, q)...)
 			}
-			checkClose(t, y.ToF32(), want, 1e-5)
+			opstest.CheckClose(t, y.ToF32(), want, 1e-5)
 		})
 	}
 }
@@ -191,7 +191,7 @@ func TestIMRope(t *testing.T) {
 func TestMRope(t *testing.T) {
 	// mrope (mode 8): consecutive sections of pairs take t, h, w, e.
 	const ne0, tokens = 10, 2
-	xs := randVals(12, ne0*tokens, -1, 1)
+	xs := opstest.RandVals(12, ne0*tokens, -1, 1)
 	x := ops.FromF32(ops.F32, []int64{ne0, 1, tokens}, xs)
 	posVals := []int64{1, 5, 2, 6, 3, 7, 4, 8}
 	pos := ops.FromInts(ops.I32, []int64{4 * tokens}, posVals)
@@ -212,7 +212,7 @@ func TestMRope(t *testing.T) {
 				sel := func(i int) float64 { return float64(posVals[tt.pick[i]*tokens+i2]) }
 				want = append(want, rope64(xs[i2*ne0:(i2+1)*ne0], sel, q)...)
 			}
-			checkClose(t, y.ToF32(), want, 1e-5)
+			opstest.CheckClose(t, y.ToF32(), want, 1e-5)
 		})
 	}
 }
@@ -222,7 +222,7 @@ func TestVisionRope(t *testing.T) {
 	// ne0/2 pairs; pair i is in sector i mod Σsections, takes t or h, and
 	// its angle restarts at each section: p·base^(-2·(sector-start)/n_dims).
 	const nDims, ne0, tokens = 8, 16, 2
-	xs := randVals(13, ne0*tokens, -1, 1)
+	xs := opstest.RandVals(13, ne0*tokens, -1, 1)
 	x := ops.FromF32(ops.F32, []int64{ne0, 1, tokens}, xs)
 	posVals := []int64{3, 9, 20, 40, 0, 0, 0, 0}
 	pos := ops.FromInts(ops.I32, []int64{4 * tokens}, posVals)
@@ -246,14 +246,14 @@ func TestVisionRope(t *testing.T) {
 		}
 		want = append(want, out...)
 	}
-	checkClose(t, y.ToF32(), want, 1e-5)
+	opstest.CheckClose(t, y.ToF32(), want, 1e-5)
 }
 
 func TestRopeOffset(t *testing.T) {
 	// n_offs (ggml_rope_set_offset) moves the rotated window: dims before
 	// it and after n_offs + n_dims are copied.
 	const ne0, tokens = 12, 3
-	xs := randVals(14, ne0*tokens, -1, 1)
+	xs := opstest.RandVals(14, ne0*tokens, -1, 1)
 	x := ops.FromF32(ops.F32, []int64{ne0, 1, tokens}, xs)
 	posVals := []int64{2, 7, 30}
 	pos := ops.FromInts(ops.I32, []int64{tokens}, posVals)
@@ -269,7 +269,7 @@ func TestRopeOffset(t *testing.T) {
 				want = append(want, row[:4]...)
 				want = append(want, rope64(row[4:], func(int) float64 { return p }, q)...)
 			}
-			checkClose(t, y.ToF32(), want, 1e-5)
+			opstest.CheckClose(t, y.ToF32(), want, 1e-5)
 		})
 	}
 }
@@ -292,7 +292,7 @@ func TestRopeErrors(t *testing.T) {
 
 func BenchmarkRope(b *testing.B) {
 	// 4096x512 elements: 32 heads of 128, 512 tokens (llama-3 Q).
-	x := ops.FromF32(ops.F32, []int64{128, 32, 512}, randVals(1, 128*32*512, -1, 1))
+	x := ops.FromF32(ops.F32, []int64{128, 32, 512}, opstest.RandVals(1, 128*32*512, -1, 1))
 	posVals := make([]int64, 512)
 	for i := range posVals {
 		posVals[i] = int64(i)
@@ -326,7 +326,7 @@ func BenchmarkRopeLlama(b *testing.B) {
 	}
 	for _, n := range []int64{1, 7, 32} {
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
-			x := ops.FromF32(ops.F32, []int64{128, 32, n}, randVals(n, int(128*32*n), -1, 1))
+			x := ops.FromF32(ops.F32, []int64{128, 32, n}, opstest.RandVals(n, int(128*32*n), -1, 1))
 			pv := make([]int64, n)
 			for i := range pv {
 				pv[i] = int64(i*37+100) % 8192

@@ -5,28 +5,12 @@ import (
 	"math/rand"
 	"testing"
 
+	"github.com/ainekko/et/internal/ops/opstest"
+
 	"github.com/ainekko/et/internal/ops/codec"
 
 	"github.com/ainekko/et/internal/ops"
 )
-
-// rowVals is n random float32 values in [-4, 4) with, when n allows, the
-// special values every kernel must pass through unchanged in kind.
-func rowVals(seed int64, n int) []float32 {
-	v := randVals(seed, n, -4, 4)
-	special := []float32{0, float32(math.Copysign(0, -1)), float32(math.Inf(1)), float32(math.Inf(-1)),
-		float32(math.NaN()), 1e-40, -3e-39, 65504, 65520, -70000, 1e30, 5.96e-8, -2.98e-8}
-	for i, s := range special {
-		if 3*i < n {
-			v[3*i] = s
-		}
-	}
-	return v
-}
-
-func sameBits(a, b float32) bool {
-	return math.Float32bits(a) == math.Float32bits(b) || (a != a && b != b)
-}
 
 // TestRowKernelsMatchScalar checks the element-wise kernels (vector code
 // in simd builds) bit for bit against their scalar definitions, at lengths
@@ -34,11 +18,11 @@ func sameBits(a, b float32) bool {
 func TestRowKernelsMatchScalar(t *testing.T) {
 	t.Logf("vector kernels: %v", host.Row)
 	for _, n := range []int{0, 1, 7, 8, 9, 15, 16, 17, 31, 64, 67, 4096, 4099} {
-		a, b := rowVals(int64(n), n), rowVals(int64(n)+1000, n)
+		a, b := opstest.RowVals(int64(n), n), opstest.RowVals(int64(n)+1000, n)
 		check := func(name string, got, want []float32) {
 			t.Helper()
 			for i := range want {
-				if !sameBits(got[i], want[i]) {
+				if !opstest.SameBits(got[i], want[i]) {
 					t.Fatalf("%s n=%d element %d (a %g, b %g): got %g, want %g", name, n, i, a[i], b[i], got[i], want[i])
 				}
 			}
@@ -68,7 +52,7 @@ func TestRowKernelsMatchScalar(t *testing.T) {
 			h := n / 2
 			if h > 0 {
 				c, s := a[:h], b[:h]
-				x := rowVals(int64(n)+7, 2*h)
+				x := opstest.RowVals(int64(n)+7, 2*h)
 				got, want := make([]float32, 2*h), make([]float32, 2*h)
 				host.ropeNeoxRow(got, x, c, s)
 				ropeNeoxScalar(want, x, c, s)
@@ -174,7 +158,7 @@ func TestNormSumsFloat64(t *testing.T) {
 // one, bit for bit, on a row whose last block ends the buffer.
 func TestDequantQ8_0RowVec(t *testing.T) {
 	for _, nb := range []int{1, 2, 3, 128} {
-		v := rowVals(int64(nb), nb*codec.QK8_0)
+		v := opstest.RowVals(int64(nb), nb*codec.QK8_0)
 		for i := range v {
 			if math.IsInf(float64(v[i]), 0) || v[i] != v[i] || math.Abs(float64(v[i])) > 1e4 {
 				v[i] = 0.25
@@ -186,13 +170,13 @@ func TestDequantQ8_0RowVec(t *testing.T) {
 		host.dequantQ8_0Row(q, got)
 		dequantQ8_0Scalar(q, want)
 		for i := range want {
-			if !sameBits(got[i], want[i]) {
+			if !opstest.SameBits(got[i], want[i]) {
 				t.Fatalf("blocks %d element %d: got %g, want %g", nb, i, got[i], want[i])
 			}
 		}
 		ops.DequantizeRow(ops.Q8_0, q, want)
 		for i := range want {
-			if !sameBits(got[i], want[i]) {
+			if !opstest.SameBits(got[i], want[i]) {
 				t.Fatalf("blocks %d element %d: got %g, DequantizeRow %g", nb, i, got[i], want[i])
 			}
 		}
@@ -215,98 +199,6 @@ func TestSincosIsSinCos(t *testing.T) {
 		if s != math.Sin(x) || c != math.Cos(x) {
 			t.Fatalf("Sincos(%g) = %g, %g; Sin, Cos = %g, %g", x, s, c, math.Sin(x), math.Cos(x))
 		}
-	}
-}
-
-// TestEltwiseLongRows runs unary and glu (split and single-tensor forms)
-// on f32 rows longer than eltChunk, which are split into pieces across
-// workers, and checks every element against the op's scalar function
-// (silu's and swiglu's are ggml's split of a row: siluGGML on the first
-// n0&^15 values, siluF32 after, see silu.go), bit for bit.
-func TestEltwiseLongRows(t *testing.T) {
-	const n0, rows = 2*eltChunk + 904, 3
-	a := ops.FromF32(ops.F32, []int64{n0, rows}, randVals(21, n0*rows, -9, 9))
-	b := ops.FromF32(ops.F32, []int64{n0, rows}, randVals(22, n0*rows, -3, 3))
-	x2 := ops.FromF32(ops.F32, []int64{2 * n0, rows}, randVals(23, 2*n0*rows, -9, 9))
-	near := func(what string, i int, got, want float32) {
-		t.Helper()
-		if !sameBits(got, want) {
-			t.Fatalf("%s element %d: got %g, want %g", what, i, got, want)
-		}
-	}
-	// The scalar function of element i of a row of n0 values.
-	unary := func(op string, i int) func(float32) float32 {
-		if op == "silu" && i%n0 < n0&^(siluBlock-1) {
-			return siluGGML
-		}
-		return UnaryFunc(op)
-	}
-	glu := func(op string, i int) func(a, b float32) float32 {
-		if op == "swiglu" && i%n0 < n0&^(siluBlock-1) {
-			return func(a, b float32) float32 { return siluGGML(a) * b }
-		}
-		return GLUFunc(op, 0, 0)
-	}
-	run := func(op string, srcs []*ops.Tensor, params map[string]any) []float32 {
-		info, _ := ops.Lookup(op)
-		p, err := info.Normalize(params)
-		if err != nil {
-			t.Fatal(err)
-		}
-		dst, err := Compute(info, srcs, p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return dst.ToF32()
-	}
-	av, bv, xv := a.ToF32(), b.ToF32(), x2.ToF32()
-	for _, op := range []string{"silu", "tanh", "relu"} {
-		for i, g := range run("unary", []*ops.Tensor{a}, map[string]any{"op": op}) {
-			near("unary "+op, i, g, unary(op, i)(av[i]))
-		}
-	}
-	for _, op := range []string{"swiglu", "reglu"} {
-		for i, g := range run("glu", []*ops.Tensor{a, b}, map[string]any{"op": op}) {
-			near("glu split "+op, i, g, glu(op, i)(av[i], bv[i]))
-		}
-		for _, swapped := range []bool{false, true} {
-			got := run("glu", []*ops.Tensor{x2}, map[string]any{"op": op, "swapped": swapped})
-			for i, g := range got {
-				r, c := i/n0, i%n0
-				u, v := xv[r*2*n0+c], xv[r*2*n0+n0+c]
-				if swapped {
-					u, v = v, u
-				}
-				near("glu single "+op, i, g, glu(op, i)(u, v))
-			}
-		}
-	}
-}
-
-// TestContPermuted4D copies permuted 4-D views large enough to be split
-// into parallel chunks (copyRaw steps its row indices within a chunk) and
-// checks every element against the view's own accessor.
-func TestContPermuted4D(t *testing.T) {
-	src := ops.FromF32(ops.F32, []int64{64, 6, 10, 14}, randVals(31, 64*6*10*14, -1, 1)) // 840 rows: over refParallel's grain of 512
-	info, _ := ops.Lookup("cont")
-	p, err := info.Normalize(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, ax := range [][4]int{{0, 2, 1, 3}, {0, 1, 3, 2}, {0, 3, 2, 1}, {1, 0, 2, 3}} {
-		v, err := ops.Permute(src, ax[0], ax[1], ax[2], ax[3])
-		if err != nil {
-			t.Fatal(err)
-		}
-		dst, err := Compute(info, []*ops.Tensor{v}, p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		v.ForEach(func(i0, i1, i2, i3 int64) {
-			if g, w := dst.F32(i0, i1, i2, i3), v.F32(i0, i1, i2, i3); g != w {
-				t.Fatalf("axes %v element (%d, %d, %d, %d): got %g, want %g", ax, i0, i1, i2, i3, g, w)
-			}
-		})
 	}
 }
 
@@ -339,7 +231,7 @@ func TestSincosRowVec(t *testing.T) {
 		}
 		for i, v := range th {
 			sn, cs := math.Sincos(float64(v))
-			if wc, ws := float32(cs)*m, float32(sn)*m; !sameBits(c[i], wc) || !sameBits(s[i], ws) {
+			if wc, ws := float32(cs)*m, float32(sn)*m; !opstest.SameBits(c[i], wc) || !opstest.SameBits(s[i], ws) {
 				t.Fatalf("angle %g (·%g): cos %g sin %g, want %g %g", v, m, c[i], s[i], wc, ws)
 			}
 		}
@@ -348,73 +240,6 @@ func TestSincosRowVec(t *testing.T) {
 		x := []float32{1, 2, 3, bad, 5}
 		if host.sincosRow(make([]float32, 5), make([]float32, 5), x, 1) {
 			t.Errorf("sincosRow took angle %g", bad)
-		}
-	}
-}
-
-// TestRopeFastPathMatchesGeneric runs rope on dense f32 rows (ropeF32: row
-// views, vector rotation and, without YaRN, vector sin/cos) and on a
-// strided copy of the same values (the generic per-row path) and wants the
-// same bits, for both modes, with and without freq_factors, YaRN and an
-// offset window, in place too, for a launch on the calling goroutine (9
-// tokens) and one split over workers (300 tokens), with positions 0,
-// negative and beyond 2^29 (where the vector sin/cos declines).
-func TestRopeFastPathMatchesGeneric(t *testing.T) {
-	const hd, heads = 96, 4
-	for _, toks := range []int64{9, 300} {
-		ropeFastVsGeneric(t, hd, heads, toks)
-	}
-}
-
-func ropeFastVsGeneric(t *testing.T, hd, heads, toks int64) {
-	x := ops.FromF32(ops.F32, []int64{hd, heads, toks}, randVals(51, int(hd*heads*toks), -2, 2))
-	xs := permutedCopy(t, x)
-	pos := make([]int64, toks)
-	for i := range pos {
-		pos[i] = int64(i*977 + 3)
-	}
-	pos[1], pos[2], pos[3] = 0, -5000, 1<<30+7
-	posT := ops.FromInts(ops.I32, []int64{toks}, pos)
-	ff := ops.FromF32(ops.F32, []int64{hd / 2}, randVals(52, int(hd/2), 0.5, 4))
-	info, _ := ops.Lookup("rope")
-	for _, mode := range []string{"neox", "normal"} {
-		for _, c := range []map[string]any{
-			{"n_dims": hd, "freq_base": 500000},
-			{"n_dims": 64, "n_offs": 16, "freq_base": 10000, "freq_scale": 0.25, "attn_factor": 1.3},
-			{"n_dims": hd, "freq_base": 10000, "ext_factor": 1, "freq_scale": 0.5, "n_ctx_orig": 4096},
-			{"n_dims": hd, "freq_base": 10000, "ff": true},
-		} {
-			params := map[string]any{"mode": mode}
-			srcs, srcsS := []*ops.Tensor{x, posT}, []*ops.Tensor{xs, posT}
-			for k, v := range c {
-				if k == "ff" {
-					srcs, srcsS = append(srcs, ff), append(srcsS, ff)
-					continue
-				}
-				params[k] = v
-			}
-			p, err := info.Normalize(params)
-			if err != nil {
-				t.Fatal(err)
-			}
-			fast, err := Compute(info, srcs, p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			gen, err := Compute(info, srcsS, p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			inPlace := ops.FromF32(ops.F32, x.Ne[:3], x.ToF32())
-			if err := Run(info, inPlace, append([]*ops.Tensor{inPlace}, srcs[1:]...), p); err != nil {
-				t.Fatal(err)
-			}
-			fv, gv, iv := fast.ToF32(), gen.ToF32(), inPlace.ToF32()
-			for i := range fv {
-				if !sameBits(fv[i], gv[i]) || !sameBits(iv[i], gv[i]) {
-					t.Fatalf("%d tokens, %s %v element %d: fast path %g (in place %g), generic %g", toks, mode, c, i, fv[i], iv[i], gv[i])
-				}
-			}
 		}
 	}
 }
@@ -455,7 +280,7 @@ func TestSumsLaneOrder(t *testing.T) {
 		return s
 	}
 	for _, n := range []int{8, 15, 16, 24, 40, 4096, 4099} {
-		x := rowVals(int64(n)+31, n)
+		x := opstest.RowVals(int64(n)+31, n)
 		for i := range x {
 			if math.IsInf(float64(x[i]), 0) || x[i] != x[i] {
 				x[i] = 1.5

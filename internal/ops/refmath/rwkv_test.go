@@ -3,6 +3,8 @@ package refmath
 import (
 	"testing"
 
+	"github.com/ainekko/et/internal/ops/opstest"
+
 	"github.com/ainekko/et/internal/ops"
 )
 
@@ -76,20 +78,20 @@ func naiveWKV7(r, w, k, v, a, b, state []float32, s, h, tok, n int) []float64 {
 
 func TestRWKV(t *testing.T) {
 	const s, h, tok, n = 4, 3, 6, 2
-	per := func(seed int64, lo, hi float32) []float32 { return randVals(seed, s*h*tok, lo, hi) }
-	state := randVals(20, s*s*h*n, -1, 1)
+	per := func(seed int64, lo, hi float32) []float32 { return opstest.RandVals(seed, s*h*tok, lo, hi) }
+	state := opstest.RandVals(20, s*s*h*n, -1, 1)
 	stT := ops.FromF32(ops.F32, []int64{s * s * h, n}, state)
 	shape := []int64{s, h, tok}
 
 	k, v, r, td := per(21, -1, 1), per(22, -1, 1), per(23, -1, 1), per(24, 0.5, 1)
-	tf := randVals(25, s*h, -1, 1)
+	tf := opstest.RandVals(25, s*h, -1, 1)
 	srcs6 := []*ops.Tensor{ops.FromF32(ops.F32, shape, k), ops.FromF32(ops.F32, shape, v), ops.FromF32(ops.F32, shape, r),
 		ops.FromF32(ops.F32, []int64{s, h}, tf), ops.FromF32(ops.F32, shape, td), stT}
 	y := mustOp(t, ops.OpRWKVWKV6, srcs6, nil)
 	if y.Ne != [ops.MaxDims]int64{s * h, tok + s*n, 1, 1} {
 		t.Fatalf("wkv6 shape %s, want [12, 14, 1, 1]", y.ShapeString())
 	}
-	checkClose(t, y.ToF32(), f32s(naiveWKV6(k, v, r, tf, td, state, s, h, tok, n)), 2e-6)
+	opstest.CheckClose(t, y.ToF32(), f32s(naiveWKV6(k, v, r, tf, td, state, s, h, tok, n)), 2e-6)
 
 	rr, w, kk, vv, a, b := per(31, -1, 1), per(32, 0.5, 1), per(33, -1, 1), per(34, -1, 1), per(35, -0.2, 0.2), per(36, -0.2, 0.2)
 	srcs7 := []*ops.Tensor{ops.FromF32(ops.F32, shape, rr), ops.FromF32(ops.F32, shape, w), ops.FromF32(ops.F32, shape, kk),
@@ -98,7 +100,7 @@ func TestRWKV(t *testing.T) {
 	if y.Ne != [ops.MaxDims]int64{s * h, tok + s*n, 1, 1} {
 		t.Fatalf("wkv7 shape %s", y.ShapeString())
 	}
-	checkClose(t, y.ToF32(), f32s(naiveWKV7(rr, w, kk, vv, a, b, state, s, h, tok, n)), 2e-6)
+	opstest.CheckClose(t, y.ToF32(), f32s(naiveWKV7(rr, w, kk, vv, a, b, state, s, h, tok, n)), 2e-6)
 
 	bad := append([]*ops.Tensor(nil), srcs6...)
 	bad[1] = ops.New(ops.F32, s, h, tok-1)

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/ainekko/et/internal/ops/opstest"
+
 	"github.com/ainekko/et/internal/ops"
 )
 
@@ -53,7 +55,7 @@ func TestScratchReuse(t *testing.T) {
 	// vals gives a case's values: random ones, or NaNs for the poison.
 	vals := func(poison bool, seed int64, n int, lo, hi float32) []float32 {
 		if !poison {
-			return randVals(seed, n, lo, hi)
+			return opstest.RandVals(seed, n, lo, hi)
 		}
 		v := make([]float32, n)
 		for i := range v {

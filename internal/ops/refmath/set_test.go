@@ -3,6 +3,8 @@ package refmath
 import (
 	"testing"
 
+	"github.com/ainekko/et/internal/ops/opstest"
+
 	"github.com/ainekko/et/internal/ops"
 )
 
@@ -23,11 +25,11 @@ func TestSet(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			checkClose(t, mustOp(t, ops.OpSet, []*ops.Tensor{a, b}, tt.raw).ToF32(), tt.want, 0)
+			opstest.CheckClose(t, mustOp(t, ops.OpSet, []*ops.Tensor{a, b}, tt.raw).ToF32(), tt.want, 0)
 		})
 	}
 	// a as a strided view: the view offsets refer to a's logical layout.
-	checkClose(t, mustOp(t, ops.OpSet, []*ops.Tensor{permutedCopy(t, a), b}, map[string]any{"offset": 20}).ToF32(), tests[0].want, 0)
+	opstest.CheckClose(t, mustOp(t, ops.OpSet, []*ops.Tensor{permutedCopy(t, a), b}, map[string]any{"offset": 20}).ToF32(), tests[0].want, 0)
 
 	ia := ops.FromInts(ops.I32, []int64{3}, []int64{1, 2, 3})
 	iy := mustOp(t, ops.OpSet, []*ops.Tensor{ia, ops.FromInts(ops.I32, []int64{1}, []int64{16777217})}, map[string]any{"offset": 8})

@@ -6,6 +6,8 @@ import (
 	"math"
 	"testing"
 
+	"github.com/ainekko/et/internal/ops/opstest"
+
 	"github.com/ainekko/et/internal/ops"
 )
 
@@ -16,8 +18,8 @@ func TestSetRows(t *testing.T) {
 		t.Run("f32 dst "+it.String()+" idx", func(t *testing.T) {
 			idx := ops.FromInts(it, []int64{2}, []int64{3, 1})
 			y := mustOp(t, ops.OpSetRows, []*ops.Tensor{base, src, idx}, nil)
-			checkClose(t, y.ToF32(), []float32{0, 0, 20, 21, 2, 2, 10, 11}, 0)
-			checkClose(t, base.ToF32(), []float32{0, 0, 1, 1, 2, 2, 3, 3}, 0) // the input is not modified
+			opstest.CheckClose(t, y.ToF32(), []float32{0, 0, 20, 21, 2, 2, 10, 11}, 0)
+			opstest.CheckClose(t, base.ToF32(), []float32{0, 0, 1, 1, 2, 2, 3, 3}, 0) // the input is not modified
 		})
 	}
 	t.Run("f16 dst", func(t *testing.T) {
@@ -26,7 +28,7 @@ func TestSetRows(t *testing.T) {
 		if y.Type != ops.F16 {
 			t.Fatalf("type %s", y.Type)
 		}
-		checkClose(t, y.ToF32(), []float32{ops.RoundF16(1.0 / 3), -1, 2, 2, 3, 3}, 0)
+		opstest.CheckClose(t, y.ToF32(), []float32{ops.RoundF16(1.0 / 3), -1, 2, 2, 3, 3}, 0)
 	})
 	t.Run("f16 src", func(t *testing.T) {
 		// f16 rows into f16 are copied as they are, into f32 widened.
@@ -34,7 +36,7 @@ func TestSetRows(t *testing.T) {
 		hs := ops.FromF32(ops.F16, []int64{2, 2}, hv)
 		want := []float32{ops.RoundF16(hv[2]), ops.RoundF16(hv[3]), 1, 1, 2, 2, ops.RoundF16(hv[0]), ops.RoundF16(hv[1])}
 		idx := ops.FromInts(ops.I32, []int64{2}, []int64{3, 0})
-		checkClose(t, mustOp(t, ops.OpSetRows, []*ops.Tensor{base, hs, idx}, nil).ToF32(), want, 0)
+		opstest.CheckClose(t, mustOp(t, ops.OpSetRows, []*ops.Tensor{base, hs, idx}, nil).ToF32(), want, 0)
 		d16 := ops.FromF32(ops.F16, []int64{2, 4}, base.ToF32())
 		y := mustOp(t, ops.OpSetRows, []*ops.Tensor{d16, hs, idx}, nil)
 		if !bytes.Equal(y.Buf[12:16], hs.Buf[0:4]) || !bytes.Equal(y.Buf[0:4], hs.Buf[4:8]) {
@@ -43,7 +45,7 @@ func TestSetRows(t *testing.T) {
 	})
 	t.Run("q8_0 dst", func(t *testing.T) {
 		d := ops.FromF32(ops.Q8_0, []int64{32, 2}, make([]float32, 64))
-		v := randVals(41, 32, -1, 1)
+		v := opstest.RandVals(41, 32, -1, 1)
 		y := mustOp(t, ops.OpSetRows, []*ops.Tensor{d, ops.FromF32(ops.F32, []int64{32}, v), ops.FromInts(ops.I64, []int64{1}, []int64{1})}, nil)
 		if want := ops.FromF32(ops.Q8_0, []int64{32}, v); !bytes.Equal(y.Buf[34:], want.Buf) || !bytes.Equal(y.Buf[:34], d.Buf[:34]) {
 			t.Fatalf("q8_0 rows differ")
@@ -54,12 +56,12 @@ func TestSetRows(t *testing.T) {
 		d := ops.New(ops.F32, 1, 3, 2)
 		s := ops.FromF32(ops.F32, []int64{1, 1, 2}, []float32{7, 8})
 		y := mustOp(t, ops.OpSetRows, []*ops.Tensor{d, s, ops.FromInts(ops.I64, []int64{1, 1}, []int64{2})}, nil)
-		checkClose(t, y.ToF32(), []float32{0, 0, 7, 0, 0, 8}, 0)
+		opstest.CheckClose(t, y.ToF32(), []float32{0, 0, 7, 0, 0, 8}, 0)
 		// Into f16 (the dense f16 path, (j, k) past the first) with an
 		// index per batch: idx [1, 2] names row 2, then row 0.
 		for _, d := range []*ops.Tensor{d, ops.New(ops.F16, 1, 3, 2)} {
 			y = mustOp(t, ops.OpSetRows, []*ops.Tensor{d, s, ops.FromInts(ops.I32, []int64{1, 2}, []int64{2, 0})}, nil)
-			checkClose(t, y.ToF32(), []float32{0, 0, 7, 8, 0, 0}, 0)
+			opstest.CheckClose(t, y.ToF32(), []float32{0, 0, 7, 8, 0, 0}, 0)
 		}
 	})
 	t.Run("in place", func(t *testing.T) {
@@ -68,12 +70,12 @@ func TestSetRows(t *testing.T) {
 		if err := Run(info, d, []*ops.Tensor{d, ops.FromF32(ops.F32, []int64{2}, []float32{9, 9}), ops.FromInts(ops.I64, []int64{1}, []int64{0})}, ops.Params{}); err != nil {
 			t.Fatal(err)
 		}
-		checkClose(t, d.ToF32(), []float32{9, 9, 3, 4}, 0)
+		opstest.CheckClose(t, d.ToF32(), []float32{9, 9, 3, 4}, 0)
 	})
 	t.Run("strided src", func(t *testing.T) {
 		s := ops.FromF32(ops.F32, []int64{2, 2}, []float32{10, 11, 20, 21})
 		y := mustOp(t, ops.OpSetRows, []*ops.Tensor{base, permutedCopy(t, s), ops.FromInts(ops.I64, []int64{2}, []int64{0, 2})}, nil)
-		checkClose(t, y.ToF32(), []float32{10, 11, 1, 1, 20, 21, 3, 3}, 0)
+		opstest.CheckClose(t, y.ToF32(), []float32{10, 11, 1, 1, 20, 21, 3, 3}, 0)
 	})
 	wantOpError(t, ops.OpSetRows, []*ops.Tensor{base, src, ops.FromInts(ops.I64, []int64{2}, []int64{0, 4})}, nil, "set_rows: idx[1, 0, 0] = 4 is outside dst rows 0..3")
 	wantOpError(t, ops.OpSetRows, []*ops.Tensor{base, src, ops.New(ops.I64, 3)}, nil, "src.ne1 = 2 != idx.ne0 = 3")
@@ -94,8 +96,8 @@ func TestSetRowsF16Split(t *testing.T) {
 		t.Fatalf("%d values do not reach the split at %d", ne0*rows, setRowsSplit)
 	}
 	for _, dstRows := range []int{64, 8192} {
-		v := randVals(7, ne0*rows, -70000, 70000) // some overflow to ±Inf
-		d := ops.FromF32(ops.F16, []int64{ne0, int64(dstRows)}, randVals(8, ne0*dstRows, -1, 1))
+		v := opstest.RandVals(7, ne0*rows, -70000, 70000) // some overflow to ±Inf
+		d := ops.FromF32(ops.F16, []int64{ne0, int64(dstRows)}, opstest.RandVals(8, ne0*dstRows, -1, 1))
 		idx := make([]int64, rows)
 		for i := range idx {
 			idx[i] = int64(i*37) % int64(dstRows)
@@ -153,8 +155,8 @@ func TestBindSetRows(t *testing.T) {
 	} {
 		const dstRows = 10
 		n := int64(len(c.idx))
-		d := ops.FromF32(ops.F16, []int64{c.ne0, dstRows}, randVals(1, int(c.ne0*dstRows), -1, 1))
-		s := ops.FromF32(ops.F32, []int64{c.ne0, n}, randVals(2, int(c.ne0*n), -1, 1))
+		d := ops.FromF32(ops.F16, []int64{c.ne0, dstRows}, opstest.RandVals(1, int(c.ne0*dstRows), -1, 1))
+		s := ops.FromF32(ops.F32, []int64{c.ne0, n}, opstest.RandVals(2, int(c.ne0*n), -1, 1))
 		idx := ops.FromInts(c.it, []int64{n}, c.idx)
 		info, _ := ops.Lookup(string(ops.OpSetRows))
 		fn := Bind(info.Name)(d, []*ops.Tensor{d, s, idx}, nil)
@@ -162,7 +164,7 @@ func TestBindSetRows(t *testing.T) {
 			t.Fatalf("ne0 %d, idx %v: no bound form for the dense in-place f16 write", c.ne0, c.idx)
 		}
 		for call, seed := range []int64{3, 4} {
-			v := randVals(seed, int(c.ne0*n), -70000, 70000)
+			v := opstest.RandVals(seed, int(c.ne0*n), -70000, 70000)
 			v[0], v[len(v)-1] = math.Float32frombits(0xffd00000), 3e-6 // a NaN whose payload F16C keeps, a half subnormal
 			copy(s.Buf, ops.FromF32(ops.F32, []int64{c.ne0, n}, v).Buf)
 			if call == 1 { // new indices in the same tensor

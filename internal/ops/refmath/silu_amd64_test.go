@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"testing"
 	"unsafe"
+
+	"github.com/ainekko/et/internal/ops/opstest"
 )
 
 // TestSiluVecMatchesScalar checks both vector silu kernels, siluAVX512
@@ -48,7 +50,7 @@ func TestSiluVecMatchesScalar(t *testing.T) {
 					if gate != nil {
 						want *= gate[i]
 					}
-					if !sameBits(got[i], want) {
+					if !opstest.SameBits(got[i], want) {
 						t.Fatalf("%s, gate %v: silu(%g [%#08x]) = %#08x, scalar %#08x", k.name, gate != nil, x[i],
 							math.Float32bits(x[i]), math.Float32bits(got[i]), math.Float32bits(want))
 					}
@@ -67,7 +69,7 @@ func TestSiluVecMatchesScalar(t *testing.T) {
 		check(y)
 	}
 	// The row split: vector blocks, then the scalar tail.
-	x := randVals(41, 100, -20, 20)
+	x := opstest.RandVals(41, 100, -20, 20)
 	for m := 0; m <= len(x); m++ {
 		host.siluRow(got[:m], x[:m])
 		for i := range m {
@@ -75,7 +77,7 @@ func TestSiluVecMatchesScalar(t *testing.T) {
 			if i >= m&^15 {
 				want = siluF32(x[i])
 			}
-			if !sameBits(got[i], want) {
+			if !opstest.SameBits(got[i], want) {
 				t.Fatalf("len %d: siluRow[%d] = %#08x, want %#08x", m, i, math.Float32bits(got[i]), math.Float32bits(want))
 			}
 		}
@@ -85,7 +87,7 @@ func TestSiluVecMatchesScalar(t *testing.T) {
 			if i >= m&^15 {
 				want = siluF32(x[i]) * g[i]
 			}
-			if !sameBits(got[i], want) {
+			if !opstest.SameBits(got[i], want) {
 				t.Fatalf("len %d: swigluRow[%d] = %#08x, want %#08x", m, i, math.Float32bits(got[i]), math.Float32bits(want))
 			}
 		}

@@ -67,7 +67,7 @@ func TestSiluMatchesGGML(t *testing.T) {
 		}
 		bad := 0
 		for i := range got {
-			if sameBits(got[i], want[i]) {
+			if opstest.SameBits(got[i], want[i]) {
 				continue
 			}
 			if bad++; bad <= 5 {
@@ -125,7 +125,7 @@ func TestFMA32(t *testing.T) {
 			c = expgShift
 		}
 		got, want := fma32(a, b, c), exact(a, b, c)
-		if !sameBits(got, want) && !(got == 0 && want == 0) {
+		if !opstest.SameBits(got, want) && !(got == 0 && want == 0) {
 			t.Fatalf("fma32(%g, %g, %g) = %g [%#08x], exact %g [%#08x]", a, b, c, got, math.Float32bits(got),
 				want, math.Float32bits(want))
 		}

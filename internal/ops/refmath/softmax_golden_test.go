@@ -66,7 +66,7 @@ func TestSoftMaxMatchesGGML(t *testing.T) {
 		}
 		bad := 0
 		for i, g := range got {
-			if w := want[off+i]; !sameBits(g, w) {
+			if w := want[off+i]; !opstest.SameBits(g, w) {
 				if bad++; bad <= 5 {
 					t.Errorf("[%d %d %d] value %d: et %g (%#08x), ggml %g (%#08x)", c.ne0, c.ne1, c.ne2, i, g,
 						math.Float32bits(g), w, math.Float32bits(w))

@@ -4,6 +4,8 @@ import (
 	"math"
 	"testing"
 
+	"github.com/ainekko/et/internal/ops/opstest"
+
 	"github.com/ainekko/et/internal/ops"
 )
 
@@ -36,20 +38,20 @@ func TestSoftMax(t *testing.T) {
 		x := ops.FromF32(ops.F32, []int64{3, 1}, []float32{1, 2, 3})
 		e := []float64{math.Exp(-2), math.Exp(-1), 1}
 		s := e[0] + e[1] + e[2]
-		checkClose(t, mustOp(t, ops.OpSoftMax, []*ops.Tensor{x}, nil).ToF32(),
+		opstest.CheckClose(t, mustOp(t, ops.OpSoftMax, []*ops.Tensor{x}, nil).ToF32(),
 			[]float32{float32(e[0] / s), float32(e[1] / s), float32(e[2] / s)}, 1e-6)
 	})
 	t.Run("uniform with sink", func(t *testing.T) {
 		x := ops.FromF32(ops.F32, []int64{2, 1, 1}, []float32{0, 0})
 		sinks := ops.FromF32(ops.F32, []int64{1}, []float32{float32(math.Log(2))})
 		mask := ops.FromF32(ops.F32, []int64{2, 1}, []float32{0, 0})
-		checkClose(t, mustOp(t, ops.OpSoftMax, []*ops.Tensor{x, mask, sinks}, nil).ToF32(), []float32{0.25, 0.25}, 1e-6)
+		opstest.CheckClose(t, mustOp(t, ops.OpSoftMax, []*ops.Tensor{x, mask, sinks}, nil).ToF32(), []float32{0.25, 0.25}, 1e-6)
 	})
 
 	// x [3, 2, 3 heads, 2], mask f16 [3, 2] broadcast over heads and
 	// batches, scale 0.5, ALiBi max_bias 8: n_head_log2 = 2, m0 = 1/16,
 	// m1 = 1/4, slopes 1/16, 1/256, 1/4.
-	xs := randVals(3, 3*2*3*2, -2, 2)
+	xs := opstest.RandVals(3, 3*2*3*2, -2, 2)
 	x := ops.FromF32(ops.F32, []int64{3, 2, 3, 2}, xs)
 	maskVals := []float32{0, -1, inf, 2, 0, -3}
 	mask := ops.FromF32(ops.F16, []int64{3, 2}, maskVals)
@@ -100,13 +102,13 @@ func TestSoftMax(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			checkClose(t, mustOp(t, ops.OpSoftMax, tt.srcs, tt.raw).ToF32(), tt.want, 2e-6)
+			opstest.CheckClose(t, mustOp(t, ops.OpSoftMax, tt.srcs, tt.raw).ToF32(), tt.want, 2e-6)
 		})
 	}
 	t.Run("per-head mask", func(t *testing.T) {
 		// mask [3, 2, 3]: one mask per head, broadcast over the batches.
 		m := ops.FromF32(ops.F32, []int64{3, 2, 3}, append(append(append([]float32{}, maskVals...), maskVals...), maskVals...))
-		checkClose(t, mustOp(t, ops.OpSoftMax, []*ops.Tensor{x, m}, map[string]any{"scale": 0.5}).ToF32(), expect(0.5, true, false, false), 2e-6)
+		opstest.CheckClose(t, mustOp(t, ops.OpSoftMax, []*ops.Tensor{x, m}, map[string]any{"scale": 0.5}).ToF32(), expect(0.5, true, false, false), 2e-6)
 	})
 }
 
@@ -141,8 +143,8 @@ func TestSoftMaxErrors(t *testing.T) {
 }
 
 func BenchmarkSoftMax(b *testing.B) {
-	x := ops.FromF32(ops.F32, []int64{4096, 512}, randVals(1, 4096*512, -4, 4))
-	mask := ops.FromF32(ops.F16, []int64{4096, 512}, randVals(2, 4096*512, -1, 0))
+	x := ops.FromF32(ops.F32, []int64{4096, 512}, opstest.RandVals(1, 4096*512, -4, 4))
+	mask := ops.FromF32(ops.F16, []int64{4096, 512}, opstest.RandVals(2, 4096*512, -1, 0))
 	dst := ops.New(ops.F32, 4096, 512)
 	info, _ := ops.Lookup("soft_max")
 	p, _ := info.Normalize(map[string]any{"scale": 0.125})

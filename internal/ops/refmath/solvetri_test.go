@@ -4,6 +4,8 @@ import (
 	"math"
 	"testing"
 
+	"github.com/ainekko/et/internal/ops/opstest"
+
 	"github.com/ainekko/et/internal/ops"
 )
 
@@ -13,11 +15,11 @@ func TestSolveTri(t *testing.T) {
 	a := ops.FromF32(ops.F32, []int64{2, 2}, []float32{2, 0, 1, 4})
 	b := ops.FromF32(ops.F32, []int64{2, 2}, []float32{2, 4, 5, 6})
 	x := mustOp(t, ops.OpSolveTri, []*ops.Tensor{a, b}, nil)
-	checkClose(t, x.ToF32(), []float32{1, 2, 1, 1}, 0)
+	opstest.CheckClose(t, x.ToF32(), []float32{1, 2, 1, 1}, 0)
 
 	// A random batched system, checked by multiplying back in float64.
 	const n, k = 5, 3
-	av := randVals(2, n*n*2, -1, 1)
+	av := opstest.RandVals(2, n*n*2, -1, 1)
 	for bi := 0; bi < 2; bi++ {
 		for i := 0; i < n; i++ {
 			av[bi*n*n+i*n+i] = 2 + av[bi*n*n+i*n+i] // well conditioned
@@ -26,7 +28,7 @@ func TestSolveTri(t *testing.T) {
 			}
 		}
 	}
-	bv := randVals(3, k*n*2, -1, 1)
+	bv := opstest.RandVals(3, k*n*2, -1, 1)
 	A := ops.FromF32(ops.F32, []int64{n, n, 2}, av)
 	B := ops.FromF32(ops.F32, []int64{k, n, 2}, bv)
 	X := mustOp(t, ops.OpSolveTri, []*ops.Tensor{A, B}, map[string]any{"left": true, "lower": true, "uni": false})
@@ -45,7 +47,7 @@ func TestSolveTri(t *testing.T) {
 		}
 	}
 	// Strided B gives the same X.
-	checkClose(t, mustOp(t, ops.OpSolveTri, []*ops.Tensor{A, permutedCopy(t, B)}, nil).ToF32(), xv, 0)
+	opstest.CheckClose(t, mustOp(t, ops.OpSolveTri, []*ops.Tensor{A, permutedCopy(t, B)}, nil).ToF32(), xv, 0)
 
 	wantOpError(t, ops.OpSolveTri, []*ops.Tensor{a, b}, map[string]any{"uni": true}, "ggml implements only left=true, lower=true, uni=false")
 	wantOpError(t, ops.OpSolveTri, []*ops.Tensor{ops.New(ops.F32, 3, 2), b}, nil, "a [3, 2, 1, 1] is not square")

@@ -4,6 +4,8 @@ import (
 	"math"
 	"testing"
 
+	"github.com/ainekko/et/internal/ops/opstest"
+
 	"github.com/ainekko/et/internal/ops"
 )
 
@@ -16,10 +18,10 @@ func TestSSMConv(t *testing.T) {
 		t.Fatalf("shape %s, want [2, 3, 1, 1]", y.ShapeString())
 	}
 	// dst[i, t] = sx[t, i]·c[0, i] + sx[t+1, i]·c[1, i]
-	checkClose(t, y.ToF32(), []float32{-1, 15, -1, 25, -1, 35}, 0)
+	opstest.CheckClose(t, y.ToF32(), []float32{-1, 15, -1, 25, -1, 35}, 0)
 
-	sx = ops.FromF32(ops.F32, []int64{7, 5, 3}, randVals(9, 7*5*3, -1, 1))
-	c = ops.FromF32(ops.F32, []int64{4, 5}, randVals(10, 4*5, -1, 1))
+	sx = ops.FromF32(ops.F32, []int64{7, 5, 3}, opstest.RandVals(9, 7*5*3, -1, 1))
+	c = ops.FromF32(ops.F32, []int64{4, 5}, opstest.RandVals(10, 4*5, -1, 1))
 	y = mustOp(t, ops.OpSSMConv, []*ops.Tensor{sx, c}, nil)
 	var want []float32
 	for s := int64(0); s < 3; s++ {
@@ -33,7 +35,7 @@ func TestSSMConv(t *testing.T) {
 			}
 		}
 	}
-	checkClose(t, y.ToF32(), want, 1e-6)
+	opstest.CheckClose(t, y.ToF32(), want, 1e-6)
 	wantOpError(t, ops.OpSSMConv, []*ops.Tensor{ops.New(ops.F32, 7, 4, 3), c}, nil, "sx.ne1 = 4 != c.ne1 = 5")
 	wantOpError(t, ops.OpSSMConv, []*ops.Tensor{ops.New(ops.F32, 2, 5, 3), c}, nil, "shorter than the kernel")
 	wantOpError(t, ops.OpSSMConv, []*ops.Tensor{ops.New(ops.F32, 7, 5, 3, 2), c}, nil, "is not 3-D")
@@ -43,17 +45,17 @@ func TestSSMConv(t *testing.T) {
 // n_group 2, n_t 3, n_seqs 2, three input states selected by ids [2, 0].
 func ssmCase(mamba1 bool) []*ops.Tensor {
 	const ds, hd, nh, ng, nt, ns = 4, 3, 4, 2, 3, 2
-	s := ops.FromF32(ops.F32, []int64{ds, hd, nh, 3}, randVals(11, ds*hd*nh*3, -1, 1))
-	x := ops.FromF32(ops.F32, []int64{hd, nh, nt, ns}, randVals(12, hd*nh*nt*ns, -1, 1))
-	dtv := randVals(13, nh*nt*ns, -2, 2)
+	s := ops.FromF32(ops.F32, []int64{ds, hd, nh, 3}, opstest.RandVals(11, ds*hd*nh*3, -1, 1))
+	x := ops.FromF32(ops.F32, []int64{hd, nh, nt, ns}, opstest.RandVals(12, hd*nh*nt*ns, -1, 1))
+	dtv := opstest.RandVals(13, nh*nt*ns, -2, 2)
 	dtv[5] = 25 // softplus threshold: passes through
 	dt := ops.FromF32(ops.F32, []int64{nh, nt, ns}, dtv)
-	a := ops.FromF32(ops.F32, []int64{1, nh}, randVals(14, nh, -1, -0.1))
+	a := ops.FromF32(ops.F32, []int64{1, nh}, opstest.RandVals(14, nh, -1, -0.1))
 	if mamba1 {
-		a = ops.FromF32(ops.F32, []int64{ds, nh}, randVals(14, ds*nh, -1, -0.1))
+		a = ops.FromF32(ops.F32, []int64{ds, nh}, opstest.RandVals(14, ds*nh, -1, -0.1))
 	}
-	b := ops.FromF32(ops.F32, []int64{ds, ng, nt, ns}, randVals(15, ds*ng*nt*ns, -1, 1))
-	c := ops.FromF32(ops.F32, []int64{ds, ng, nt, ns}, randVals(16, ds*ng*nt*ns, -1, 1))
+	b := ops.FromF32(ops.F32, []int64{ds, ng, nt, ns}, opstest.RandVals(15, ds*ng*nt*ns, -1, 1))
+	c := ops.FromF32(ops.F32, []int64{ds, ng, nt, ns}, opstest.RandVals(16, ds*ng*nt*ns, -1, 1))
 	ids := ops.FromInts(ops.I32, []int64{ns}, []int64{2, 0})
 	return []*ops.Tensor{s, x, dt, a, b, c, ids}
 }
@@ -116,13 +118,13 @@ func TestSSMScan(t *testing.T) {
 				for i, v := range want {
 					w[i] = float32(v)
 				}
-				checkClose(t, y.ToF32(), w, 2e-6)
+				opstest.CheckClose(t, y.ToF32(), w, 2e-6)
 			})
 		}
 	}
 	srcs := ssmCase(false)
 	srcs[1] = permutedCopy(t, srcs[1]) // strided x
-	checkClose(t, mustOp(t, ops.OpSSMScan, srcs, nil).ToF32(), mustOp(t, ops.OpSSMScan, ssmCase(false), nil).ToF32(), 0)
+	opstest.CheckClose(t, mustOp(t, ops.OpSSMScan, srcs, nil).ToF32(), mustOp(t, ops.OpSSMScan, ssmCase(false), nil).ToF32(), 0)
 
 	bad := ssmCase(false)
 	bad[6] = ops.FromInts(ops.I32, []int64{2}, []int64{0, 3})

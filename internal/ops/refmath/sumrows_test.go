@@ -4,6 +4,8 @@ import (
 	"math"
 	"testing"
 
+	"github.com/ainekko/et/internal/ops/opstest"
+
 	"github.com/ainekko/et/internal/ops"
 )
 
@@ -26,7 +28,7 @@ func TestSumRowsMean(t *testing.T) {
 			if y.Ne != [ops.MaxDims]int64{1, 3, 1, 1} {
 				t.Fatalf("shape %s, want [1, 3, 1, 1]", y.ShapeString())
 			}
-			checkClose(t, y.ToF32(), tt.want, 0)
+			opstest.CheckClose(t, y.ToF32(), tt.want, 0)
 		})
 	}
 

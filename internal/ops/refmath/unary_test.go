@@ -4,6 +4,8 @@ import (
 	"math"
 	"testing"
 
+	"github.com/ainekko/et/internal/ops/opstest"
+
 	"github.com/ainekko/et/internal/ops"
 )
 
@@ -58,7 +60,7 @@ func TestUnaryValues(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.op, func(t *testing.T) {
 			seen[tt.op] = true
-			checkClose(t, mustOp(t, ops.OpUnary, []*ops.Tensor{x}, map[string]any{"op": tt.op}).ToF32(), tt.want, tt.tol)
+			opstest.CheckClose(t, mustOp(t, ops.OpUnary, []*ops.Tensor{x}, map[string]any{"op": tt.op}).ToF32(), tt.want, tt.tol)
 		})
 	}
 	for _, op := range ops.UnaryOps {
@@ -92,7 +94,7 @@ func TestGeluTable(t *testing.T) {
 		}
 	}
 	// Every GeluCPU value in (-10, 10) is an f16 value.
-	for _, x := range randVals(5, 1000, -10, 10) {
+	for _, x := range opstest.RandVals(5, 1000, -10, 10) {
 		if g := GeluCPU(x); ops.RoundF16(g) != g {
 			t.Fatalf("GeluCPU(%g) = %g is not an f16 value", x, g)
 		}
@@ -109,7 +111,7 @@ func TestUnaryF16AndStrided(t *testing.T) {
 	xs := []float32{-1, 0.5, 2, -3, 4, 0.25}
 	x := ops.FromF32(ops.F32, []int64{3, 2}, xs)
 	y := mustOp(t, ops.OpUnary, []*ops.Tensor{permutedCopy(t, x)}, map[string]any{"op": "neg"})
-	checkClose(t, y.ToF32(), []float32{1, -0.5, -2, 3, -4, -0.25}, 0)
+	opstest.CheckClose(t, y.ToF32(), []float32{1, -0.5, -2, 3, -4, -0.25}, 0)
 	h := mustOp(t, ops.OpUnary, []*ops.Tensor{ops.FromF32(ops.F16, []int64{3, 2}, xs)}, map[string]any{"op": "silu"})
 	if h.Type != ops.F16 {
 		t.Fatalf("type %s", h.Type)
@@ -118,6 +120,6 @@ func TestUnaryF16AndStrided(t *testing.T) {
 	for i, v := range xs {
 		want[i] = ops.RoundF16(siluF32(v))
 	}
-	checkClose(t, h.ToF32(), want, 0)
+	opstest.CheckClose(t, h.ToF32(), want, 0)
 	wantOpError(t, ops.OpUnary, []*ops.Tensor{ops.New(ops.I32, 4)}, map[string]any{"op": "abs"}, "unary: x is i32, want f32 or f16")
 }
