@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/ainekko/et/internal/ops"
+	"github.com/ainekko/et/internal/ops/refmath/cpu"
 )
 
 // refAcc is a copied into dst, then dst's view (accStrides, offset) +=
@@ -62,7 +63,7 @@ func refTimestepEmbedding(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) err
 	for i := int64(0); i < x.Ne[0]; i++ {
 		t := x.F32(i, 0, 0, 0)
 		for j := int64(0); j < half; j++ {
-			freq := expf32(-lmp * float32(j) / float32(half))
+			freq := cpu.Expf32(-lmp * float32(j) / float32(half))
 			arg := t * freq
 			dst.SetF32(j, i, 0, 0, cosf32(arg))
 			dst.SetF32(j+half, i, 0, 0, sinf32(arg))
@@ -81,7 +82,7 @@ func refOutProd(dst *ops.Tensor, srcs []*ops.Tensor, _ ops.Params) error {
 	ne := dst.Ne
 	K := a.Ne[1]
 	d2, d3 := ne[2]/a.Ne[2], ne[3]/a.Ne[3]
-	refParallel(ne[1]*ne[2]*ne[3], ne[0]*K, func(lo, hi int64) {
+	cpu.RefParallel(ne[1]*ne[2]*ne[3], ne[0]*K, func(lo, hi int64) {
 		acc := make([]float32, ne[0])
 		col := make([]float32, ne[0])
 		for r := lo; r < hi; r++ {
@@ -159,7 +160,7 @@ func refGatedLinearAttn(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) error
 func refLightningIndexer(dst *ops.Tensor, srcs []*ops.Tensor, _ ops.Params) error {
 	q, k, w, m := srcs[0], srcs[1], srcs[2], srcs[3]
 	E, nH, nT, nS, nKV := q.Ne[0], q.Ne[1], q.Ne[2], q.Ne[3], k.Ne[2]
-	refParallel(nS*nT, nKV*nH*E, func(lo, hi int64) {
+	cpu.RefParallel(nS*nT, nKV*nH*E, func(lo, hi int64) {
 		qr, kr := make([]float32, E), make([]float32, E)
 		qs := make([][]float32, nH)
 		for r := lo; r < hi; r++ {
@@ -225,7 +226,7 @@ func refDSV4HCComb(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) error {
 			}
 			var sum float32
 			for d := 0; d < hc; d++ {
-				c[d+hc*s] = expf32(c[d+hc*s] - mx)
+				c[d+hc*s] = cpu.Expf32(c[d+hc*s] - mx)
 				sum += c[d+hc*s]
 			}
 			inv := 1 / sum

@@ -4,9 +4,8 @@ import (
 	"math"
 	"testing"
 
-	"github.com/ainekko/et/internal/ops/opstest"
-
 	"github.com/ainekko/et/internal/ops"
+	"github.com/ainekko/et/internal/ops/opstest"
 )
 
 func TestHostAcc(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/ainekko/et/internal/ops"
+	"github.com/ainekko/et/internal/ops/refmath/cpu"
 )
 
 func refSum(dst *ops.Tensor, srcs []*ops.Tensor, _ ops.Params) error {
@@ -79,7 +80,7 @@ func refCountEqual(dst *ops.Tensor, srcs []*ops.Tensor, _ ops.Params) error {
 // stably sorted by less.
 func sortedRows(dst, x *ops.Tensor, less func(row []float32, a, b int32) bool, fn func(i1, i2, i3 int64, idx []int32)) {
 	n0 := x.Ne[0]
-	refParallel(x.NRows(), n0*8, func(lo, hi int64) {
+	cpu.RefParallel(x.NRows(), n0*8, func(lo, hi int64) {
 		row := make([]float32, n0)
 		idx := make([]int32, n0)
 		for r := lo; r < hi; r++ {

@@ -5,9 +5,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/ainekko/et/internal/ops/opstest"
-
 	"github.com/ainekko/et/internal/ops"
+	"github.com/ainekko/et/internal/ops/opstest"
 )
 
 func TestHostSum(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/ainekko/et/internal/ops"
+	"github.com/ainekko/et/internal/ops/refmath/cpu"
 )
 
 // refRepeatBack sums, for every element of dst, the x elements it was
@@ -66,7 +67,7 @@ func refRMSNormBack(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) error {
 	dz, x := srcs[0], srcs[1]
 	eps := p.F32("eps")
 	n0 := x.Ne[0]
-	refParallel(x.NRows(), n0, func(lo, hi int64) {
+	cpu.RefParallel(x.NRows(), n0, func(lo, hi int64) {
 		rx, rd := make([]float32, n0), make([]float32, n0)
 		for r := lo; r < hi; r++ {
 			i1, i2, i3 := ops.RowIndex(x.Ne, r)
@@ -101,7 +102,7 @@ func refSoftMaxBack(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) error {
 	dy, y := srcs[0], srcs[1]
 	scale := p.F32("scale")
 	n0 := y.Ne[0]
-	refParallel(y.NRows(), n0, func(lo, hi int64) {
+	cpu.RefParallel(y.NRows(), n0, func(lo, hi int64) {
 		ry, rd := make([]float32, n0), make([]float32, n0)
 		for r := lo; r < hi; r++ {
 			i1, i2, i3 := ops.RowIndex(y.Ne, r)
@@ -196,7 +197,7 @@ func refCrossEntropyLoss(dst *ops.Tensor, srcs []*ops.Tensor, _ ops.Params) erro
 		var sum float64
 		for i, v := range ra {
 			ra[i] = v - mx
-			sum += float64(expf32(ra[i]))
+			sum += float64(cpu.Expf32(ra[i]))
 		}
 		lse := logf32(float32(sum))
 		var rs float64
@@ -227,7 +228,7 @@ func refCrossEntropyLossBack(dst *ops.Tensor, srcs []*ops.Tensor, _ ops.Params) 
 		}
 		var sum float64
 		for i, v := range ra {
-			ra[i] = expf32(v - mx)
+			ra[i] = cpu.Expf32(v - mx)
 			sum += float64(ra[i])
 		}
 		inv := float32(1 / sum)

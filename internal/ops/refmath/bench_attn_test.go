@@ -5,9 +5,8 @@ import (
 	"math"
 	"testing"
 
-	"github.com/ainekko/et/internal/ops/opstest"
-
 	"github.com/ainekko/et/internal/ops"
+	"github.com/ainekko/et/internal/ops/opstest"
 )
 
 // attnBenchCases are FLASH_ATTN_EXT and SOFT_MAX at the llama-3-8B shapes

@@ -6,9 +6,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/ainekko/et/internal/ops/opstest"
-
 	"github.com/ainekko/et/internal/ops"
+	"github.com/ainekko/et/internal/ops/opstest"
 )
 
 // BenchmarkMulMatLlama measures MulMat at the llama-3-8B FFN-down shape of

@@ -4,9 +4,8 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/ainekko/et/internal/ops/opstest"
-
 	"github.com/ainekko/et/internal/ops"
+	"github.com/ainekko/et/internal/ops/opstest"
 )
 
 // BenchmarkRowOps runs the row and element-wise ops of a llama-3-8B layer at

@@ -2,18 +2,19 @@ package refmath
 
 import (
 	"github.com/ainekko/et/internal/ops"
+	"github.com/ainekko/et/internal/ops/refmath/cpu"
 )
 
 func (ks *Kernels) refAdd(dst *ops.Tensor, srcs []*ops.Tensor, _ ops.Params) error {
-	return binaryRowsKern(dst, srcs[0], srcs[1], ks.addRow, func(x, y float32) float32 { return x + y })
+	return binaryRowsKern(dst, srcs[0], srcs[1], ks.AddRow, func(x, y float32) float32 { return x + y })
 }
 
 func (ks *Kernels) refSub(dst *ops.Tensor, srcs []*ops.Tensor, _ ops.Params) error {
-	return binaryRowsKern(dst, srcs[0], srcs[1], ks.subRow, func(x, y float32) float32 { return x - y })
+	return binaryRowsKern(dst, srcs[0], srcs[1], ks.SubRow, func(x, y float32) float32 { return x - y })
 }
 
 func (ks *Kernels) refMul(dst *ops.Tensor, srcs []*ops.Tensor, _ ops.Params) error {
-	return binaryRowsKern(dst, srcs[0], srcs[1], ks.mulRow, func(x, y float32) float32 { return x * y })
+	return binaryRowsKern(dst, srcs[0], srcs[1], ks.MulRow, func(x, y float32) float32 { return x * y })
 }
 
 // binaryRows applies f elementwise.
@@ -33,8 +34,8 @@ func binaryDenseRows(dst, a, b *ops.Tensor, kern func(out, x, y []float32), lo, 
 	n0, m0 := ne[0], b.Ne[0]
 	for r := lo; r < hi; r++ {
 		i1, i2, i3 := ops.RowIndex(ne, r)
-		ra, out := f32RowView(a, i1, i2, i3), f32RowView(dst, i1, i2, i3)
-		rb := f32RowView(b, i1%b.Ne[1], i2%b.Ne[2], i3%b.Ne[3])
+		ra, out := cpu.F32RowView(a, i1, i2, i3), cpu.F32RowView(dst, i1, i2, i3)
+		rb := cpu.F32RowView(b, i1%b.Ne[1], i2%b.Ne[2], i3%b.Ne[3])
 		for k := int64(0); k < n0; k += m0 {
 			kern(out[k:k+m0], ra[k:k+m0], rb)
 		}
@@ -47,15 +48,15 @@ func binaryDenseRows(dst, a, b *ops.Tensor, kern func(out, x, y []float32), lo, 
 func binaryRowsKern(dst, a, b *ops.Tensor, kern func(out, x, y []float32), f func(x, y float32) float32) error {
 	ne := a.Ne
 	n0, m0 := ne[0], b.Ne[0]
-	if denseF32Rows(dst, a, b) && dst.Ne == a.Ne {
-		if n, cost := a.NRows(), max(1, n0); refInline(n, cost) {
+	if cpu.DenseF32Rows(dst, a, b) && dst.Ne == a.Ne {
+		if n, cost := a.NRows(), max(1, n0); cpu.RefInline(n, cost) {
 			binaryDenseRows(dst, a, b, kern, 0, n) // no closure to allocate
 		} else {
-			refParallel(n, cost, func(lo, hi int64) { binaryDenseRows(dst, a, b, kern, lo, hi) })
+			cpu.RefParallel(n, cost, func(lo, hi int64) { binaryDenseRows(dst, a, b, kern, lo, hi) })
 		}
 		return nil
 	}
-	refParallel(a.NRows(), n0, func(lo, hi int64) {
+	cpu.RefParallel(a.NRows(), n0, func(lo, hi int64) {
 		ra := make([]float32, n0)
 		rb := make([]float32, m0)
 		out := make([]float32, n0)

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ainekko/et/internal/ops/opstest"
-
 	"github.com/ainekko/et/internal/ops"
+	"github.com/ainekko/et/internal/ops/opstest"
+	"github.com/ainekko/et/internal/ops/refmath/cpu"
 )
 
 // mustOp runs op through the catalog (Lookup, Normalize, Compute) and
@@ -303,8 +303,8 @@ func FuzzCatalog(f *testing.F) {
 	f.Add(uint8(9), []byte{8, 2, 3, 1, 3, 1, 1, 1, 4, 1, 1, 1}, []byte{0, 5, 0}, []byte{4, 1, 0, 0, 2, 3, 1, 1})
 	f.Add(uint8(16), []byte{32, 3, 4, 1, 32, 5, 2, 1, 16, 5, 2, 1, 5, 3, 1, 1}, []byte{0, 1, 1, 1}, []byte{1, 0, 0, 9})
 	f.Add(uint8(12), []byte{64, 4, 1, 1, 3, 1, 1, 1}, []byte{3, 5}, []byte{7, 0, 255, 1})
-	defer func(w int64) { refMinWork = w }(refMinWork)
-	refMinWork = 1 << 9 // see maxFuzzElems
+	defer func(w int64) { cpu.RefMinWork = w }(cpu.RefMinWork)
+	cpu.RefMinWork = 1 << 9 // see maxFuzzElems
 	f.Fuzz(func(t *testing.T, opIdx uint8, dims, types, vals []byte) {
 		info := &ops.Catalog[int(opIdx)%len(ops.Catalog)]
 		byteAt := func(b []byte, i int) byte {

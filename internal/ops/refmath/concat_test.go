@@ -4,9 +4,8 @@ import (
 	"bytes"
 	"testing"
 
-	"github.com/ainekko/et/internal/ops/opstest"
-
 	"github.com/ainekko/et/internal/ops"
+	"github.com/ainekko/et/internal/ops/opstest"
 )
 
 func TestConcat(t *testing.T) {

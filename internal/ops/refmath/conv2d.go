@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/ainekko/et/internal/ops"
+	"github.com/ainekko/et/internal/ops/refmath/cpu"
 )
 
 func (ks *Kernels) refConv2D(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) error {
@@ -26,7 +27,7 @@ func (ks *Kernels) refConv2D(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) 
 		kernel = ops.Cont(kernel)
 	}
 	patches := ops.New(kernel.Type, k, npatch)
-	refParallel(npatch, k, func(lo, hi int64) {
+	cpu.RefParallel(npatch, k, func(lo, hi int64) {
 		row := make([]float32, k)
 		for pi := lo; pi < hi; pi++ {
 			x0, y0, b := pi%ow, (pi/ow)%oh, pi/(ow*oh)
@@ -54,7 +55,7 @@ func (ks *Kernels) refConv2D(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) 
 	if err := ks.MulMat(out, w, patches); err != nil {
 		return ops.ShapeErr(ops.OpConv2D, "%v", err)
 	}
-	refParallel(npatch, oc, func(lo, hi int64) {
+	cpu.RefParallel(npatch, oc, func(lo, hi int64) {
 		for pi := lo; pi < hi; pi++ {
 			x0, y0, b := pi%ow, (pi/ow)%oh, pi/(ow*oh)
 			for c := int64(0); c < oc; c++ {

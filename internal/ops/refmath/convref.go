@@ -2,6 +2,7 @@ package refmath
 
 import (
 	"github.com/ainekko/et/internal/ops"
+	"github.com/ainekko/et/internal/ops/refmath/cpu"
 )
 
 // Reference math of the convolutions ggml-et does not implement, as
@@ -177,7 +178,7 @@ func refConv3D(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) error {
 		}
 	}
 	OW, OH, OD := dst.Ne[0], dst.Ne[1], dst.Ne[2]
-	refParallel(N*OD*OH, OW*kn*OC, func(lo, hi int64) {
+	cpu.RefParallel(N*OD*OH, OW*kn*OC, func(lo, hi int64) {
 		patch := make([]float32, kn)
 		for r := lo; r < hi; r++ {
 			oh, od, n := r%OH, (r/OH)%OD, r/(OH*OD)

@@ -5,6 +5,7 @@ import (
 	"unsafe"
 
 	"github.com/ainekko/et/internal/ops"
+	"github.com/ainekko/et/internal/ops/refmath/cpu"
 )
 
 func (ks *Kernels) refCpy(dst *ops.Tensor, srcs []*ops.Tensor, _ ops.Params) error {
@@ -29,11 +30,11 @@ func (ks *Kernels) refCpy(dst *ops.Tensor, srcs []*ops.Tensor, _ ops.Params) err
 		copyRaw(dst, x)
 		return nil
 	}
-	if dst.Type == ops.F16 && denseF32Rows(x) && denseF16Rows(dst) {
-		if n, cost := x.NRows(), max(1, x.Ne[0]); refInline(n, cost) {
+	if dst.Type == ops.F16 && cpu.DenseF32Rows(x) && cpu.DenseF16Rows(dst) {
+		if n, cost := x.NRows(), max(1, x.Ne[0]); cpu.RefInline(n, cost) {
 			ks.cpyF16Rows(dst, x, 0, n) // no closure to allocate
 		} else {
-			refParallel(n, cost, func(lo, hi int64) { ks.cpyF16Rows(dst, x, lo, hi) })
+			cpu.RefParallel(n, cost, func(lo, hi int64) { ks.cpyF16Rows(dst, x, lo, hi) })
 		}
 		return nil
 	}
@@ -95,10 +96,10 @@ func copyRaw(dst, x *ops.Tensor) {
 	// A byte copy costs one unit an element: with the pool's helpers
 	// already running (parallel.For), cont n = 32's 512 KB takes 10 µs on
 	// two goroutines against 15-20 µs on one.
-	if n, cost := x.NRows(), max(1, x.Ne[0]); refInline(n, cost) {
+	if n, cost := x.NRows(), max(1, x.Ne[0]); cpu.RefInline(n, cost) {
 		copyRawRows(dst, x, 0, n) // no closure to allocate
 	} else {
-		refParallel(n, cost, func(lo, hi int64) { copyRawRows(dst, x, lo, hi) })
+		cpu.RefParallel(n, cost, func(lo, hi int64) { copyRawRows(dst, x, lo, hi) })
 	}
 }
 
@@ -135,7 +136,7 @@ func copyRawRows(dst, x *ops.Tensor, lo, hi int64) {
 func (ks *Kernels) cpyF16Rows(dst, x *ops.Tensor, lo, hi int64) {
 	for r := lo; r < hi; r++ {
 		i1, i2, i3 := ops.RowIndex(x.Ne, r)
-		ks.f32ToF16Row(f16RowView(dst, i1, i2, i3), f32RowView(x, i1, i2, i3))
+		ks.F32ToF16Row(cpu.F16RowView(dst, i1, i2, i3), cpu.F32RowView(x, i1, i2, i3))
 	}
 }
 

@@ -2,12 +2,13 @@ package refmath
 
 import (
 	"github.com/ainekko/et/internal/ops"
+	"github.com/ainekko/et/internal/ops/refmath/cpu"
 )
 
 func refDiag(dst *ops.Tensor, srcs []*ops.Tensor, _ ops.Params) error {
 	x := srcs[0]
 	n0 := dst.Ne[0]
-	refParallel(dst.NRows(), n0, func(lo, hi int64) {
+	cpu.RefParallel(dst.NRows(), n0, func(lo, hi int64) {
 		row := make([]float32, n0)
 		for r := lo; r < hi; r++ {
 			i1, i2, i3 := ops.RowIndex(dst.Ne, r)

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/ainekko/et/internal/ops"
+	"github.com/ainekko/et/internal/ops/refmath/cpu"
 )
 
 func (ks *Kernels) refFlashAttn(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) error {
@@ -32,9 +33,9 @@ func (ks *Kernels) refFlashAttn(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Param
 	negInf := float32(math.Inf(-1))
 
 	// Rows of q: (iq1 = query, iq2 = head, iq3 = batch).
-	refParallel(q.NRows(), nkv*(dk+dv), func(lo, hi int64) {
-		buf := scratchF32.get(int(2*dk + 2*dv + nkv))
-		defer scratchF32.put(buf)
+	cpu.RefParallel(q.NRows(), nkv*(dk+dv), func(lo, hi int64) {
+		buf := cpu.ScratchF32.Get(int(2*dk + 2*dv + nkv))
+		defer cpu.ScratchF32.Put(buf)
 		qr, kr := buf[:dk], buf[dk:2*dk]
 		vr, acc := buf[2*dk:2*dk+dv], buf[2*dk+dv:2*dk+2*dv]
 		var mrow []float32
@@ -110,9 +111,9 @@ func faStep(s float32, M *float32) (ms, vs float32) {
 	if s > *M {
 		m := *M
 		*M = s
-		return expf32(m - s), 1
+		return cpu.Expf32(m - s), 1
 	}
-	return 1, expf32(s - *M)
+	return 1, cpu.Expf32(s - *M)
 }
 
 // faExps runs the online softmax of one query row over its n scores
@@ -151,9 +152,9 @@ func (ks *Kernels) faExps(sc []float32, stride, n int, mrow []float32, sl, scale
 		}
 	}
 	e := exps[:n]
-	if !ks.expShiftRow(e, 0) { // x - 0 is x: the exps of the arguments
+	if !ks.ExpShiftRow(e, 0) { // x - 0 is x: the exps of the arguments
 		for i, x := range e {
-			e[i] = expf32(x)
+			e[i] = cpu.Expf32(x)
 		}
 	}
 	return M

@@ -6,6 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/ainekko/et/internal/ops"
+	"github.com/ainekko/et/internal/ops/refmath/cpu"
 )
 
 // flash_attn_ext for f16 K and V with F16C assembly, in every amd64 build:
@@ -100,15 +101,15 @@ func (ks *Kernels) flashAttnF16C(dst, q, k, v, mask, sinks *ops.Tensor, scale, s
 		return faHeadRow(q, k, rk2, rk3, head, j)
 	}
 	tiles := (headRows + faTileF16C - 1) / faTileF16C
-	refParallel(heads*tiles, faTileF16C*nkv*(dk+dv), func(lo, hi int64) {
+	cpu.RefParallel(heads*tiles, faTileF16C*nkv*(dk+dv), func(lo, hi int64) {
 		rows := faRowsF16C.Get().(*[faTileF16C]faRowF16C)
 		defer faRowsF16C.Put(rows)
 		for i := range rows {
 			r := &rows[i]
-			r.q, r.acc = grow(r.q, int(dk)), grow(r.acc, int(dv))
-			r.sc, r.ms, r.vs, r.skip = grow(r.sc, int(nkv)), grow(r.ms, int(nkv)), grow(r.vs, int(nkv)), grow(r.skip, int(nkv))
+			r.q, r.acc = cpu.Grow(r.q, int(dk)), cpu.Grow(r.acc, int(dv))
+			r.sc, r.ms, r.vs, r.skip = cpu.Grow(r.sc, int(nkv)), cpu.Grow(r.ms, int(nkv)), cpu.Grow(r.vs, int(nkv)), cpu.Grow(r.skip, int(nkv))
 			if mask != nil {
-				r.mask = grow(r.mask, int(nkv))
+				r.mask = cpu.Grow(r.mask, int(nkv))
 			}
 		}
 		tab := ops.F16ToF32Table()
@@ -141,7 +142,7 @@ func (ks *Kernels) flashAttnF16C(dst, q, k, v, mask, sinks *ops.Tensor, scale, s
 				}
 				for t := range tile {
 					kr := kr
-					out := dot8F(ops.F16, &kr, tile[t].q)
+					out := cpu.Dot8F(ops.F16, &kr, tile[t].q)
 					copy(tile[t].sc[ic:], out[:min(8, nkv-ic)])
 				}
 			}

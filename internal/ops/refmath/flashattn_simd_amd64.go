@@ -10,6 +10,7 @@ import (
 	"unsafe"
 
 	"github.com/ainekko/et/internal/ops"
+	"github.com/ainekko/et/internal/ops/refmath/cpu"
 )
 
 // The AVX2 form of flash_attn_ext for f16 K and V (GOEXPERIMENT=simd on
@@ -97,12 +98,12 @@ func (w *faWork) tiles(n, dk, dv, nkvPad int) []faTileState {
 	st := w.st[:n]
 	for i := range st {
 		t := &st[i]
-		t.qh = grow(t.qh, faTile*dk)
-		t.sc = grow(t.sc, faTile*nkvPad)
-		t.msb = grow(t.msb, faTile*nkvPad) // bits of ms, vs: see faAccum
-		t.vsb = grow(t.vsb, faTile*nkvPad)
-		t.mode = grow(t.mode, faTile*nkvPad)
-		t.acc = grow(t.acc, 2*faTile*dv)
+		t.qh = cpu.Grow(t.qh, faTile*dk)
+		t.sc = cpu.Grow(t.sc, faTile*nkvPad)
+		t.msb = cpu.Grow(t.msb, faTile*nkvPad) // bits of ms, vs: see faAccum
+		t.vsb = cpu.Grow(t.vsb, faTile*nkvPad)
+		t.mode = cpu.Grow(t.mode, faTile*nkvPad)
+		t.acc = cpu.Grow(t.acc, 2*faTile*dv)
 	}
 	return st
 }
@@ -157,16 +158,16 @@ func (ks *Kernels) flashAttnVec(dst, q, k, v, mask, sinks *ops.Tensor, scale, so
 	for _, g := range groups {
 		maxTiles = max(maxTiles, len(g))
 	}
-	refParallel(int64(len(groups)), int64(maxTiles)*faTile*nkv*(dk+dv), func(lo, hi int64) {
+	cpu.RefParallel(int64(len(groups)), int64(maxTiles)*faTile*nkv*(dk+dv), func(lo, hi int64) {
 		wk := faWorks.Get().(*faWork)
 		defer faWorks.Put(wk)
 		st := wk.tiles(maxTiles, int(dk), int(dv), int(nkvPad))
-		wk.ea = grow(wk.ea, int(nkv)) // exp arguments of a row
+		wk.ea = cpu.Grow(wk.ea, int(nkv)) // exp arguments of a row
 		ea := wk.ea
 		scratch := &wk.scratch
 		var mrow []float32
 		if mask != nil {
-			wk.mrow = grow(wk.mrow, int(nkv))
+			wk.mrow = cpu.Grow(wk.mrow, int(nkv))
 			mrow = wk.mrow
 		}
 		tab := ops.F16ToF32Table()
@@ -270,7 +271,7 @@ func hsumF32x8x8(p0, p1, p2, p3, p4, p5, p6, p7 archsimd.Float32x8) archsimd.Flo
 func faDots1(kp unsafe.Pointer, nbk1 uintptr, nkv, dk int, q, sc []float32) {
 	q = q[:dk]
 	sc = sc[:(nkv+7)&^7]
-	keep, expo, inf, sc16 := f16Consts()
+	keep, expo, inf, sc16 := cpu.F16Consts()
 	pq := unsafe.Pointer(&q[0])
 	var blk [8]archsimd.Float32x8
 	var touched uint8
@@ -282,7 +283,7 @@ func faDots1(kp unsafe.Pointer, nbk1 uintptr, nkv, dk int, q, sc []float32) {
 			kr := unsafe.Add(kp, uintptr(min(j0+jj, nkv-1))*nbk1)
 			var a archsimd.Float32x8
 			for i := 0; i < dk; i += 8 {
-				a = widenF16x8(kr, 2*i, keep, expo, inf, sc16).MulAdd(loadF32x8(pq, 4*i), a)
+				a = cpu.WidenF16x8(kr, 2*i, keep, expo, inf, sc16).MulAdd(cpu.LoadF32x8(pq, 4*i), a)
 			}
 			blk[jj] = a
 		}
@@ -299,7 +300,7 @@ func faDots4(kp unsafe.Pointer, nbk1 uintptr, nkv, dk, stride int, q, sc []float
 		panic("ops: faDots4 stride")
 	}
 	sc = sc[:3*stride+(nkv+7)&^7]
-	keep, expo, inf, sc16 := f16Consts()
+	keep, expo, inf, sc16 := cpu.F16Consts()
 	p0 := unsafe.Pointer(&q[0])
 	p1, p2, p3 := unsafe.Add(p0, 4*dk), unsafe.Add(p0, 8*dk), unsafe.Add(p0, 12*dk)
 	var blk [4][8]archsimd.Float32x8
@@ -313,11 +314,11 @@ func faDots4(kp unsafe.Pointer, nbk1 uintptr, nkv, dk, stride int, q, sc []float
 			kr := unsafe.Add(kp, uintptr(min(j0+jj, nkv-1))*nbk1)
 			var a0, a1, a2, a3 archsimd.Float32x8
 			for i := 0; i < dk; i += 8 {
-				x := widenF16x8(kr, 2*i, keep, expo, inf, sc16)
-				a0 = x.MulAdd(loadF32x8(p0, 4*i), a0)
-				a1 = x.MulAdd(loadF32x8(p1, 4*i), a1)
-				a2 = x.MulAdd(loadF32x8(p2, 4*i), a2)
-				a3 = x.MulAdd(loadF32x8(p3, 4*i), a3)
+				x := cpu.WidenF16x8(kr, 2*i, keep, expo, inf, sc16)
+				a0 = x.MulAdd(cpu.LoadF32x8(p0, 4*i), a0)
+				a1 = x.MulAdd(cpu.LoadF32x8(p1, 4*i), a1)
+				a2 = x.MulAdd(cpu.LoadF32x8(p2, 4*i), a2)
+				a3 = x.MulAdd(cpu.LoadF32x8(p3, 4*i), a3)
 			}
 			blk[0][jj], blk[1][jj], blk[2][jj], blk[3][jj] = a0, a1, a2, a3
 		}
@@ -447,12 +448,12 @@ func (s *faScratch) buffers(dv int) (vw, vb []float32) {
 func faAccumRun(vp unsafe.Pointer, nbv1 uintptr, j0, n, dv, stride int, vsb []uint32, acc []float32, cur *[faTile]int, vw, vb []float32, tab *[1 << 16]float32) {
 	vw = vw[:n*dv]
 	// The V rows of the run, widened once (fewer live constants below).
-	keep, expo, inf, sc16 := f16Consts()
+	keep, expo, inf, sc16 := cpu.F16Consts()
 	pw := unsafe.Pointer(&vw[0])
 	for j := 0; j < n; j++ {
 		vr := unsafe.Add(vp, uintptr(j0+j)*nbv1)
 		for c := 0; c < dv; c += 8 {
-			widenF16x8(vr, 2*c, keep, expo, inf, sc16).Store((*[8]float32)(unsafe.Add(pw, 4*(j*dv+c))))
+			cpu.WidenF16x8(vr, 2*c, keep, expo, inf, sc16).Store((*[8]float32)(unsafe.Add(pw, 4*(j*dv+c))))
 		}
 	}
 	// The factors vs of the run, broadcast once: vb[j*faTile+t] is row t's
@@ -476,16 +477,16 @@ func faAccumRun(vp unsafe.Pointer, nbv1 uintptr, j0, n, dv, stride int, vsb []ui
 	d2 := unsafe.Add(base, 4*((1-cur[2])*faTile+2)*dv)
 	d3 := unsafe.Add(base, 4*((1-cur[3])*faTile+3)*dv)
 	for c := 0; c < dv; c += 8 {
-		a0, a1, a2, a3 := loadF32x8(s0, 4*c), loadF32x8(s1, 4*c), loadF32x8(s2, 4*c), loadF32x8(s3, 4*c)
+		a0, a1, a2, a3 := cpu.LoadF32x8(s0, 4*c), cpu.LoadF32x8(s1, 4*c), cpu.LoadF32x8(s2, 4*c), cpu.LoadF32x8(s3, 4*c)
 		worst := archsimd.BroadcastInt32x8(math.MinInt32)
 		for j := 0; j < n; j++ {
 			// No pointer past the buffers' ends (checkptr).
-			w := loadF32x8(pw, 4*(j*dv+c))
+			w := cpu.LoadF32x8(pw, 4*(j*dv+c))
 			pj := unsafe.Add(pb, 4*8*faTile*j)
-			a0, worst = roundF16x8Max(a0.Add(w.Mul(loadF32x8(pj, 0))), lsb, half, hiMask, lo2, worst)
-			a1, worst = roundF16x8Max(a1.Add(w.Mul(loadF32x8(pj, 32))), lsb, half, hiMask, lo2, worst)
-			a2, worst = roundF16x8Max(a2.Add(w.Mul(loadF32x8(pj, 64))), lsb, half, hiMask, lo2, worst)
-			a3, worst = roundF16x8Max(a3.Add(w.Mul(loadF32x8(pj, 96))), lsb, half, hiMask, lo2, worst)
+			a0, worst = roundF16x8Max(a0.Add(w.Mul(cpu.LoadF32x8(pj, 0))), lsb, half, hiMask, lo2, worst)
+			a1, worst = roundF16x8Max(a1.Add(w.Mul(cpu.LoadF32x8(pj, 32))), lsb, half, hiMask, lo2, worst)
+			a2, worst = roundF16x8Max(a2.Add(w.Mul(cpu.LoadF32x8(pj, 64))), lsb, half, hiMask, lo2, worst)
+			a3, worst = roundF16x8Max(a3.Add(w.Mul(cpu.LoadF32x8(pj, 96))), lsb, half, hiMask, lo2, worst)
 		}
 		a0.Store((*[8]float32)(unsafe.Add(d0, 4*c)))
 		a1.Store((*[8]float32)(unsafe.Add(d1, 4*c)))
@@ -522,7 +523,7 @@ func bcast32(p unsafe.Pointer) archsimd.Float32x8 {
 
 // faAccumKey is faAccum for the one key j, any modes.
 func faAccumKey(vp unsafe.Pointer, nbv1 uintptr, j, dv, stride int, mode []uint8, msb, vsb []uint32, acc []float32, cur *[faTile]int, tab *[1 << 16]float32) {
-	keep, expo, inf, sc16 := f16Consts()
+	keep, expo, inf, sc16 := cpu.F16Consts()
 	lsb, half, hiMask := roundF16Consts()
 	lo2, lim2 := normalF16Consts()
 	base := unsafe.Pointer(&acc[0])
@@ -539,8 +540,8 @@ func faAccumKey(vp unsafe.Pointer, nbv1 uintptr, j, dv, stride int, mode []uint8
 		src := unsafe.Add(base, 4*(cur[t]*faTile+t)*dv)
 		dst := unsafe.Add(base, 4*((1-cur[t])*faTile+t)*dv)
 		for c := 0; c < dv; c += 8 {
-			w := widenF16x8(vr, 2*c, keep, expo, inf, sc16)
-			x := loadF32x8(src, 4*c)
+			w := cpu.WidenF16x8(vr, 2*c, keep, expo, inf, sc16)
+			x := cpu.LoadF32x8(src, 4*c)
 			if m == 2 {
 				x, worst = roundF16x8Max(x.Mul(ms), lsb, half, hiMask, lo2, worst)
 			}

@@ -7,9 +7,8 @@ import (
 	"simd/archsimd"
 	"testing"
 
-	"github.com/ainekko/et/internal/ops/opstest"
-
 	"github.com/ainekko/et/internal/ops"
+	"github.com/ainekko/et/internal/ops/opstest"
 )
 
 // TestFlashAttnVec: the AVX2 kernels (where the CPU has them) against an

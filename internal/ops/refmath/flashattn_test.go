@@ -6,9 +6,8 @@ import (
 	"math"
 	"testing"
 
-	"github.com/ainekko/et/internal/ops/opstest"
-
 	"github.com/ainekko/et/internal/ops"
+	"github.com/ainekko/et/internal/ops/opstest"
 )
 
 // attn64 is plain float64 attention over row-major slices in ggml order,

@@ -5,6 +5,7 @@ import (
 	"unsafe"
 
 	"github.com/ainekko/et/internal/ops"
+	"github.com/ainekko/et/internal/ops/refmath/cpu"
 )
 
 // flash_attn_ext for f16 K and V with the AVX-512 kernels of
@@ -56,18 +57,18 @@ func (ks *Kernels) flashAttnZ(dst, q, k, v, mask, sinks *ops.Tensor, scale, soft
 	const tile = 4
 	tiles := (headRows + tile - 1) / tile
 	n := int(nkv)
-	refParallel(heads*tiles, tile*nkv*(dk+dv), func(lo, hi int64) {
+	cpu.RefParallel(heads*tiles, tile*nkv*(dk+dv), func(lo, hi int64) {
 		wk := faZWorks.Get().(*faZWork)
 		defer faZWorks.Put(wk)
-		wk.q = grow(wk.q, tile*int(dk))
-		wk.sc = grow(wk.sc, tile*n)
-		wk.fac = grow(wk.fac, 2*tile*n)
-		wk.acc = grow(wk.acc, tile*int(dv))
-		wk.ea = grow(wk.ea, n)
-		wk.mode = grow(wk.mode, tile*n)
-		wk.kind = grow(wk.kind, n)
+		wk.q = cpu.Grow(wk.q, tile*int(dk))
+		wk.sc = cpu.Grow(wk.sc, tile*n)
+		wk.fac = cpu.Grow(wk.fac, 2*tile*n)
+		wk.acc = cpu.Grow(wk.acc, tile*int(dv))
+		wk.ea = cpu.Grow(wk.ea, n)
+		wk.mode = cpu.Grow(wk.mode, tile*n)
+		wk.kind = cpu.Grow(wk.kind, n)
 		if mask != nil {
-			wk.mrow = grow(wk.mrow, n) // the mask row of the row in hand
+			wk.mrow = cpu.Grow(wk.mrow, n) // the mask row of the row in hand
 		}
 		qs, sc, fac, acc, ea, mode, kind := wk.q, wk.sc, wk.fac, wk.acc, wk.ea, wk.mode, wk.kind
 		var rows [tile][3]int64

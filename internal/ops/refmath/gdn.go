@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/ainekko/et/internal/ops"
+	"github.com/ainekko/et/internal/ops/refmath/cpu"
 )
 
 func refGatedDeltaNet(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) error {
@@ -17,7 +18,7 @@ func refGatedDeltaNet(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) error {
 	scale := 1 / float32(math.Sqrt(float64(float32(sv))))
 	attnElems := sv * d.H * d.T * d.N
 	slotSize := sv * sv * d.H * d.N
-	refParallel(d.H*d.N, sv*sv*d.T, func(lo, hi int64) {
+	cpu.RefParallel(d.H*d.N, sv*sv*d.T, func(lo, hi int64) {
 		m := make([]float32, sv*sv)
 		qr := make([]float32, sv)
 		kr := make([]float32, sv)
@@ -40,7 +41,7 @@ func refGatedDeltaNet(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) error {
 				b := beta.F32(0, h, t, n)
 				if d.KDA {
 					for i, gv := range gr {
-						delta[i] = expf32(gv)
+						delta[i] = cpu.Expf32(gv)
 					}
 					for j := int64(0); j < sv; j++ {
 						row := m[j*sv : (j+1)*sv]
@@ -49,7 +50,7 @@ func refGatedDeltaNet(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) error {
 						}
 					}
 				} else {
-					scaleRow(m, expf32(gr[0]))
+					scaleRow(m, cpu.Expf32(gr[0]))
 				}
 				for j := int64(0); j < sv; j++ {
 					delta[j] = (vr[j] - dotF32(m[j*sv:(j+1)*sv], kr)) * b

@@ -5,9 +5,8 @@ import (
 	"math"
 	"testing"
 
-	"github.com/ainekko/et/internal/ops/opstest"
-
 	"github.com/ainekko/et/internal/ops"
+	"github.com/ainekko/et/internal/ops/opstest"
 )
 
 // gdnCase builds gated_delta_net sources: S_v 4, H 4 value heads, H_q =

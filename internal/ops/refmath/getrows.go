@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/ainekko/et/internal/ops"
+	"github.com/ainekko/et/internal/ops/refmath/cpu"
 )
 
 func (ks *Kernels) refGetRows(dst *ops.Tensor, srcs []*ops.Tensor, _ ops.Params) error {
@@ -29,16 +30,16 @@ func (ks *Kernels) refGetRows(dst *ops.Tensor, srcs []*ops.Tensor, _ ops.Params)
 		}
 		return nil
 	}
-	if denseF32Rows(dst) && data.Nb[0] == uint64(data.Type.TypeSize()) {
+	if cpu.DenseF32Rows(dst) && data.Nb[0] == uint64(data.Type.TypeSize()) {
 		// Dequantize (or copy) each row straight into dst's memory.
-		if n, cost := dst.NRows(), max(1, n0/4); refInline(n, cost) {
+		if n, cost := dst.NRows(), max(1, n0/4); cpu.RefInline(n, cost) {
 			ks.getRowsDense(dst, data, rows, 0, n) // no closure to allocate
 		} else {
-			refParallel(n, cost, func(lo, hi int64) { ks.getRowsDense(dst, data, rows, lo, hi) })
+			cpu.RefParallel(n, cost, func(lo, hi int64) { ks.getRowsDense(dst, data, rows, lo, hi) })
 		}
 		return nil
 	}
-	refParallel(dst.NRows(), n0, func(lo, hi int64) {
+	cpu.RefParallel(dst.NRows(), n0, func(lo, hi int64) {
 		buf := make([]float32, n0)
 		for r := lo; r < hi; r++ {
 			i, j, k := ops.RowIndex(dst.Ne, r)
@@ -56,9 +57,9 @@ func (ks *Kernels) getRowsDense(dst, data, rows *ops.Tensor, lo, hi int64) {
 		i, j, k := ops.RowIndex(dst.Ne, r)
 		src := data.RowBytes(rows.Int(i, j, k, 0), j, k)
 		if data.Type == ops.Q8_0 {
-			ks.dequantQ8_0Row(src, f32RowView(dst, i, j, k))
+			ks.DequantQ8_0Row(src, cpu.F32RowView(dst, i, j, k))
 		} else {
-			ops.DequantizeRow(data.Type, src, f32RowView(dst, i, j, k))
+			ops.DequantizeRow(data.Type, src, cpu.F32RowView(dst, i, j, k))
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/ainekko/et/internal/ops"
+	"github.com/ainekko/et/internal/ops/refmath/cpu"
 )
 
 // GLUFunc returns the function of a glu sub-op applied to one pair
@@ -29,12 +30,12 @@ func GLUFunc(name string, alpha, limit float32) func(a, b float32) float32 {
 			return GeluCPU(a) * b
 		}
 	case "swiglu":
-		return func(a, b float32) float32 { return siluF32(a) * b }
+		return func(a, b float32) float32 { return cpu.SiluF32(a) * b }
 	case "swiglu_oai":
 		return func(a, b float32) float32 {
 			a = min(a, limit)
 			b = max(min(b, limit), -limit)
-			g := a / (1 + expf32(alpha*-a))
+			g := a / (1 + cpu.Expf32(alpha*-a))
 			return g * (b + 1)
 		}
 	case "geglu_erf":
@@ -53,7 +54,7 @@ func (ks *Kernels) refGLU(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) err
 	a := srcs[0]
 	n := dst.Ne[0]
 	swapped := p.Bool("swapped")
-	if denseF32Rows(srcs...) && denseF32Rows(dst) {
+	if cpu.DenseF32Rows(srcs...) && cpu.DenseF32Rows(dst) {
 		kern := func(out, x, g []float32) {
 			g = g[:len(x)]
 			for i := range out {
@@ -61,28 +62,28 @@ func (ks *Kernels) refGLU(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) err
 			}
 		}
 		if p.Str("op") == "swiglu" {
-			kern = ks.swigluRow
+			kern = ks.SwigluRow
 		}
-		forRowChunks(dst.NRows(), n, 4, func(r, lo, hi int64) {
+		cpu.ForRowChunks(dst.NRows(), n, 4, func(r, lo, hi int64) {
 			i1, i2, i3 := ops.RowIndex(dst.Ne, r)
-			x := f32RowView(a, i1, i2, i3)
+			x := cpu.F32RowView(a, i1, i2, i3)
 			var g []float32
 			if len(srcs) > 1 {
-				g = f32RowView(srcs[1], i1, i2, i3)
+				g = cpu.F32RowView(srcs[1], i1, i2, i3)
 			} else {
 				x, g = x[:n], x[n:2*n]
 				if swapped {
 					x, g = g, x
 				}
 			}
-			kern(f32RowView(dst, i1, i2, i3)[lo:hi], x[lo:hi], g[lo:hi])
+			kern(cpu.F32RowView(dst, i1, i2, i3)[lo:hi], x[lo:hi], g[lo:hi])
 		})
 		return nil
 	}
 	// ggml computes swiglu on f32 rows by its row kernel (silu.go), on f16
 	// value by value.
 	f32Swiglu := p.Str("op") == "swiglu" && a.Type == ops.F32 && (len(srcs) == 1 || srcs[1].Type == ops.F32)
-	refParallel(dst.NRows(), n, func(lo, hi int64) {
+	cpu.RefParallel(dst.NRows(), n, func(lo, hi int64) {
 		ra := make([]float32, a.Ne[0])
 		var rb []float32
 		if len(srcs) > 1 {
@@ -102,7 +103,7 @@ func (ks *Kernels) refGLU(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) err
 				srcs[1].Row(i1, i2, i3, rb)
 			}
 			if f32Swiglu {
-				ks.swigluRow(out, x[:n], g[:n])
+				ks.SwigluRow(out, x[:n], g[:n])
 			} else {
 				for i := range out {
 					out[i] = f(x[i], g[i])

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/ainekko/et/internal/ops"
+	"github.com/ainekko/et/internal/ops/refmath/cpu"
 )
 
 func refGroupNorm(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) error {
@@ -13,7 +14,7 @@ func refGroupNorm(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) error {
 	ch := x.Ne[2]
 	per := (ch + groups - 1) / groups
 	n0, n1 := x.Ne[0], x.Ne[1]
-	refParallel(groups*x.Ne[3], per*n0*n1, func(lo, hi int64) {
+	cpu.RefParallel(groups*x.Ne[3], per*n0*n1, func(lo, hi int64) {
 		for w := lo; w < hi; w++ {
 			g, i3 := w%groups, w/groups
 			start := g * per

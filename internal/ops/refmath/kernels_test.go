@@ -5,9 +5,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/ainekko/et/internal/ops/opstest"
-
 	"github.com/ainekko/et/internal/ops"
+	"github.com/ainekko/et/internal/ops/opstest"
 )
 
 // TestKernelsIndependent runs ops with this CPU's kernels and with the

@@ -4,9 +4,8 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/ainekko/et/internal/ops/opstest"
-
 	"github.com/ainekko/et/internal/ops"
+	"github.com/ainekko/et/internal/ops/opstest"
 )
 
 // BenchmarkLlama runs the ops of a llama-3-8B decoder layer at the shapes of

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/ainekko/et/internal/ops"
+	"github.com/ainekko/et/internal/ops/refmath/cpu"
 )
 
 // refMath applies f to every element.
@@ -57,14 +58,14 @@ func refXielu(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) error {
 func refSiluBack(dst *ops.Tensor, srcs []*ops.Tensor, _ ops.Params) error {
 	dy, x := srcs[0], srcs[1]
 	n0 := x.Ne[0]
-	refParallel(x.NRows(), n0, func(lo, hi int64) {
+	cpu.RefParallel(x.NRows(), n0, func(lo, hi int64) {
 		rx, rd := make([]float32, n0), make([]float32, n0)
 		for r := lo; r < hi; r++ {
 			i1, i2, i3 := ops.RowIndex(x.Ne, r)
 			x.Row(i1, i2, i3, rx)
 			dy.Row(i1, i2, i3, rd)
 			for i, v := range rx {
-				s := 1 / (1 + expf32(-v))
+				s := 1 / (1 + cpu.Expf32(-v))
 				rd[i] = rd[i] * s * (1 + v*(1-s))
 			}
 			dst.SetRow(i1, i2, i3, rd)

@@ -6,11 +6,10 @@ import (
 	"math"
 	"unsafe"
 
-	"github.com/ainekko/et/internal/ops/codec"
-
-	"github.com/ainekko/et/internal/ops/parallel"
-
 	"github.com/ainekko/et/internal/ops"
+	"github.com/ainekko/et/internal/ops/codec"
+	"github.com/ainekko/et/internal/ops/parallel"
+	"github.com/ainekko/et/internal/ops/refmath/cpu"
 )
 
 // MulMat computes ggml_mul_mat(a, b) into dst the way ggml's CPU backend
@@ -130,36 +129,36 @@ func (ks *Kernels) prepareActivationsVec(a, b *ops.Tensor, vec, halves bool) *ac
 	switch kt {
 	case ops.F32, ops.F16:
 		if halves {
-			act.h = scratchU16.get(nrows * k)
+			act.h = cpu.ScratchU16.Get(nrows * k)
 		} else {
-			act.f32 = scratchF32.get(nrows * k)
+			act.f32 = cpu.ScratchF32.Get(nrows * k)
 		}
 	case ops.Q8_0, ops.Q4_0:
 		if vec || ks.asmAlone(vec) && ks.VNNI {
-			act.q = scratchI8.get(nrows * k)
+			act.q = cpu.ScratchI8.Get(nrows * k)
 		}
 		if !vec {
-			act.pk = scratchU64.get(nrows * k / 4) // for dot1 and dot4
+			act.pk = cpu.ScratchU64.Get(nrows * k / 4) // for dot1 and dot4
 		}
 		// actPad more for the eight-row kernels' loads (mulmat_tile.go),
 		// zeros as those of a new slice were.
 		nb := nrows * k / codec.QK8_0
-		act.d = scratchF32.get(nb + actPad)
-		act.s = scratchI32.get(nb + actPad)
+		act.d = cpu.ScratchF32.Get(nb + actPad)
+		act.s = cpu.ScratchI32.Get(nb + actPad)
 		clear(act.d[nb:])
 		clear(act.s[nb:])
 		act.d, act.s = act.d[:nb], act.s[:nb]
 	case ops.Q4_K:
-		act.pk = scratchU64.get(nrows * k / 4)
-		act.d = scratchF32.get(nrows * k / codec.QKK)
-		act.s = scratchI32.get(nrows * k / 16)
+		act.pk = cpu.ScratchU64.Get(nrows * k / 4)
+		act.d = cpu.ScratchF32.Get(nrows * k / codec.QKK)
+		act.s = cpu.ScratchI32.Get(nrows * k / 16)
 	}
 	ne1, ne2 := int(b.Ne[1]), int(b.Ne[2])
 	parallel.For(nrows, 16, func(lo, hi int) {
-		tmp := scratchF32.get(k)
-		defer scratchF32.put(tmp)
-		q := scratchI8.get(k)
-		defer scratchI8.put(q)
+		tmp := cpu.ScratchF32.Get(k)
+		defer cpu.ScratchF32.Put(tmp)
+		q := cpu.ScratchI8.Get(k)
+		defer cpu.ScratchI8.Put(q)
 		for r := lo; r < hi; r++ {
 			i1, i2, i3 := r%ne1, (r/ne1)%ne2, r/(ne1*ne2)
 			b.Row(int64(i1), int64(i2), int64(i3), tmp)
@@ -173,7 +172,7 @@ func (ks *Kernels) prepareActivationsVec(a, b *ops.Tensor, vec, halves bool) *ac
 				copy(act.f32[r*k:], tmp)
 			case ops.F16:
 				if act.h != nil {
-					ks.f32ToF16Row(act.h[r*k:(r+1)*k], tmp)
+					ks.F32ToF16Row(act.h[r*k:(r+1)*k], tmp)
 					break
 				}
 				out := act.f32[r*k : (r+1)*k]
@@ -203,15 +202,15 @@ func (ks *Kernels) prepareActivationsVec(a, b *ops.Tensor, vec, halves bool) *ac
 // free gives act's buffers back to the scratch pools; act is not used
 // after it.
 func (act *actRows) free() {
-	scratchF32.put(act.f32)
-	scratchU16.put(act.h)
-	scratchI8.put(act.q)
-	scratchU64.put(act.pk)
-	scratchF32.put(act.d)
-	scratchI32.put(act.s)
-	scratchI8.put(act.q4)
-	scratchF32.put(act.d4)
-	scratchI32.put(act.s4)
+	cpu.ScratchF32.Put(act.f32)
+	cpu.ScratchU16.Put(act.h)
+	cpu.ScratchI8.Put(act.q)
+	cpu.ScratchU64.Put(act.pk)
+	cpu.ScratchF32.Put(act.d)
+	cpu.ScratchI32.Put(act.s)
+	cpu.ScratchI8.Put(act.q4)
+	cpu.ScratchF32.Put(act.d4)
+	cpu.ScratchI32.Put(act.s4)
 	*act = actRows{}
 }
 
@@ -465,7 +464,7 @@ func (ks *Kernels) mulMat(dst, a, b *ops.Tensor, vec bool) {
 									rws[j] = rowAt(i01 + j)
 								}
 								y := act.f32[(base+i11+c)*act.k : (base+i11+c+1)*act.k]
-								for j, v := range dot8F(kc, &rws, y) {
+								for j, v := range cpu.Dot8F(kc, &rws, y) {
 									put(i01+j, i11+c, v)
 								}
 							}

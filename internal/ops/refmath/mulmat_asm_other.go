@@ -4,8 +4,6 @@ package refmath
 
 import (
 	"unsafe"
-
-	"github.com/ainekko/et/internal/ops"
 )
 
 func q8_0Rows8VNNI(*[8]unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, int, *[8]float32, unsafe.Pointer) {
@@ -27,5 +25,3 @@ func q4_0Rows8x2VNNI(*[8]unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.
 func q4_0Rows8VNNI(*[8]unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, int, *[8]float32, unsafe.Pointer) {
 	panic("unreachable")
 }
-
-func dot8F(ops.Type, *[8][]byte, []float32) [8]float32 { panic("unreachable") }

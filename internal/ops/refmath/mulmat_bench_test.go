@@ -7,9 +7,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/ainekko/et/internal/ops/opstest"
-
 	"github.com/ainekko/et/internal/ops"
+	"github.com/ainekko/et/internal/ops/opstest"
 )
 
 // benchWeights makes an m×k src0 of type t with random contents, filled

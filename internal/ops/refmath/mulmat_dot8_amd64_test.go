@@ -6,9 +6,9 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/ainekko/et/internal/ops/opstest"
-
 	"github.com/ainekko/et/internal/ops"
+	"github.com/ainekko/et/internal/ops/opstest"
+	"github.com/ainekko/et/internal/ops/refmath/cpu"
 )
 
 // f16Rows returns m rows of k random halves (|x| < 2), a sixteenth of
@@ -45,7 +45,7 @@ func TestDotF16F16C8R(t *testing.T) {
 			b := opstest.RandF32(r, k)
 			var a [8][]byte
 			copy(a[:], rows)
-			got := dot8F(ops.F16, &a, b)
+			got := cpu.Dot8F(ops.F16, &a, b)
 			for j := range 8 {
 				refs := []float32{dotF16Bytes(rows[j], b)}
 				if host.Vec {
@@ -83,7 +83,7 @@ func TestDotF32AVX8R(t *testing.T) {
 				a[j] = rows[j]
 			}
 			b := opstest.RandF32(r, k)
-			got := dot8F(ops.F32, &a, b)
+			got := cpu.Dot8F(ops.F32, &a, b)
 			for j := range 8 {
 				checkDot8(t, "AVX", k, special, j, got[j], []float32{dotF32Bytes(rows[j], b)})
 			}

@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/ainekko/et/internal/ops"
+	"github.com/ainekko/et/internal/ops/refmath/cpu"
 )
 
 // The f16 MulMat kernels in Go assembly (mulmat_f16c_amd64.s), used when
@@ -50,7 +51,7 @@ func dotF16F16C4R(a0, a1, a2, a3 []byte, b []float32) [4]float32 {
 		s[2][0] += float32(tab[binary.LittleEndian.Uint16(a2[2*i:])] * b[i])
 		s[3][0] += float32(tab[binary.LittleEndian.Uint16(a3[2*i:])] * b[i])
 	}
-	return [4]float32{finish8(&s[0]), finish8(&s[1]), finish8(&s[2]), finish8(&s[3])}
+	return [4]float32{cpu.Finish8(&s[0]), cpu.Finish8(&s[1]), cpu.Finish8(&s[2]), cpu.Finish8(&s[3])}
 }
 
 // f16Tile4x2F16C adds, over n values (a multiple of 8), the products of

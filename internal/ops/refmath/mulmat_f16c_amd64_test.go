@@ -9,9 +9,8 @@ import (
 	"testing"
 	"unsafe"
 
-	"github.com/ainekko/et/internal/ops/opstest"
-
 	"github.com/ainekko/et/internal/ops"
+	"github.com/ainekko/et/internal/ops/opstest"
 )
 
 // wantWidened is F16ToF32(h) as VCVTPH2PS gives it: the same bits, but

@@ -2,11 +2,11 @@ package refmath
 
 import (
 	"encoding/binary"
-	"math"
 	"sync"
 	"unsafe"
 
 	"github.com/ainekko/et/internal/ops"
+	"github.com/ainekko/et/internal/ops/refmath/cpu"
 )
 
 // Register tiles of the f32 and f16 MulMat with the vector kernels
@@ -171,19 +171,11 @@ func finishTile(t ops.Type, rows [][]byte, acc, y []float32, k, r0, n int, put f
 				if t == ops.F16 {
 					v = tab[binary.LittleEndian.Uint16(row[2*j:])]
 				} else {
-					v = f32At(row, j)
+					v = cpu.F32At(row, j)
 				}
 				s[0] += float32(v * yc[j])
 			}
-			put(r0+i, c, finish8(s))
+			put(r0+i, c, cpu.Finish8(s))
 		}
 	}
 }
-
-// finish8 reduces eight running sums as dotF32 does.
-func finish8(s *[8]float32) float32 {
-	return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]))
-}
-
-// f32At is the little-endian float32 i of a.
-func f32At(a []byte, i int) float32 { return math.Float32frombits(binary.LittleEndian.Uint32(a[4*i:])) }

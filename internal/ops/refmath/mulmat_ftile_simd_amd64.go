@@ -7,6 +7,8 @@ package refmath
 import (
 	"simd/archsimd"
 	"unsafe"
+
+	"github.com/ainekko/et/internal/ops/refmath/cpu"
 )
 
 // The register tiles of mulmat_ftile.go. Each adds, over nv values (a
@@ -28,8 +30,8 @@ import (
 // f32Tile2x3 is two weight rows against three activation rows.
 func f32Tile2x3(w0, w1, x0, x1, x2, acc unsafe.Pointer, rs, nv int) {
 	a1 := unsafe.Add(acc, rs)
-	s00, s01, s02 := loadF32x8(acc, 0), loadF32x8(acc, 32), loadF32x8(acc, 64)
-	s10, s11, s12 := loadF32x8(a1, 0), loadF32x8(a1, 32), loadF32x8(a1, 64)
+	s00, s01, s02 := cpu.LoadF32x8(acc, 0), cpu.LoadF32x8(acc, 32), cpu.LoadF32x8(acc, 64)
+	s10, s11, s12 := cpu.LoadF32x8(a1, 0), cpu.LoadF32x8(a1, 32), cpu.LoadF32x8(a1, 64)
 	for o := 0; o < 4*nv; o += 32 {
 		v0 := archsimd.LoadFloat32x8((*[8]float32)(unsafe.Add(w0, o)))
 		v1 := archsimd.LoadFloat32x8((*[8]float32)(unsafe.Add(w1, o)))
@@ -55,9 +57,9 @@ func f32Tile2x3(w0, w1, x0, x1, x2, acc unsafe.Pointer, rs, nv int) {
 // f32Tile3x2 is three weight rows against two activation rows.
 func f32Tile3x2(w0, w1, w2, x0, x1, acc unsafe.Pointer, rs, nv int) {
 	a1, a2 := unsafe.Add(acc, rs), unsafe.Add(acc, 2*rs)
-	s00, s01 := loadF32x8(acc, 0), loadF32x8(acc, 32)
-	s10, s11 := loadF32x8(a1, 0), loadF32x8(a1, 32)
-	s20, s21 := loadF32x8(a2, 0), loadF32x8(a2, 32)
+	s00, s01 := cpu.LoadF32x8(acc, 0), cpu.LoadF32x8(acc, 32)
+	s10, s11 := cpu.LoadF32x8(a1, 0), cpu.LoadF32x8(a1, 32)
+	s20, s21 := cpu.LoadF32x8(a2, 0), cpu.LoadF32x8(a2, 32)
 	for o := 0; o < 4*nv; o += 32 {
 		y0 := archsimd.LoadFloat32x8((*[8]float32)(unsafe.Add(x0, o)))
 		y1 := archsimd.LoadFloat32x8((*[8]float32)(unsafe.Add(x1, o)))
@@ -83,7 +85,7 @@ func f32Tile3x2(w0, w1, w2, x0, x1, acc unsafe.Pointer, rs, nv int) {
 // f32Tile4x1 is four weight rows against one activation row.
 func f32Tile4x1(w0, w1, w2, w3, x0, acc unsafe.Pointer, rs, nv int) {
 	a1, a2, a3 := unsafe.Add(acc, rs), unsafe.Add(acc, 2*rs), unsafe.Add(acc, 3*rs)
-	s0, s1, s2, s3 := loadF32x8(acc, 0), loadF32x8(a1, 0), loadF32x8(a2, 0), loadF32x8(a3, 0)
+	s0, s1, s2, s3 := cpu.LoadF32x8(acc, 0), cpu.LoadF32x8(a1, 0), cpu.LoadF32x8(a2, 0), cpu.LoadF32x8(a3, 0)
 	for o := 0; o < 4*nv; o += 32 {
 		y := archsimd.LoadFloat32x8((*[8]float32)(unsafe.Add(x0, o)))
 		s0 = s0.Add(archsimd.LoadFloat32x8((*[8]float32)(unsafe.Add(w0, o))).Mul(y))
@@ -107,14 +109,14 @@ func storeF32x8(p unsafe.Pointer, off int, v archsimd.Float32x8) {
 // several rows at once keeps more of their cache lines in flight from
 // memory than one row after the other.
 func widenF16s4Vec(src, dst *[4]unsafe.Pointer, n int) {
-	keep, expo, inf, scale := f16Consts()
+	keep, expo, inf, scale := cpu.F16Consts()
 	s0, s1, s2, s3 := src[0], src[1], src[2], src[3]
 	d0, d1, d2, d3 := dst[0], dst[1], dst[2], dst[3]
 	for i := 0; i < n; i += 8 {
-		widenF16x8(s0, 2*i, keep, expo, inf, scale).Store((*[8]float32)(unsafe.Add(d0, 4*i)))
-		widenF16x8(s1, 2*i, keep, expo, inf, scale).Store((*[8]float32)(unsafe.Add(d1, 4*i)))
-		widenF16x8(s2, 2*i, keep, expo, inf, scale).Store((*[8]float32)(unsafe.Add(d2, 4*i)))
-		widenF16x8(s3, 2*i, keep, expo, inf, scale).Store((*[8]float32)(unsafe.Add(d3, 4*i)))
+		cpu.WidenF16x8(s0, 2*i, keep, expo, inf, scale).Store((*[8]float32)(unsafe.Add(d0, 4*i)))
+		cpu.WidenF16x8(s1, 2*i, keep, expo, inf, scale).Store((*[8]float32)(unsafe.Add(d1, 4*i)))
+		cpu.WidenF16x8(s2, 2*i, keep, expo, inf, scale).Store((*[8]float32)(unsafe.Add(d2, 4*i)))
+		cpu.WidenF16x8(s3, 2*i, keep, expo, inf, scale).Store((*[8]float32)(unsafe.Add(d3, 4*i)))
 	}
 	archsimd.ClearAVXUpperBits()
 }

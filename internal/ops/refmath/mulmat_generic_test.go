@@ -4,11 +4,9 @@ import (
 	"math"
 	"testing"
 
-	"github.com/ainekko/et/internal/ops/opstest"
-
-	"github.com/ainekko/et/internal/ops/codec"
-
 	"github.com/ainekko/et/internal/ops"
+	"github.com/ainekko/et/internal/ops/codec"
+	"github.com/ainekko/et/internal/ops/opstest"
 )
 
 // genericWeightTypes have no matmul kernel of their own.

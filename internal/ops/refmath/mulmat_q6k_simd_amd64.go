@@ -6,9 +6,8 @@ import (
 	"simd/archsimd"
 	"unsafe"
 
-	"github.com/ainekko/et/internal/ops/codec"
-
 	"github.com/ainekko/et/internal/ops"
+	"github.com/ainekko/et/internal/ops/codec"
 )
 
 // dequantRowQ6_KVec is dequantizeBlockQ6_K over the len(y)/256 blocks of

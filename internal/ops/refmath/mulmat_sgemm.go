@@ -6,6 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/ainekko/et/internal/ops"
+	"github.com/ainekko/et/internal/ops/refmath/cpu"
 )
 
 // ggml's CPU backend computes MUL_MAT of f32 and f16 weights by
@@ -181,7 +182,7 @@ func (ft *floatTile) sgemmTile(act *actRows, t ops.Type, rowAt func(int) []byte,
 	}
 	for i := range nr {
 		for c := range n {
-			put(r0+i, c, reduce16((*[16]float32)(acc[16*(i*n+c):])))
+			put(r0+i, c, cpu.Reduce16((*[16]float32)(acc[16*(i*n+c):])))
 		}
 	}
 }
@@ -198,12 +199,12 @@ func sgemmDot(t ops.Type, row []byte, y []float32) float32 {
 			if t == ops.F16 {
 				w = tab[binary.LittleEndian.Uint16(row[2*(i+j):])]
 			} else {
-				w = f32At(row, i+j)
+				w = cpu.F32At(row, i+j)
 			}
 			s[j] = fmaLane(w, y[i+j], s[j])
 		}
 	}
-	return reduce16(&s)
+	return cpu.Reduce16(&s)
 }
 
 // fmaF32 is x·y + z rounded once to float32, as C's fmaf and each lane of

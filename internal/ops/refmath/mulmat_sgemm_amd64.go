@@ -6,16 +6,6 @@ import (
 	"unsafe"
 )
 
-func sgemmTileShape(avx512, fma bool) (int, int) {
-	switch {
-	case avx512:
-		return 4, 4
-	case fma:
-		return 2, 2
-	}
-	return 0, 0
-}
-
 // sgemmKernel adds nv values (a multiple of 16) of the products of the
 // sgemmVecR weight rows w (f32, or f16 if f16) and nc ≤ sgemmVecC
 // activation rows x (f32, or f16 if xh: f16 weights with the AVX-512

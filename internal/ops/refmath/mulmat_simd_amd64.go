@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/ainekko/et/internal/ops"
+	"github.com/ainekko/et/internal/ops/refmath/cpu"
 )
 
 // The vector kernels of MulMat, built only with GOEXPERIMENT=simd on amd64
@@ -52,31 +53,14 @@ func hsum8x8(p0, p1, p2, p3, p4, p5, p6, p7 archsimd.Int32x8) archsimd.Int32x8 {
 	return a.Select128FromPair(0, 2, b).Add(a.Select128FromPair(1, 3, b))
 }
 
-// The loops address memory through unsafe pointers: the kernels check
-// the lengths of their slices once, on entry, and per-load slice
-// expressions would otherwise cost more scalar instructions (bounds checks
-// and pointer masking) than the vector work.
-
-func loadI8x32(p unsafe.Pointer, off int) archsimd.Int8x32 {
-	return archsimd.LoadInt8x32((*[32]int8)(unsafe.Add(p, off)))
-}
-
-func loadU8x16(p unsafe.Pointer, off int) archsimd.Uint8x16 {
-	return archsimd.LoadUint8x16((*[16]uint8)(unsafe.Add(p, off)))
-}
-
-func loadF32x8(p unsafe.Pointer, off int) archsimd.Float32x8 {
-	return archsimd.LoadFloat32x8((*[8]float32)(unsafe.Add(p, off)))
-}
-
 // q8_0Dot is the integer dot product of the q8_0 block at x (its 32
 // quants at x+2) with the 32 int8 activations at y: Σ x·y = Σ |x|·(y·sign
 // x), by VPMADDUBSW (|x| ≤ 128 unsigned, |y| ≤ 127, so each pair sum is at
 // most 2·128·127 = 32512 and never saturates) and VPMADDWD against ones,
 // in eight int32 lanes.
 func q8_0Dot(x, y unsafe.Pointer, ones archsimd.Int16x16) archsimd.Int32x8 {
-	w := loadI8x32(x, 2)
-	return w.Abs().AsUint8x32().DotProductPairsSaturated(loadI8x32(y, 0).CopySign(w)).DotProductPairs(ones)
+	w := cpu.LoadI8x32(x, 2)
+	return w.Abs().AsUint8x32().DotProductPairsSaturated(cpu.LoadI8x32(y, 0).CopySign(w)).DotProductPairs(ones)
 }
 
 // quantChunk holds one chunk's per-block results: the integer dot
@@ -92,8 +76,8 @@ type quantChunk struct {
 // j+7 (db from d, indexed from 0 at block j): the operations of the scalar
 // kernels, lane by lane, so the same float32 values.
 func (c *quantChunk) scale8(j int, pd unsafe.Pointer, keep, expo, inf archsimd.Int32x8, scale archsimd.Float32x8) {
-	da := widenF16x8(unsafe.Pointer(&c.sc[j]), 0, keep, expo, inf, scale)
-	t := da.Mul(loadF32x8(pd, 0))
+	da := cpu.WidenF16x8(unsafe.Pointer(&c.sc[j]), 0, keep, expo, inf, scale)
+	t := da.Mul(cpu.LoadF32x8(pd, 0))
 	archsimd.LoadInt32x8((*[8]int32)(c.isum[j : j+8])).ConvertToFloat32().Mul(t).Store((*[8]float32)(c.p[j : j+8]))
 }
 
@@ -142,7 +126,7 @@ func q8_0Chunk(c *quantChunk, a []byte, q []int8, d []float32) int {
 		c.isum[blk] = hsum8(q8_0Dot(unsafe.Add(pa, 34*blk), unsafe.Add(pq, 32*blk), ones))
 		c.sc[blk] = binary.LittleEndian.Uint16(a[34*blk:])
 	}
-	keep, expo, inf, scale := f16Consts()
+	keep, expo, inf, scale := cpu.F16Consts()
 	pd := unsafe.Pointer(&d[0])
 	j := 0
 	for ; j+8 <= nb; j += 8 {
@@ -156,12 +140,12 @@ func q8_0Chunk(c *quantChunk, a []byte, q []int8, d []float32) int {
 // saturation), in eight int32 lanes. Byte j holds element j in its low
 // nibble and j+16 in its high nibble.
 func q4_0Dot(x, y unsafe.Pointer, ones archsimd.Int16x16, m4 archsimd.Uint8x16, four archsimd.Uint32x4) archsimd.Int32x8 {
-	b := loadU8x16(x, 2)
+	b := cpu.LoadU8x16(x, 2)
 	// A per-lane shift: the constant-count form loads its count with a
 	// legacy SSE instruction (see vecChunk).
 	hi := b.AsUint32x4().ShiftRight(four).AsUint8x16().And(m4)
 	w := archsimd.Uint8x32{}.SetLo(b.And(m4)).SetHi(hi)
-	return w.DotProductPairsSaturated(loadI8x32(y, 0)).DotProductPairs(ones)
+	return w.DotProductPairsSaturated(cpu.LoadI8x32(y, 0)).DotProductPairs(ones)
 }
 
 // q4_0Chunk is q8_0Chunk for q4_0 weights, whose integer dot products
@@ -193,7 +177,7 @@ func q4_0Chunk(c *quantChunk, a []byte, q []int8, d []float32, s []int32) int {
 		c.isum[blk] = hsum8(q4_0Dot(unsafe.Add(pa, 18*blk), unsafe.Add(pq, 32*blk), ones, m4, four)) - 8*s[blk]
 		c.sc[blk] = binary.LittleEndian.Uint16(a[18*blk:])
 	}
-	keep, expo, inf, scale := f16Consts()
+	keep, expo, inf, scale := cpu.F16Consts()
 	pd := unsafe.Pointer(&d[0])
 	j := 0
 	for ; j+8 <= nb; j += 8 {
@@ -321,16 +305,16 @@ func dotF32Vec(a []byte, b []float32) float32 {
 	if n >= 8 {
 		pa, pb := unsafe.Pointer(&a[0]), unsafe.Pointer(&b[0])
 		for ; i+8 <= n; i += 8 {
-			acc = acc.Add(loadF32x8(pa, 4*i).Mul(loadF32x8(pb, 4*i)))
+			acc = acc.Add(cpu.LoadF32x8(pa, 4*i).Mul(cpu.LoadF32x8(pb, 4*i)))
 		}
 	}
 	var s [8]float32
 	acc.Store(&s)
 	archsimd.ClearAVXUpperBits()
 	for ; i < n; i++ {
-		s[0] += float32(f32At(a, i) * b[i])
+		s[0] += float32(cpu.F32At(a, i) * b[i])
 	}
-	return finish8(&s)
+	return cpu.Finish8(&s)
 }
 
 // dotF32Vec4R is dotF32Vec of four weight rows against b.
@@ -344,11 +328,11 @@ func dotF32Vec4R(a0, a1, a2, a3 []byte, b []float32) [4]float32 {
 		pb := unsafe.Pointer(&b[0])
 		for ; i+8 <= n; i += 8 {
 			o := 4 * i
-			y := loadF32x8(pb, o)
-			c0 = c0.Add(loadF32x8(p0, o).Mul(y))
-			c1 = c1.Add(loadF32x8(p1, o).Mul(y))
-			c2 = c2.Add(loadF32x8(p2, o).Mul(y))
-			c3 = c3.Add(loadF32x8(p3, o).Mul(y))
+			y := cpu.LoadF32x8(pb, o)
+			c0 = c0.Add(cpu.LoadF32x8(p0, o).Mul(y))
+			c1 = c1.Add(cpu.LoadF32x8(p1, o).Mul(y))
+			c2 = c2.Add(cpu.LoadF32x8(p2, o).Mul(y))
+			c3 = c3.Add(cpu.LoadF32x8(p3, o).Mul(y))
 		}
 	}
 	var s [4][8]float32
@@ -358,12 +342,12 @@ func dotF32Vec4R(a0, a1, a2, a3 []byte, b []float32) [4]float32 {
 	c3.Store(&s[3])
 	archsimd.ClearAVXUpperBits()
 	for ; i < n; i++ {
-		s[0][0] += float32(f32At(a0, i) * b[i])
-		s[1][0] += float32(f32At(a1, i) * b[i])
-		s[2][0] += float32(f32At(a2, i) * b[i])
-		s[3][0] += float32(f32At(a3, i) * b[i])
+		s[0][0] += float32(cpu.F32At(a0, i) * b[i])
+		s[1][0] += float32(cpu.F32At(a1, i) * b[i])
+		s[2][0] += float32(cpu.F32At(a2, i) * b[i])
+		s[3][0] += float32(cpu.F32At(a3, i) * b[i])
 	}
-	return [4]float32{finish8(&s[0]), finish8(&s[1]), finish8(&s[2]), finish8(&s[3])}
+	return [4]float32{cpu.Finish8(&s[0]), cpu.Finish8(&s[1]), cpu.Finish8(&s[2]), cpu.Finish8(&s[3])}
 }
 
 // dotF32Vec4C is dotF32Vec of one weight row against the four activation
@@ -379,11 +363,11 @@ func dotF32Vec4C(a []byte, b []float32) [4]float32 {
 		p0, p1, p2, p3 := unsafe.Pointer(&b0[0]), unsafe.Pointer(&b1[0]), unsafe.Pointer(&b2[0]), unsafe.Pointer(&b3[0])
 		for ; i+8 <= n; i += 8 {
 			o := 4 * i
-			x := loadF32x8(pa, o)
-			c0 = c0.Add(x.Mul(loadF32x8(p0, o)))
-			c1 = c1.Add(x.Mul(loadF32x8(p1, o)))
-			c2 = c2.Add(x.Mul(loadF32x8(p2, o)))
-			c3 = c3.Add(x.Mul(loadF32x8(p3, o)))
+			x := cpu.LoadF32x8(pa, o)
+			c0 = c0.Add(x.Mul(cpu.LoadF32x8(p0, o)))
+			c1 = c1.Add(x.Mul(cpu.LoadF32x8(p1, o)))
+			c2 = c2.Add(x.Mul(cpu.LoadF32x8(p2, o)))
+			c3 = c3.Add(x.Mul(cpu.LoadF32x8(p3, o)))
 		}
 	}
 	var s [4][8]float32
@@ -393,32 +377,13 @@ func dotF32Vec4C(a []byte, b []float32) [4]float32 {
 	c3.Store(&s[3])
 	archsimd.ClearAVXUpperBits()
 	for ; i < n; i++ {
-		x := f32At(a, i)
+		x := cpu.F32At(a, i)
 		s[0][0] += float32(x * b0[i])
 		s[1][0] += float32(x * b1[i])
 		s[2][0] += float32(x * b2[i])
 		s[3][0] += float32(x * b3[i])
 	}
-	return [4]float32{finish8(&s[0]), finish8(&s[1]), finish8(&s[2]), finish8(&s[3])}
-}
-
-// widenF16x8 converts the eight little-endian halves at p+off to float32
-// exactly: sign-extending each half to 32 bits and shifting it left by 13
-// puts its exponent and mantissa in place below four copies of its sign;
-// keeping the sign bit (mask 0x8fffe000) and scaling by 2^112 rebiases
-// the exponent, exactly for zeros, subnormals and normals; infinities and
-// NaNs (exponent field 0x0f800000 after the shift) get the all-ones
-// exponent ORed in. The constants are arguments because the compiler does
-// not hoist them out of loops.
-func widenF16x8(p unsafe.Pointer, off int, keep, expo, inf archsimd.Int32x8, scale archsimd.Float32x8) archsimd.Float32x8 {
-	h := loadU8x16(p, off).AsInt16x8().ExtendToInt32().ShiftAllLeft(13)
-	f := h.And(keep).AsFloat32x8().Mul(scale)
-	return f.AsInt32x8().Or(h.And(expo).Equal(expo).ToInt32x8().And(inf)).AsFloat32x8()
-}
-
-func f16Consts() (keep, expo, inf archsimd.Int32x8, scale archsimd.Float32x8) {
-	return archsimd.BroadcastInt32x8(-0x70002000), archsimd.BroadcastInt32x8(0x0f800000),
-		archsimd.BroadcastInt32x8(0x7f800000), archsimd.BroadcastFloat32x8(0x1p112)
+	return [4]float32{cpu.Finish8(&s[0]), cpu.Finish8(&s[1]), cpu.Finish8(&s[2]), cpu.Finish8(&s[3])}
 }
 
 // dotF16Vec is dotF16Bytes.
@@ -428,10 +393,10 @@ func dotF16Vec(a []byte, b []float32) float32 {
 	var acc archsimd.Float32x8
 	i := 0
 	if n >= 8 {
-		keep, expo, inf, scale := f16Consts()
+		keep, expo, inf, scale := cpu.F16Consts()
 		pa, pb := unsafe.Pointer(&a[0]), unsafe.Pointer(&b[0])
 		for ; i+8 <= n; i += 8 {
-			acc = acc.Add(widenF16x8(pa, 2*i, keep, expo, inf, scale).Mul(loadF32x8(pb, 4*i)))
+			acc = acc.Add(cpu.WidenF16x8(pa, 2*i, keep, expo, inf, scale).Mul(cpu.LoadF32x8(pb, 4*i)))
 		}
 	}
 	var s [8]float32
@@ -441,7 +406,7 @@ func dotF16Vec(a []byte, b []float32) float32 {
 	for ; i < n; i++ {
 		s[0] += float32(tab[binary.LittleEndian.Uint16(a[2*i:])] * b[i])
 	}
-	return finish8(&s)
+	return cpu.Finish8(&s)
 }
 
 // dotF16Vec4R is dotF16Vec of four weight rows against b.
@@ -454,16 +419,16 @@ func (ks *Kernels) dotF16Vec4R(a0, a1, a2, a3 []byte, b []float32) [4]float32 {
 	var c0, c1, c2, c3 archsimd.Float32x8
 	i := 0
 	if n >= 8 {
-		keep, expo, inf, scale := f16Consts()
+		keep, expo, inf, scale := cpu.F16Consts()
 		p0, p1, p2, p3 := unsafe.Pointer(&a0[0]), unsafe.Pointer(&a1[0]), unsafe.Pointer(&a2[0]), unsafe.Pointer(&a3[0])
 		pb := unsafe.Pointer(&b[0])
 		for ; i+8 <= n; i += 8 {
 			o := 2 * i
-			y := loadF32x8(pb, 4*i)
-			c0 = c0.Add(widenF16x8(p0, o, keep, expo, inf, scale).Mul(y))
-			c1 = c1.Add(widenF16x8(p1, o, keep, expo, inf, scale).Mul(y))
-			c2 = c2.Add(widenF16x8(p2, o, keep, expo, inf, scale).Mul(y))
-			c3 = c3.Add(widenF16x8(p3, o, keep, expo, inf, scale).Mul(y))
+			y := cpu.LoadF32x8(pb, 4*i)
+			c0 = c0.Add(cpu.WidenF16x8(p0, o, keep, expo, inf, scale).Mul(y))
+			c1 = c1.Add(cpu.WidenF16x8(p1, o, keep, expo, inf, scale).Mul(y))
+			c2 = c2.Add(cpu.WidenF16x8(p2, o, keep, expo, inf, scale).Mul(y))
+			c3 = c3.Add(cpu.WidenF16x8(p3, o, keep, expo, inf, scale).Mul(y))
 		}
 	}
 	var s [4][8]float32
@@ -479,7 +444,7 @@ func (ks *Kernels) dotF16Vec4R(a0, a1, a2, a3 []byte, b []float32) [4]float32 {
 		s[2][0] += float32(tab[binary.LittleEndian.Uint16(a2[2*i:])] * b[i])
 		s[3][0] += float32(tab[binary.LittleEndian.Uint16(a3[2*i:])] * b[i])
 	}
-	return [4]float32{finish8(&s[0]), finish8(&s[1]), finish8(&s[2]), finish8(&s[3])}
+	return [4]float32{cpu.Finish8(&s[0]), cpu.Finish8(&s[1]), cpu.Finish8(&s[2]), cpu.Finish8(&s[3])}
 }
 
 // dotF16Vec4C is dotF16Vec of one weight row against the four activation
@@ -491,16 +456,16 @@ func dotF16Vec4C(a []byte, b []float32) [4]float32 {
 	var c0, c1, c2, c3 archsimd.Float32x8
 	i := 0
 	if n >= 8 {
-		keep, expo, inf, scale := f16Consts()
+		keep, expo, inf, scale := cpu.F16Consts()
 		pa := unsafe.Pointer(&a[0])
 		p0, p1, p2, p3 := unsafe.Pointer(&b0[0]), unsafe.Pointer(&b1[0]), unsafe.Pointer(&b2[0]), unsafe.Pointer(&b3[0])
 		for ; i+8 <= n; i += 8 {
 			o := 4 * i
-			x := widenF16x8(pa, 2*i, keep, expo, inf, scale)
-			c0 = c0.Add(x.Mul(loadF32x8(p0, o)))
-			c1 = c1.Add(x.Mul(loadF32x8(p1, o)))
-			c2 = c2.Add(x.Mul(loadF32x8(p2, o)))
-			c3 = c3.Add(x.Mul(loadF32x8(p3, o)))
+			x := cpu.WidenF16x8(pa, 2*i, keep, expo, inf, scale)
+			c0 = c0.Add(x.Mul(cpu.LoadF32x8(p0, o)))
+			c1 = c1.Add(x.Mul(cpu.LoadF32x8(p1, o)))
+			c2 = c2.Add(x.Mul(cpu.LoadF32x8(p2, o)))
+			c3 = c3.Add(x.Mul(cpu.LoadF32x8(p3, o)))
 		}
 	}
 	var s [4][8]float32
@@ -517,5 +482,5 @@ func dotF16Vec4C(a []byte, b []float32) [4]float32 {
 		s[2][0] += float32(x * b2[i])
 		s[3][0] += float32(x * b3[i])
 	}
-	return [4]float32{finish8(&s[0]), finish8(&s[1]), finish8(&s[2]), finish8(&s[3])}
+	return [4]float32{cpu.Finish8(&s[0]), cpu.Finish8(&s[1]), cpu.Finish8(&s[2]), cpu.Finish8(&s[3])}
 }

@@ -7,11 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ainekko/et/internal/ops/codec"
-
-	"github.com/ainekko/et/internal/ops/opstest"
-
 	"github.com/ainekko/et/internal/ops"
+	"github.com/ainekko/et/internal/ops/codec"
+	"github.com/ainekko/et/internal/ops/opstest"
 )
 
 // naiveMulMat is the textbook definition in float64 over elements read

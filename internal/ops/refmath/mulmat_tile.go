@@ -3,9 +3,9 @@ package refmath
 import (
 	"unsafe"
 
-	"github.com/ainekko/et/internal/ops/codec"
-
 	"github.com/ainekko/et/internal/ops"
+	"github.com/ainekko/et/internal/ops/codec"
+	"github.com/ainekko/et/internal/ops/refmath/cpu"
 )
 
 // Eight-row tiles of the quantized MulMat (q8_0 and q4_0 weights with the
@@ -184,9 +184,9 @@ func (act *actRows) packQuads(n int) {
 	batches := len(act.d) / nb / n
 	act.nq = n / 4
 	fours := batches * act.nq
-	act.q4 = scratchI8.get(fours * 4 * k) // every entry written below
-	act.d4 = scratchF32.get(fours * 4 * nb)
-	act.s4 = scratchI32.get(fours * 4 * nb)
+	act.q4 = cpu.ScratchI8.Get(fours * 4 * k) // every entry written below
+	act.d4 = cpu.ScratchF32.Get(fours * 4 * nb)
+	act.s4 = cpu.ScratchI32.Get(fours * 4 * nb)
 	for b := range batches {
 		for qi := range act.nq {
 			o := (b*act.nq + qi) * nb // in blocks

@@ -5,6 +5,8 @@ package refmath
 import (
 	"simd/archsimd"
 	"unsafe"
+
+	"github.com/ainekko/et/internal/ops/refmath/cpu"
 )
 
 // An AVX-512 form of the fused eight-row q4_0 kernel (mulmat_tile_simd_amd64.go),
@@ -23,8 +25,8 @@ import (
 // q4x4 returns the q4_0 block at offset o of the rows p0..p3, one row per
 // 128-bit lane, its low nibbles in lo and its high nibbles in hi.
 func q4x4(p0, p1, p2, p3 unsafe.Pointer, o int, m4 archsimd.Uint8x64, four archsimd.Uint32x16) (lo, hi archsimd.Uint8x64) {
-	w := archsimd.Uint8x64{}.SetLo(archsimd.Uint8x32{}.SetLo(loadU8x16(p0, o)).SetHi(loadU8x16(p1, o))).
-		SetHi(archsimd.Uint8x32{}.SetLo(loadU8x16(p2, o)).SetHi(loadU8x16(p3, o)))
+	w := archsimd.Uint8x64{}.SetLo(archsimd.Uint8x32{}.SetLo(cpu.LoadU8x16(p0, o)).SetHi(cpu.LoadU8x16(p1, o))).
+		SetHi(archsimd.Uint8x32{}.SetLo(cpu.LoadU8x16(p2, o)).SetHi(cpu.LoadU8x16(p3, o)))
 	return w.And(m4), w.AsUint32x16().ShiftRight(four).AsUint8x64().And(m4)
 }
 
@@ -60,7 +62,7 @@ func q4Consts512() (m4 archsimd.Uint8x64, four archsimd.Uint32x16, ones archsimd
 func q4_0Rows8Fused512(p *[8]unsafe.Pointer, y, d, s unsafe.Pointer, nb int) (out [8]float32) {
 	m4, four, ones, idx := q4Consts512()
 	three := archsimd.BroadcastInt32x8(3)
-	keep, expo, inf, scale := f16Consts()
+	keep, expo, inf, scale := cpu.F16Consts()
 	p0, p1, p2, p3, p4, p5, p6, p7 := p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7]
 	var acc archsimd.Float32x8
 	for j := 0; j < nb; j++ {

@@ -5,6 +5,8 @@ package refmath
 import (
 	"simd/archsimd"
 	"unsafe"
+
+	"github.com/ainekko/et/internal/ops/refmath/cpu"
 )
 
 // The eight-row kernels of the quantized MulMat (q8_0 and q4_0 weights,
@@ -30,7 +32,7 @@ func q8_0Rows8Vec(p *[8]unsafe.Pointer, y, d, da unsafe.Pointer, nb int) (out [8
 	var acc archsimd.Float32x8
 	for j := 0; j < nb; j++ {
 		o := 34*j + 2
-		yv := loadI8x32(y, 32*j)
+		yv := cpu.LoadI8x32(y, 32*j)
 		h01 := q8Dot(p0, o, yv, ones).AddPairsGrouped(q8Dot(p1, o, yv, ones))
 		h23 := q8Dot(p2, o, yv, ones).AddPairsGrouped(q8Dot(p3, o, yv, ones))
 		a := h01.AddPairsGrouped(h23)
@@ -39,7 +41,7 @@ func q8_0Rows8Vec(p *[8]unsafe.Pointer, y, d, da unsafe.Pointer, nb int) (out [8
 		b := h45.AddPairsGrouped(h67)
 		is := a.Select128FromPair(0, 2, b).Add(a.Select128FromPair(1, 3, b))
 		db := archsimd.LoadFloat32x4((*[4]float32)(unsafe.Add(d, 4*j))).Broadcast1To8()
-		acc = acc.Add(is.ConvertToFloat32().Mul(loadF32x8(da, 32*j).Mul(db)))
+		acc = acc.Add(is.ConvertToFloat32().Mul(cpu.LoadF32x8(da, 32*j).Mul(db)))
 	}
 	acc.Store(&out)
 	archsimd.ClearAVXUpperBits()
@@ -48,7 +50,7 @@ func q8_0Rows8Vec(p *[8]unsafe.Pointer, y, d, da unsafe.Pointer, nb int) (out [8
 
 // q8Dot is q8_0Dot of the 32 quants at x+o with yv, in eight int32 lanes.
 func q8Dot(x unsafe.Pointer, o int, yv archsimd.Int8x32, ones archsimd.Int16x16) archsimd.Int32x8 {
-	w := loadI8x32(x, o)
+	w := cpu.LoadI8x32(x, o)
 	return w.Abs().AsUint8x32().DotProductPairsSaturated(yv.CopySign(w)).DotProductPairs(ones)
 }
 
@@ -62,7 +64,7 @@ func q4_0Rows8Vec(p *[8]unsafe.Pointer, y, d, s, da unsafe.Pointer, nb int) (out
 	var acc archsimd.Float32x8
 	for j := 0; j < nb; j++ {
 		o := 18*j + 2
-		yv := loadI8x32(y, 32*j)
+		yv := cpu.LoadI8x32(y, 32*j)
 		h01 := q4Dot(p0, o, yv, ones, m4, four).AddPairsGrouped(q4Dot(p1, o, yv, ones, m4, four))
 		h23 := q4Dot(p2, o, yv, ones, m4, four).AddPairsGrouped(q4Dot(p3, o, yv, ones, m4, four))
 		a := h01.AddPairsGrouped(h23)
@@ -72,7 +74,7 @@ func q4_0Rows8Vec(p *[8]unsafe.Pointer, y, d, s, da unsafe.Pointer, nb int) (out
 		sy := archsimd.LoadInt32x4((*[4]int32)(unsafe.Add(s, 4*j))).Broadcast1To8().ShiftLeft(three)
 		is := a.Select128FromPair(0, 2, b).Add(a.Select128FromPair(1, 3, b)).Sub(sy)
 		db := archsimd.LoadFloat32x4((*[4]float32)(unsafe.Add(d, 4*j))).Broadcast1To8()
-		acc = acc.Add(is.ConvertToFloat32().Mul(loadF32x8(da, 32*j).Mul(db)))
+		acc = acc.Add(is.ConvertToFloat32().Mul(cpu.LoadF32x8(da, 32*j).Mul(db)))
 	}
 	acc.Store(&out)
 	archsimd.ClearAVXUpperBits()
@@ -84,7 +86,7 @@ func q4_0Rows8Vec(p *[8]unsafe.Pointer, y, d, s, da unsafe.Pointer, nb int) (out
 // half, by the lanes of sh) and masked by m4. (All constants are 256-bit:
 // the compiler spills and reloads 128-bit ones with legacy SSE moves.)
 func q4Dot(x unsafe.Pointer, o int, yv archsimd.Int8x32, ones archsimd.Int16x16, m4 archsimd.Uint8x32, sh archsimd.Uint32x8) archsimd.Int32x8 {
-	b := loadU8x16(x, o)
+	b := cpu.LoadU8x16(x, o)
 	w := archsimd.Uint8x32{}.SetLo(b).SetHi(b).AsUint32x8().ShiftRight(sh).AsUint8x32().And(m4)
 	return w.DotProductPairsSaturated(yv).DotProductPairs(ones)
 }
@@ -109,10 +111,10 @@ func (ks *Kernels) widenF16sVec(src []uint16, dst []float32) {
 		}
 		return
 	}
-	keep, expo, inf, scale := f16Consts()
+	keep, expo, inf, scale := cpu.F16Consts()
 	ps, pd := unsafe.Pointer(&src[0]), unsafe.Pointer(&dst[0])
 	for i := 0; i+8 <= n; i += 8 {
-		widenF16x8(ps, 2*i, keep, expo, inf, scale).Store((*[8]float32)(unsafe.Add(pd, 4*i)))
+		cpu.WidenF16x8(ps, 2*i, keep, expo, inf, scale).Store((*[8]float32)(unsafe.Add(pd, 4*i)))
 	}
 	archsimd.ClearAVXUpperBits()
 }
@@ -137,12 +139,12 @@ func scales8(p0, p1, p2, p3, p4, p5, p6, p7 unsafe.Pointer, o int, keep, expo, i
 // q8_0Rows8FusedVec is q8_0Rows8Vec computing the scales itself.
 func q8_0Rows8FusedVec(p *[8]unsafe.Pointer, y, d unsafe.Pointer, nb int) (out [8]float32) {
 	ones := archsimd.BroadcastInt16x16(1)
-	keep, expo, inf, scale := f16Consts()
+	keep, expo, inf, scale := cpu.F16Consts()
 	p0, p1, p2, p3, p4, p5, p6, p7 := p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7]
 	var acc archsimd.Float32x8
 	for j := 0; j < nb; j++ {
 		o := 34*j + 2
-		yv := loadI8x32(y, 32*j)
+		yv := cpu.LoadI8x32(y, 32*j)
 		h01 := q8Dot(p0, o, yv, ones).AddPairsGrouped(q8Dot(p1, o, yv, ones))
 		h23 := q8Dot(p2, o, yv, ones).AddPairsGrouped(q8Dot(p3, o, yv, ones))
 		a := h01.AddPairsGrouped(h23)
@@ -164,12 +166,12 @@ func q4_0Rows8FusedVec(p *[8]unsafe.Pointer, y, d, s unsafe.Pointer, nb int) (ou
 	ones := archsimd.BroadcastInt16x16(1)
 	m4, four := q4Consts()
 	three := archsimd.BroadcastInt32x8(3)
-	keep, expo, inf, scale := f16Consts()
+	keep, expo, inf, scale := cpu.F16Consts()
 	p0, p1, p2, p3, p4, p5, p6, p7 := p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7]
 	var acc archsimd.Float32x8
 	for j := 0; j < nb; j++ {
 		o := 18*j + 2
-		yv := loadI8x32(y, 32*j)
+		yv := cpu.LoadI8x32(y, 32*j)
 		h01 := q4Dot(p0, o, yv, ones, m4, four).AddPairsGrouped(q4Dot(p1, o, yv, ones, m4, four))
 		h23 := q4Dot(p2, o, yv, ones, m4, four).AddPairsGrouped(q4Dot(p3, o, yv, ones, m4, four))
 		a := h01.AddPairsGrouped(h23)
@@ -195,12 +197,12 @@ func q4_0Rows8Fused2Vec(p *[8]unsafe.Pointer, y0, d0, s0, y1, d1, s1 unsafe.Poin
 	ones := archsimd.BroadcastInt16x16(1)
 	m4, four := q4Consts()
 	three := archsimd.BroadcastInt32x8(3)
-	keep, expo, inf, scale := f16Consts()
+	keep, expo, inf, scale := cpu.F16Consts()
 	p0, p1, p2, p3, p4, p5, p6, p7 := p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7]
 	var acc0, acc1 archsimd.Float32x8
 	for j := 0; j < nb; j++ {
 		o := 18*j + 2
-		yv0, yv1 := loadI8x32(y0, 32*j), loadI8x32(y1, 32*j)
+		yv0, yv1 := cpu.LoadI8x32(y0, 32*j), cpu.LoadI8x32(y1, 32*j)
 		w := q4Unpack(p0, o, m4, four)
 		x := q4Unpack(p1, o, m4, four)
 		h01a := q4DotW(w, yv0, ones).AddPairsGrouped(q4DotW(x, yv0, ones))
@@ -236,7 +238,7 @@ func q4_0Rows8Fused2Vec(p *[8]unsafe.Pointer, y0, d0, s0, y1, d1, s1 unsafe.Poin
 // q4Unpack is q4Dot's unpacking of the 16 nibble bytes at x+o: their low
 // nibbles in the low half, their high nibbles in the high half.
 func q4Unpack(x unsafe.Pointer, o int, m4 archsimd.Uint8x32, sh archsimd.Uint32x8) archsimd.Uint8x32 {
-	b := loadU8x16(x, o)
+	b := cpu.LoadU8x16(x, o)
 	return archsimd.Uint8x32{}.SetLo(b).SetHi(b).AsUint32x8().ShiftRight(sh).AsUint8x32().And(m4)
 }
 
@@ -251,22 +253,22 @@ func q4DotW(w archsimd.Uint8x32, yv archsimd.Int8x32, ones archsimd.Int16x16) ar
 // operations of q8_0Rows8FusedVec in the same order.
 func q8_0Rows8Fused2Vec(p *[8]unsafe.Pointer, y0, d0, y1, d1 unsafe.Pointer, nb int) (out0, out1 [8]float32) {
 	ones := archsimd.BroadcastInt16x16(1)
-	keep, expo, inf, scale := f16Consts()
+	keep, expo, inf, scale := cpu.F16Consts()
 	p0, p1, p2, p3, p4, p5, p6, p7 := p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7]
 	var acc0, acc1 archsimd.Float32x8
 	for j := 0; j < nb; j++ {
 		o := 34*j + 2
-		yv0, yv1 := loadI8x32(y0, 32*j), loadI8x32(y1, 32*j)
-		w, x := loadI8x32(p0, o), loadI8x32(p1, o)
+		yv0, yv1 := cpu.LoadI8x32(y0, 32*j), cpu.LoadI8x32(y1, 32*j)
+		w, x := cpu.LoadI8x32(p0, o), cpu.LoadI8x32(p1, o)
 		h01a := q8DotW(w, yv0, ones).AddPairsGrouped(q8DotW(x, yv0, ones))
 		h01b := q8DotW(w, yv1, ones).AddPairsGrouped(q8DotW(x, yv1, ones))
-		w, x = loadI8x32(p2, o), loadI8x32(p3, o)
+		w, x = cpu.LoadI8x32(p2, o), cpu.LoadI8x32(p3, o)
 		aa := h01a.AddPairsGrouped(q8DotW(w, yv0, ones).AddPairsGrouped(q8DotW(x, yv0, ones)))
 		ab := h01b.AddPairsGrouped(q8DotW(w, yv1, ones).AddPairsGrouped(q8DotW(x, yv1, ones)))
-		w, x = loadI8x32(p4, o), loadI8x32(p5, o)
+		w, x = cpu.LoadI8x32(p4, o), cpu.LoadI8x32(p5, o)
 		h45a := q8DotW(w, yv0, ones).AddPairsGrouped(q8DotW(x, yv0, ones))
 		h45b := q8DotW(w, yv1, ones).AddPairsGrouped(q8DotW(x, yv1, ones))
-		w, x = loadI8x32(p6, o), loadI8x32(p7, o)
+		w, x = cpu.LoadI8x32(p6, o), cpu.LoadI8x32(p7, o)
 		ba := h45a.AddPairsGrouped(q8DotW(w, yv0, ones).AddPairsGrouped(q8DotW(x, yv0, ones)))
 		bb := h45b.AddPairsGrouped(q8DotW(w, yv1, ones).AddPairsGrouped(q8DotW(x, yv1, ones)))
 		da := scales8(p0, p1, p2, p3, p4, p5, p6, p7, o-2, keep, expo, inf, scale)

@@ -8,11 +8,9 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/ainekko/et/internal/ops/opstest"
-
-	"github.com/ainekko/et/internal/ops/codec"
-
 	"github.com/ainekko/et/internal/ops"
+	"github.com/ainekko/et/internal/ops/codec"
+	"github.com/ainekko/et/internal/ops/opstest"
 )
 
 // TestMulMat8RowsMatchScalar runs the eight-row q8_0/q4_0 kernels

@@ -8,7 +8,7 @@ import (
 
 // The q4_0 eight-row kernel for one column in Go assembly
 // (mulmat_vnni_amd64.s), used when the CPU has AVX-512 with VNNI and F16C
-// (vecVNNI). It computes what q4_0Rows8Fused512 does, with VPDPBUSD
+// (Kernels.VNNI). It computes what q4_0Rows8Fused512 does, with VPDPBUSD
 // (u8·s8 products summed four at a time into int32, without saturation:
 // exact) in place of VPMADDUBSW and VPMADDWD, and the f16 scales widened by
 // VCVTPH2PS, exact for all halves but NaNs (a signalling NaN comes out
@@ -18,10 +18,6 @@ import (
 // The VNNI kernels run in every amd64 build, GOEXPERIMENT=simd or not: in
 // the plain build they are the quantized MulMat's only vector code, taking
 // every group of eight rows (vnniAlone).
-
-// cpuidAVX512VNNI is CPUID.7.0: EBX bits 16 (AVX512F), 17 (DQ), 30 (BW),
-// 31 (VL) and ECX bit 11 (AVX512_VNNI).
-func cpuidAVX512VNNI() bool
 
 // reduceIdx is the permutation of the kernels' final reduction (reduce8
 // in mulmat_tile512_simd_amd64.go).

@@ -22,22 +22,6 @@
 // stream as one sequential run; where next is nil, their own rows 512
 // bytes ahead, to L1.
 
-// func cpuidAVX512VNNI() bool
-TEXT ·cpuidAVX512VNNI(SB), NOSPLIT, $0-1
-	MOVB $0, ret+0(FP)
-	MOVL $7, AX
-	XORL CX, CX
-	CPUID
-	ANDL $0xc0030000, BX // AVX512F, DQ, BW, VL
-	CMPL BX, $0xc0030000
-	JNE  novnni
-	SHRL $11, CX
-	ANDL $1, CX
-	MOVB CX, ret+0(FP)
-
-novnni:
-	RET
-
 // func q4_0Rows8VNNI(p *[8]unsafe.Pointer, y, d, s unsafe.Pointer, nb int, out *[8]float32, next unsafe.Pointer)
 TEXT ·q4_0Rows8VNNI(SB), NOSPLIT, $0-56
 	MOVQ p+0(FP), R15

@@ -5,11 +5,9 @@ import (
 	"math"
 	"unsafe"
 
-	"github.com/ainekko/et/internal/ops/codec"
-
-	"github.com/ainekko/et/internal/ops/parallel"
-
 	"github.com/ainekko/et/internal/ops"
+	"github.com/ainekko/et/internal/ops/codec"
+	"github.com/ainekko/et/internal/ops/parallel"
 )
 
 func (ks *Kernels) refMulMatID(dst *ops.Tensor, srcs []*ops.Tensor, _ ops.Params) error {

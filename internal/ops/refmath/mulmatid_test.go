@@ -7,9 +7,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/ainekko/et/internal/ops/opstest"
-
 	"github.com/ainekko/et/internal/ops"
+	"github.com/ainekko/et/internal/ops/opstest"
 )
 
 func TestMulMatID(t *testing.T) {

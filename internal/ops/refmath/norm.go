@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/ainekko/et/internal/ops"
+	"github.com/ainekko/et/internal/ops/refmath/cpu"
 )
 
 func (ks *Kernels) refRMSNorm(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) error {
@@ -13,12 +14,12 @@ func (ks *Kernels) refRMSNorm(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params)
 		return 1 / sqrtf32(mean+eps)
 	}
 	if normRowsF32(dst, srcs[0], srcs[0].Ne[0]/4, func(y, x []float32) {
-		ks.scaleInto(y, x, rmsScale(ks.sumSqRow(x), len(x)))
+		ks.ScaleInto(y, x, rmsScale(ks.SumSqRow(x), len(x)))
 	}) {
 		return nil
 	}
 	normRows(dst, srcs[0], func(y []float32) {
-		ks.scaleInto(y, y, rmsScale(sumSqScalar(y), len(y)))
+		ks.ScaleInto(y, y, rmsScale(cpu.SumSqScalar(y), len(y)))
 	})
 	return nil
 }
@@ -28,12 +29,12 @@ func (ks *Kernels) refNorm(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) er
 	norm := func(y, x []float32, sum func([]float32) float64, center func(y, x []float32, m float32) float64) {
 		mean := float32(sum(x) / float64(len(x)))
 		variance := float32(center(y, x, mean) / float64(len(x)))
-		ks.scaleInto(y, y, 1/sqrtf32(variance+eps))
+		ks.ScaleInto(y, y, 1/sqrtf32(variance+eps))
 	}
-	if normRowsF32(dst, srcs[0], srcs[0].Ne[0]/4, func(y, x []float32) { norm(y, x, ks.sumRow, ks.centerSumSqRow) }) {
+	if normRowsF32(dst, srcs[0], srcs[0].Ne[0]/4, func(y, x []float32) { norm(y, x, ks.SumRow, ks.CenterSumSqRow) }) {
 		return nil
 	}
-	normRows(dst, srcs[0], func(y []float32) { norm(y, y, sumScalar, centerSumSqScalar) })
+	normRows(dst, srcs[0], func(y []float32) { norm(y, y, cpu.SumScalar, cpu.CenterSumSqScalar) })
 	return nil
 }
 
@@ -41,12 +42,12 @@ func (ks *Kernels) refL2Norm(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) 
 	eps := p.F32("eps")
 	l2Scale := func(sum float64) float32 { return 1 / max(sqrtf32(float32(sum)), eps) }
 	if normRowsF32(dst, srcs[0], srcs[0].Ne[0]/4, func(y, x []float32) {
-		ks.scaleInto(y, x, l2Scale(ks.sumSqRow(x)))
+		ks.ScaleInto(y, x, l2Scale(ks.SumSqRow(x)))
 	}) {
 		return nil
 	}
 	normRows(dst, srcs[0], func(y []float32) {
-		ks.scaleInto(y, y, l2Scale(sumSqScalar(y)))
+		ks.ScaleInto(y, y, l2Scale(cpu.SumSqScalar(y)))
 	})
 	return nil
 }
@@ -57,13 +58,13 @@ func (ks *Kernels) refL2Norm(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) 
 // f32RowView). A row costs cost of refParallel's work units (about
 // ne0/4 for the vectorised kernels: they run several elements per step).
 func normRowsF32(dst, x *ops.Tensor, cost int64, f func(y, x []float32)) bool {
-	if !denseF32Rows(dst, x) || dst.Ne != x.Ne {
+	if !cpu.DenseF32Rows(dst, x) || dst.Ne != x.Ne {
 		return false
 	}
-	refParallel(x.NRows(), max(1, cost), func(lo, hi int64) {
+	cpu.RefParallel(x.NRows(), max(1, cost), func(lo, hi int64) {
 		for r := lo; r < hi; r++ {
 			i1, i2, i3 := ops.RowIndex(x.Ne, r)
-			f(f32RowView(dst, i1, i2, i3), f32RowView(x, i1, i2, i3))
+			f(cpu.F32RowView(dst, i1, i2, i3), cpu.F32RowView(x, i1, i2, i3))
 		}
 	})
 	return true
@@ -72,7 +73,7 @@ func normRowsF32(dst, x *ops.Tensor, cost int64, f func(y, x []float32)) bool {
 // normRows runs f on a copy of every row of x and stores it in dst.
 func normRows(dst, x *ops.Tensor, f func(y []float32)) {
 	n0 := x.Ne[0]
-	refParallel(x.NRows(), n0, func(lo, hi int64) {
+	cpu.RefParallel(x.NRows(), n0, func(lo, hi int64) {
 		y := make([]float32, n0)
 		for r := lo; r < hi; r++ {
 			i1, i2, i3 := ops.RowIndex(x.Ne, r)

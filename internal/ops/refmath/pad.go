@@ -2,6 +2,7 @@ package refmath
 
 import (
 	"github.com/ainekko/et/internal/ops"
+	"github.com/ainekko/et/internal/ops/refmath/cpu"
 )
 
 func refPad(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) error {
@@ -17,7 +18,7 @@ func refPad(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) error {
 	if p.Has("circular") && p.Bool("circular") {
 		// ggml_wrap_around: (i - lp + n) % n per dim.
 		wrap := func(c, n int64) int64 { return ((c % n) + n) % n }
-		refParallel(dst.NRows(), n0, func(lo, hi int64) {
+		cpu.RefParallel(dst.NRows(), n0, func(lo, hi int64) {
 			row := make([]float32, n0)
 			for r := lo; r < hi; r++ {
 				i1, i2, i3 := ops.RowIndex(dst.Ne, r)
@@ -30,7 +31,7 @@ func refPad(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) error {
 		})
 		return nil
 	}
-	refParallel(dst.NRows(), n0, func(lo, hi int64) {
+	cpu.RefParallel(dst.NRows(), n0, func(lo, hi int64) {
 		row := make([]float32, n0)
 		for r := lo; r < hi; r++ {
 			i1, i2, i3 := ops.RowIndex(dst.Ne, r)

@@ -4,9 +4,8 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/ainekko/et/internal/ops/opstest"
-
 	"github.com/ainekko/et/internal/ops"
+	"github.com/ainekko/et/internal/ops/opstest"
 )
 
 // TestNewOpsParallelDeterministic runs the ops of this change on shapes

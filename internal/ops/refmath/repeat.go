@@ -2,6 +2,7 @@ package refmath
 
 import (
 	"github.com/ainekko/et/internal/ops"
+	"github.com/ainekko/et/internal/ops/refmath/cpu"
 )
 
 func refRepeat(dst *ops.Tensor, srcs []*ops.Tensor, _ ops.Params) error {
@@ -10,7 +11,7 @@ func refRepeat(dst *ops.Tensor, srcs []*ops.Tensor, _ ops.Params) error {
 		return &ops.NoHostMathError{What: "repeat of " + x.Type.String() + " (quantized)"}
 	}
 	ts := uint64(x.Type.TypeSize())
-	refParallel(dst.NRows(), dst.Ne[0], func(lo, hi int64) {
+	cpu.RefParallel(dst.NRows(), dst.Ne[0], func(lo, hi int64) {
 		for r := lo; r < hi; r++ {
 			i1, i2, i3 := ops.RowIndex(dst.Ne, r)
 			for i0 := int64(0); i0 < dst.Ne[0]; i0++ {

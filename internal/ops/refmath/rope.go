@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/ainekko/et/internal/ops"
+	"github.com/ainekko/et/internal/ops/refmath/cpu"
 )
 
 // ropeYarnCorrDims is ggml_rope_yarn_corr_dims.
@@ -73,12 +74,12 @@ func (ks *Kernels) refRope(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) er
 	if mode == "vision" {
 		nCache = ne[0]
 	}
-	if (mode == "normal" || mode == "neox") && denseF32Rows(x, dst) && dst.Ne == x.Ne {
+	if (mode == "normal" || mode == "neox") && cpu.DenseF32Rows(x, dst) && dst.Ne == x.Ne {
 		ropeF32(&ropeF32Job{ks: ks, dst: dst, x: x, pos: pos, neox: mode == "neox", nDims: nDims, nOffs: nOffs, factors: factors,
 			thetaScale: thetaScale, freqScale: freqScale, corr: corr, extFactor: extFactor, attnFactor: attnFactor})
 		return nil
 	}
-	refParallel(ne[2]*ne[3], ne[0]*ne[1], func(lo, hi int64) {
+	cpu.RefParallel(ne[2]*ne[3], ne[0]*ne[1], func(lo, hi int64) {
 		cache := make([]float32, nCache)
 		row := make([]float32, ne[0])
 		out := make([]float32, ne[0])
@@ -145,12 +146,12 @@ func (ks *Kernels) refRope(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) er
 func ropeF32(j *ropeF32Job) {
 	ne := j.x.Ne
 	n, cost := ne[2]*ne[3], ne[0]*ne[1]
-	if refInline(n, cost) {
+	if cpu.RefInline(n, cost) {
 		j.tokens(0, n)
 		return
 	}
 	jp := *j // the workers' copy: only this path allocates
-	refParallel(n, cost, jp.tokens)
+	cpu.RefParallel(n, cost, jp.tokens)
 }
 
 // ropeF32Job is ropeF32's operands.
@@ -189,10 +190,10 @@ func (j *ropeF32Job) tokens(lo, hi int64) {
 		i2, i3 := g%ne[2], g/ne[2]
 		j.cosSin(c, s, th, float32(j.pos.Int(i2, 0, 0, 0)))
 		if !j.neox {
-			ropeExpand(cc, ss, c, s)
+			cpu.RopeExpand(cc, ss, c, s)
 		}
-		xt, xs := f32Rows(x, i2, i3)
-		dt, ds := f32Rows(dst, i2, i3)
+		xt, xs := cpu.F32Rows(x, i2, i3)
+		dt, ds := cpu.F32Rows(dst, i2, i3)
 		copyRest := (nOffs > 0 || nOffs+nDims < ne[0]) && &xt[0] != &dt[0]
 		for i1 := int64(0); i1 < ne[1]; i1++ {
 			xr, or := xt[i1*xs:i1*xs+ne[0]], dt[i1*ds:i1*ds+ne[0]]
@@ -202,9 +203,9 @@ func (j *ropeF32Job) tokens(lo, hi int64) {
 			}
 			xw, ow := xr[nOffs:nOffs+nDims], or[nOffs:nOffs+nDims]
 			if j.neox {
-				ks.ropeNeoxRow(ow, xw, c, s)
+				ks.RopeNeoxRow(ow, xw, c, s)
 			} else {
-				ks.ropeNormalRow(ow, xw, cc, ss)
+				ks.RopeNormalRow(ow, xw, cc, ss)
 			}
 		}
 	}
@@ -235,7 +236,7 @@ func (j *ropeF32Job) cosSin(c, s, th []float32, p float32) {
 				theta *= thetaScale
 			}
 		}
-		if ks.sincosRow(c, s, th, j.attnFactor) {
+		if ks.SincosRow(c, s, th, j.attnFactor) {
 			return
 		}
 	}

@@ -3,9 +3,9 @@ package refmath
 import (
 	"testing"
 
-	"github.com/ainekko/et/internal/ops/opstest"
-
 	"github.com/ainekko/et/internal/ops"
+	"github.com/ainekko/et/internal/ops/opstest"
+	"github.com/ainekko/et/internal/ops/refmath/cpu"
 )
 
 // TestEltwiseLongRows runs unary and glu (split and single-tensor forms)
@@ -14,7 +14,7 @@ import (
 // (silu's and swiglu's are ggml's split of a row: siluGGML on the first
 // n0&^15 values, siluF32 after, see silu.go), bit for bit.
 func TestEltwiseLongRows(t *testing.T) {
-	const n0, rows = 2*eltChunk + 904, 3
+	const n0, rows = 2*cpu.EltChunk + 904, 3
 	a := ops.FromF32(ops.F32, []int64{n0, rows}, opstest.RandVals(21, n0*rows, -9, 9))
 	b := ops.FromF32(ops.F32, []int64{n0, rows}, opstest.RandVals(22, n0*rows, -3, 3))
 	x2 := ops.FromF32(ops.F32, []int64{2 * n0, rows}, opstest.RandVals(23, 2*n0*rows, -9, 9))
@@ -26,14 +26,14 @@ func TestEltwiseLongRows(t *testing.T) {
 	}
 	// The scalar function of element i of a row of n0 values.
 	unary := func(op string, i int) func(float32) float32 {
-		if op == "silu" && i%n0 < n0&^(siluBlock-1) {
-			return siluGGML
+		if op == "silu" && i%n0 < n0&^(cpu.SiluBlock-1) {
+			return cpu.SiluGGML
 		}
 		return UnaryFunc(op)
 	}
 	glu := func(op string, i int) func(a, b float32) float32 {
-		if op == "swiglu" && i%n0 < n0&^(siluBlock-1) {
-			return func(a, b float32) float32 { return siluGGML(a) * b }
+		if op == "swiglu" && i%n0 < n0&^(cpu.SiluBlock-1) {
+			return func(a, b float32) float32 { return cpu.SiluGGML(a) * b }
 		}
 		return GLUFunc(op, 0, 0)
 	}

@@ -120,3 +120,22 @@ func Ref(op ops.Op) RefFunc { return host.Ref(op) }
 
 // Bind is Bind with this CPU's kernels (Host).
 func Bind(op ops.Op) BindFunc { return host.Bind(op) }
+
+// RefFunc is an op's reference math with ggml CPU semantics. It writes
+// dst through dst.Nb and reads the sources through their Nb, so strided
+// views work on both sides; it does not allocate dst. Call it through
+// Run, which validates shapes first.
+type RefFunc func(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) error
+
+// BindFunc fixes an op's reference math to these tensors and normalized
+// params, the work that follows from their shapes, strides and storage
+// done once: the returned function is Ref(dst, srcs, p) with the same
+// results and errors, reading the tensors' data at every call. It
+// returns nil where the op has no faster bound form for the tensors.
+// A device that runs one launch many times (the reference device's
+// replays) calls it instead of Ref while the tensors' storage lives.
+type BindFunc func(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) func() error
+
+func (ks *Kernels) refMulMat(dst *ops.Tensor, srcs []*ops.Tensor, _ ops.Params) error {
+	return ks.MulMat(dst, srcs[0], srcs[1])
+}

@@ -2,6 +2,7 @@ package refmath
 
 import (
 	"github.com/ainekko/et/internal/ops"
+	"github.com/ainekko/et/internal/ops/refmath/cpu"
 )
 
 // rwkvRun runs step for every (sequence, head) in parallel, with the head's
@@ -10,7 +11,7 @@ func rwkvRun(dst, state *ops.Tensor, d ops.RWKVDims, step func(st, y []float32, 
 	ss := d.S * d.S
 	c := d.S * d.H
 	perSeq := d.T / d.NSeqs
-	refParallel(d.H*d.NSeqs, ss*perSeq, func(lo, hi int64) {
+	cpu.RefParallel(d.H*d.NSeqs, ss*perSeq, func(lo, hi int64) {
 		st := make([]float32, ss)
 		y := make([]float32, d.S)
 		for w := lo; w < hi; w++ {

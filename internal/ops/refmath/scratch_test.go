@@ -6,45 +6,45 @@ import (
 	"testing"
 	"unsafe"
 
-	"github.com/ainekko/et/internal/ops/opstest"
-
 	"github.com/ainekko/et/internal/ops"
+	"github.com/ainekko/et/internal/ops/opstest"
+	"github.com/ainekko/et/internal/ops/refmath/cpu"
 )
 
 func TestScratchPool(t *testing.T) {
-	var p scratchPool[float32]
-	if b := p.get(0); b != nil {
+	var p cpu.ScratchPool[float32]
+	if b := p.Get(0); b != nil {
 		t.Errorf("get(0) = %v, want nil", b)
 	}
 	for _, n := range []int{1, 2, 3, 4, 5, 1000, 1024, 1025} {
-		b := p.get(n)
+		b := p.Get(n)
 		if len(b) != n || cap(b) < n {
 			t.Fatalf("get(%d): len %d cap %d", n, len(b), cap(b))
 		}
 		for i := range b { // the whole slice is usable
 			b[i] = float32(i)
 		}
-		p.put(b)
+		p.Put(b)
 	}
 	// A slice given back serves a request of its class, and not one of
 	// a larger class (whose user would write past it).
-	big := p.get(3000)
+	big := p.Get(3000)
 	big[0] = 42
-	p.put(big)
-	if b := p.get(1000); cap(b) >= 3000 {
+	p.Put(big)
+	if b := p.Get(1000); cap(b) >= 3000 {
 		t.Errorf("get(1000) took the 3000-element slice (cap %d)", cap(b))
 	}
-	if b := p.get(2049); unsafe.SliceData(b) != unsafe.SliceData(big) || b[0] != 42 {
+	if b := p.Get(2049); unsafe.SliceData(b) != unsafe.SliceData(big) || b[0] != 42 {
 		t.Logf("get(2049) did not reuse the 3000-element slice (sync.Pool may drop it)")
 	}
 	// A slice of any capacity may be given back: it goes to the largest
 	// class it holds.
 	odd := make([]float32, 100)
-	p.put(odd)
-	if b := p.get(65); len(b) != 65 || cap(b) < 65 {
+	p.Put(odd)
+	if b := p.Get(65); len(b) != 65 || cap(b) < 65 {
 		t.Errorf("get(65) after put of cap 100: len %d cap %d", len(b), cap(b))
 	}
-	p.put(nil) // no-op
+	p.Put(nil) // no-op
 }
 
 // TestScratchReuse runs each op that computes in pooled work areas

@@ -6,9 +6,9 @@ import (
 	"slices"
 	"unsafe"
 
-	"github.com/ainekko/et/internal/ops/parallel"
-
 	"github.com/ainekko/et/internal/ops"
+	"github.com/ainekko/et/internal/ops/parallel"
+	"github.com/ainekko/et/internal/ops/refmath/cpu"
 )
 
 // setRowsSplit is the number of values from which f32 rows into an f16
@@ -65,7 +65,7 @@ func (ks *Kernels) refSetRows(dst *ops.Tensor, srcs []*ops.Tensor, _ ops.Params)
 	if !sameStorage(dst, d) {
 		copyRaw(dst, d)
 	}
-	if dst.Type == ops.F16 && denseF32Rows(s) && denseF16Rows(dst) {
+	if dst.Type == ops.F16 && cpu.DenseF32Rows(s) && cpu.DenseF16Rows(dst) {
 		if s.Ne[2] == 1 && s.Ne[3] == 1 && s.Ne[0] >= 256 && s.Ne[0]*s.Ne[1] >= setRowsSplit && distinctRows(idx, s.Ne[1], d.Ne[1]) {
 			n := int(s.Ne[1])
 			parallel.For(n, (n+1)/2, func(lo, hi int) {
@@ -105,12 +105,12 @@ func (ks *Kernels) refSetRows(dst *ops.Tensor, srcs []*ops.Tensor, _ ops.Params)
 // (nil).
 func (ks *Kernels) bindSetRows(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) func() error {
 	d, s, idx := srcs[0], srcs[1], srcs[2]
-	if dst.Type != ops.F16 || !sameStorage(dst, d) || !denseF32Rows(s) || !denseF16Rows(dst) ||
+	if dst.Type != ops.F16 || !sameStorage(dst, d) || !cpu.DenseF32Rows(s) || !cpu.DenseF16Rows(dst) ||
 		s.Ne[2] != 1 || s.Ne[3] != 1 {
 		return nil
 	}
 	n, rows, dstRows := int(s.Ne[0]), s.Ne[1], dst.Ne[1]
-	src, stride := f32Rows(s, 0, 0)
+	src, stride := cpu.F32Rows(s, 0, 0)
 	do, nb1 := dst.RowOffset(0, 0, 0), dst.Nb[1]
 	at := idxRowsAt(idx, 0, 0)
 	return func() error {
@@ -132,8 +132,8 @@ func (ks *Kernels) bindSetRows(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params
 // multiple of 32 values without NaN is one call of the assembly.
 func (ks *Kernels) f32ToF16RowAt(dst *byte, src *float32, n int) {
 	h := (*uint16)(unsafe.Pointer(dst))
-	if !ks.f32ToF16Whole(h, src, n) {
-		ks.f32ToF16Row(unsafe.Slice(h, n), unsafe.Slice(src, n))
+	if !ks.F32ToF16Whole(h, src, n) {
+		ks.F32ToF16Row(unsafe.Slice(h, n), unsafe.Slice(src, n))
 	}
 }
 
@@ -169,11 +169,11 @@ func (x idxRows) row(i int64) int64 {
 // the rows of the dense f16 dst that at names (checked in range).
 func (ks *Kernels) setRowsF16(dst, s *ops.Tensor, at idxRows, lo, hi, j, k int64) {
 	n := s.Ne[0]
-	src, stride := f32Rows(s, j, k)
+	src, stride := cpu.F32Rows(s, j, k)
 	do := dst.RowOffset(0, j, k)
 	for i := lo; i < hi; i++ {
 		d := do + uint64(at.row(i))*dst.Nb[1]
-		ks.f32ToF16Row(unsafe.Slice((*uint16)(unsafe.Pointer(&dst.Buf[d : d+2*uint64(n)][0])), n),
+		ks.F32ToF16Row(unsafe.Slice((*uint16)(unsafe.Pointer(&dst.Buf[d : d+2*uint64(n)][0])), n),
 			src[i*stride:i*stride+n])
 	}
 }

@@ -6,9 +6,8 @@ import (
 	"math"
 	"testing"
 
-	"github.com/ainekko/et/internal/ops/opstest"
-
 	"github.com/ainekko/et/internal/ops"
+	"github.com/ainekko/et/internal/ops/opstest"
 )
 
 func TestSetRows(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/ainekko/et/internal/ops"
+	"github.com/ainekko/et/internal/ops/refmath/cpu"
 )
 
 // alibiSlopes returns the ALiBi slope function of ggml for n_head heads.
@@ -28,9 +29,9 @@ func (ks *Kernels) refSoftMax(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params)
 	scale := p.F32("scale")
 	slope := alibiSlopes(p.F32("max_bias"), x.Ne[2])
 	n0 := x.Ne[0]
-	refParallel(x.NRows(), n0, func(lo, hi int64) {
-		rows := scratchF32.get(int(2 * n0))
-		defer scratchF32.put(rows)
+	cpu.RefParallel(x.NRows(), n0, func(lo, hi int64) {
+		rows := cpu.ScratchF32.Get(int(2 * n0))
+		defer cpu.ScratchF32.Put(rows)
 		w := rows[:n0]
 		var mrow []float32
 		if mask != nil {
@@ -43,27 +44,27 @@ func (ks *Kernels) refSoftMax(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params)
 			// f32 mask row read in place: no copies through buffers.
 			w = buf
 			inPlace := false
-			if v := f32RowView(dst, i1, i2, i3); v != nil {
+			if v := cpu.F32RowView(dst, i1, i2, i3); v != nil {
 				w, inPlace = v, true
 			}
 			// A dense f32 x row is read where it lies by the vector
 			// steps (xr); otherwise, or for the scalar steps, x's row
 			// is first copied into w.
-			xr := f32RowView(x, i1, i2, i3)
+			xr := cpu.F32RowView(x, i1, i2, i3)
 			if xr == nil {
 				x.Row(i1, i2, i3, w)
 				xr = w
 			}
 			var s float32
 			if mask != nil {
-				mrow = f32RowView(mask, i1, i2%mask.Ne[2], i3%mask.Ne[3])
+				mrow = cpu.F32RowView(mask, i1, i2%mask.Ne[2], i3%mask.Ne[3])
 				if mrow == nil {
 					mrow = mbuf
 					mask.Row(i1, i2%mask.Ne[2], i3%mask.Ne[3], mrow)
 				}
 				s = slope(i2)
 			}
-			m, done := ks.softMaxPrepVec(w, xr, scale, mrow, s)
+			m, done := ks.SoftMaxPrepVec(w, xr, scale, mrow, s)
 			if !done {
 				copy(w, xr)
 				for i := range w {
@@ -86,10 +87,10 @@ func (ks *Kernels) refSoftMax(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params)
 			}
 			sum := ks.softMaxExpRow(w, m)
 			if sinks != nil {
-				sum += float64(expf32(sink - m))
+				sum += float64(cpu.Expf32(sink - m))
 			}
 			inv := float32(1 / sum)
-			if !ks.scaleRowVec(w, inv) {
+			if !ks.ScaleRowVec(w, inv) {
 				for i := range w {
 					w[i] *= inv
 				}
@@ -109,46 +110,15 @@ func (ks *Kernels) refSoftMax(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params)
 // order, then the rest by expf, each added as it comes. (ggml's AVX2
 // build sums 8 at a time, its portable build one by one with expf.)
 func (ks *Kernels) softMaxExpRow(w []float32, m float32) float64 {
-	n := len(w) &^ (siluBlock - 1)
+	n := len(w) &^ (cpu.SiluBlock - 1)
 	var sum float64
 	if n > 0 {
-		sum = ks.softMaxExpVec(w[:n], m)
+		sum = ks.SoftMaxExpVec(w[:n], m)
 	}
 	for i := n; i < len(w); i++ {
-		e := expf32(w[i] - m)
+		e := cpu.Expf32(w[i] - m)
 		w[i] = e
 		sum += float64(e)
 	}
 	return sum
-}
-
-// softMaxExpScalar is softMaxExpRow's vector part (len(w) a multiple of
-// 16) one value at a time, for CPUs without the kernels.
-func softMaxExpScalar(w []float32, m float32) float64 {
-	var sum float64
-	for b := 0; b+16 <= len(w); b += 16 {
-		if b&511 == 0 {
-			ops.ClearUpper()
-		}
-		e := (*[16]float32)(w[b : b+16])
-		for j, v := range e {
-			e[j] = expGGML(v - m)
-		}
-		sum += float64(reduce16(e))
-	}
-	return sum
-}
-
-// reduce16 is _mm512_reduce_add_ps: the upper eight lanes plus the lower,
-// then the upper four of those plus the lower, then lanes 2 and 3 plus 0
-// and 1, then lane 1 plus lane 0.
-func reduce16(e *[16]float32) float32 {
-	var t [8]float32
-	for j := range t {
-		t[j] = e[j+8] + e[j]
-	}
-	for j := range 4 {
-		t[j] = t[j+4] + t[j]
-	}
-	return (t[0] + t[2]) + (t[1] + t[3])
 }

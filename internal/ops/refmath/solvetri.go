@@ -2,13 +2,14 @@ package refmath
 
 import (
 	"github.com/ainekko/et/internal/ops"
+	"github.com/ainekko/et/internal/ops/refmath/cpu"
 )
 
 func refSolveTri(dst *ops.Tensor, srcs []*ops.Tensor, _ ops.Params) error {
 	a, b := srcs[0], srcs[1]
 	n, k := a.Ne[0], b.Ne[0]
 	nb := b.Ne[2] * b.Ne[3]
-	refParallel(nb, n*n, func(lo, hi int64) {
+	cpu.RefParallel(nb, n*n, func(lo, hi int64) {
 		am := make([]float32, n*n)
 		bm := make([]float32, k*n)
 		x := make([]float32, k*n)

@@ -4,13 +4,14 @@ import (
 	"math"
 
 	"github.com/ainekko/et/internal/ops"
+	"github.com/ainekko/et/internal/ops/refmath/cpu"
 )
 
 func refSSMConv(dst *ops.Tensor, srcs []*ops.Tensor, _ ops.Params) error {
 	sx, c := srcs[0], srcs[1]
 	dconv, dinner := c.Ne[0], c.Ne[1]
 	nt, ns := dst.Ne[1], dst.Ne[2]
-	refParallel(dinner*ns, sx.Ne[0], func(lo, hi int64) {
+	cpu.RefParallel(dinner*ns, sx.Ne[0], func(lo, hi int64) {
 		win := make([]float32, sx.Ne[0])
 		w := make([]float32, dconv)
 		for r := lo; r < hi; r++ {
@@ -34,7 +35,7 @@ func softplusSSM(x float32) float32 {
 	if x > 20 {
 		return x
 	}
-	return float32(math.Log1p(float64(expf32(x))))
+	return float32(math.Log1p(float64(cpu.Expf32(x))))
 }
 
 func refSSMScan(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) error {
@@ -57,7 +58,7 @@ func refSSMScan(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) error {
 	slotSize := headState * d.NHead * d.NSeqs
 	mamba1 := a.Ne[0] != 1
 	perGroup := d.NHead / d.NGroup
-	refParallel(d.NHead*d.NSeqs, headState*d.NTok, func(lo, hi int64) {
+	cpu.RefParallel(d.NHead*d.NSeqs, headState*d.NTok, func(lo, hi int64) {
 		state := make([]float32, headState)
 		xr := make([]float32, d.HeadDim)
 		br := make([]float32, d.DState)
@@ -78,7 +79,7 @@ func refSSMScan(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) error {
 				dtsp := softplusSSM(dt.F32(h, t, q, 0))
 				dA := float32(0)
 				if !mamba1 {
-					dA = expf32(dtsp * ar[0])
+					dA = cpu.Expf32(dtsp * ar[0])
 				}
 				for i1 := int64(0); i1 < d.HeadDim; i1++ {
 					xdt := xr[i1] * dtsp
@@ -87,7 +88,7 @@ func refSSMScan(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) error {
 					for i0 := range st {
 						decay := dA
 						if mamba1 {
-							decay = expf32(dtsp * ar[i0])
+							decay = cpu.Expf32(dtsp * ar[i0])
 						}
 						v := st[i0]*decay + br[i0]*xdt
 						sum += v * cr[i0]

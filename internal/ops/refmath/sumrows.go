@@ -2,6 +2,7 @@ package refmath
 
 import (
 	"github.com/ainekko/et/internal/ops"
+	"github.com/ainekko/et/internal/ops/refmath/cpu"
 )
 
 func refSumRows(dst *ops.Tensor, srcs []*ops.Tensor, _ ops.Params) error {
@@ -18,7 +19,7 @@ func refMean(dst *ops.Tensor, srcs []*ops.Tensor, _ ops.Params) error {
 // (0, i1, i2, i3) of dst.
 func reduceRows(dst, x *ops.Tensor, f func(sum float32, n int64) float32) {
 	n0 := x.Ne[0]
-	refParallel(x.NRows(), n0, func(lo, hi int64) {
+	cpu.RefParallel(x.NRows(), n0, func(lo, hi int64) {
 		row := make([]float32, n0)
 		for r := lo; r < hi; r++ {
 			i1, i2, i3 := ops.RowIndex(x.Ne, r)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/ainekko/et/internal/ops"
+	"github.com/ainekko/et/internal/ops/refmath/cpu"
 )
 
 func refTri(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) error {
@@ -13,7 +14,7 @@ func refTri(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) error {
 	}
 	x := srcs[0]
 	n0 := x.Ne[0]
-	refParallel(x.NRows(), n0, func(lo, hi int64) {
+	cpu.RefParallel(x.NRows(), n0, func(lo, hi int64) {
 		row := make([]float32, n0)
 		for r := lo; r < hi; r++ {
 			i1, i2, i3 := ops.RowIndex(x.Ne, r)

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/ainekko/et/internal/ops"
+	"github.com/ainekko/et/internal/ops/refmath/cpu"
 )
 
 // UnaryFunc returns the float32 function of a unary sub-op (nil if the
@@ -49,19 +50,19 @@ func UnaryFunc(name string) func(float32) float32 {
 			return 0
 		}
 	case "sigmoid":
-		return func(x float32) float32 { return 1 / (1 + expf32(-x)) }
+		return func(x float32) float32 { return 1 / (1 + cpu.Expf32(-x)) }
 	case "gelu":
 		return GeluCPU
 	case "gelu_quick":
 		return GeluQuickCPU
 	case "silu":
-		return siluF32
+		return cpu.SiluF32
 	case "hardswish":
 		return func(x float32) float32 { return x * hardsigmoidF32(x) }
 	case "hardsigmoid":
 		return hardsigmoidF32
 	case "exp":
-		return expf32
+		return cpu.Expf32
 	case "expm1":
 		return expm1f32
 	case "softplus":
@@ -69,7 +70,7 @@ func UnaryFunc(name string) func(float32) float32 {
 			if x > 20 {
 				return x
 			}
-			return float32(math.Log(float64(1 + expf32(x))))
+			return float32(math.Log(float64(1 + cpu.Expf32(x))))
 		}
 	case "gelu_erf":
 		return geluErfF32
@@ -96,13 +97,13 @@ func (ks *Kernels) refUnary(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) e
 		}
 	}
 	if p.Str("op") == "silu" && srcs[0].Type == ops.F32 {
-		kern = ks.siluRow // ggml's split of an f32 row (silu.go); f16 rows are silu of each value
+		kern = ks.SiluRow // ggml's split of an f32 row (silu.go); f16 rows are silu of each value
 	}
-	if x := srcs[0]; denseF32Rows(dst, x) && dst.Ne == x.Ne {
+	if x := srcs[0]; cpu.DenseF32Rows(dst, x) && dst.Ne == x.Ne {
 		// exp, tanh, erf: a few ns an element, 4 work units.
-		forRowChunks(x.NRows(), x.Ne[0], 4, func(r, lo, hi int64) {
+		cpu.ForRowChunks(x.NRows(), x.Ne[0], 4, func(r, lo, hi int64) {
 			i1, i2, i3 := ops.RowIndex(x.Ne, r)
-			kern(f32RowView(dst, i1, i2, i3)[lo:hi], f32RowView(x, i1, i2, i3)[lo:hi])
+			kern(cpu.F32RowView(dst, i1, i2, i3)[lo:hi], cpu.F32RowView(x, i1, i2, i3)[lo:hi])
 		})
 		return nil
 	}
@@ -141,7 +142,7 @@ func GeluCPU(x float32) float32 {
 
 // GeluQuickF32 is ggml_gelu_quick_f32: x·sigmoid(1.702·x).
 func GeluQuickF32(x float32) float32 {
-	return x * (1 / (1 + expf32(geluQuickCoef*x)))
+	return x * (1 / (1 + cpu.Expf32(geluQuickCoef*x)))
 }
 
 // GeluQuickCPU is what ggml's CPU computes for gelu_quick on f32 data: the
@@ -153,12 +154,7 @@ func geluErfF32(x float32) float32 {
 	return float32(0.5*x) * (1 + e)
 }
 
-func siluF32(x float32) float32 { return x / (1 + expf32(-x)) }
-
 func hardsigmoidF32(x float32) float32 { return min(1, max(0, (x+3)/6)) }
-
-// The C float functions, through float64 (within an ulp of glibc's).
-func expf32(x float32) float32 { return float32(math.Exp(float64(x))) }
 
 func expm1f32(x float32) float32 { return float32(math.Expm1(float64(x))) }
 

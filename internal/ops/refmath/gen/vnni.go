@@ -30,7 +30,6 @@ const vnniHeader = `#include "textflag.h"
 func vnniFile() string {
 	var l lines
 	l.add("%s", strings.TrimSuffix(vnniHeader, "\n"))
-	cpuidVNNI(&l)
 	for _, q4 := range []bool{true, false} {
 		for _, n := range []int{1, 2} {
 			qRows8(&l, q4, n)
@@ -42,25 +41,6 @@ func vnniFile() string {
 
 // vnniRows are the eight weight row pointers of the kernels.
 var vnniRows = []string{"AX", "BX", "CX", "DX", "R8", "R9", "R10", "R11"}
-
-func cpuidVNNI(l *lines) {
-	l.add(`
-// func cpuidAVX512VNNI() bool
-TEXT ·cpuidAVX512VNNI(SB), NOSPLIT, $0-1
-	MOVB $0, ret+0(FP)
-	MOVL $7, AX
-	XORL CX, CX
-	CPUID
-	ANDL $0xc0030000, BX // AVX512F, DQ, BW, VL
-	CMPL BX, $0xc0030000
-	JNE novnni
-	SHRL $11, CX
-	ANDL $1, CX
-	MOVB CX, ret+0(FP)
-
-novnni:
-	RET`)
-}
 
 // rows8 loads the eight row pointers of p (a *[8]unsafe.Pointer, the
 // first argument) into vnniRows, through R15.

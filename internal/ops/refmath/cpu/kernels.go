@@ -1,0 +1,67 @@
+package cpu
+
+// Kernels is the set of CPU kernels the reference math runs: a field per
+// family of kernels, set (true, or for the tinyBLAS tiles their shape)
+// only where this CPU has every extension that family's code uses.
+// Detect builds this CPU's set; every op runs with the set it is given
+// (the refmath packages' Kernels embed this one, and the shared kernels
+// here are its methods), so a test turns a family off on a copy, to
+// compare it with the code it replaces, without touching what other
+// tests run. The zero Kernels runs the portable Go code alone.
+type Kernels struct {
+	// The assembly of every amd64 build (the CPU checks are siluCPU,
+	// cpuidF16C and cpuidAVX512VNNI, each with the OS's support of the
+	// vector state).
+
+	// AVX2 is AVX2 and FMA: the row kernels' assembly of the plain build,
+	// the silu and soft_max exp kernels, the AVX2 tinyBLAS tiles.
+	AVX2 bool
+	// AVX512 is AVX-512 F, VL, DQ and BW: the 16-lane silu and exp
+	// kernels and the f32 -> f16 row conversion.
+	AVX512 bool
+	// F16C is F16C (with AVX2): the f32 <-> f16 row conversions.
+	F16C bool
+	// VNNI is the AVX-512 VNNI q8_0 and q4_0 MUL_MAT kernels (AVX512,
+	// AVX512VNNI and F16C).
+	VNNI bool
+	// F16Dot is the F16C dot and tile kernels of f16 MUL_MAT.
+	F16Dot bool
+	// F32Dot8 is the AVX eight-row f32 dot of MUL_MAT against one column.
+	F32Dot8 bool
+	// FAF16C and FAZ are FLASH_ATTN_EXT with f16 K/V by F16C assembly
+	// and by AVX-512 assembly (FAZ is tried first).
+	FAF16C, FAZ bool
+	// SgemmR and SgemmC are the rows and columns of the tinyBLAS-order
+	// register tiles of f32/f16 MUL_MAT (mulmat_sgemm_amd64.s): 4x4 with
+	// AVX-512, 2x2 with AVX2 and FMA, 0 for none.
+	SgemmR, SgemmC int
+
+	// The archsimd kernels of GOEXPERIMENT=simd builds on amd64 (false
+	// in every other build) and the row kernels of every amd64 build.
+
+	// Vec is the AVX2 archsimd kernels of MUL_MAT (the dequantizing dots
+	// and tiles); MulMat's vec argument starts from it.
+	Vec bool
+	// Vec512 is the AVX-512 archsimd kernels: MUL_MAT's 512-bit tiles and
+	// the 16-lane exp kernels.
+	Vec512 bool
+	// Tile4 is the AVX-512 4x4 float tiles of MUL_MAT (mulmat_tile4_amd64.s).
+	Tile4 bool
+	// Row is the vector row kernels (add, mul, norms, rope, q8_0
+	// dequantization, soft_max's passes): archsimd in the simd build, AVX2
+	// assembly in the plain amd64 build.
+	Row bool
+	// Exp4 is the eight-lane (AVX2, FMA) exp kernels of soft_max.
+	Exp4 bool
+	// FA is FLASH_ATTN_EXT by archsimd (AVX2, FMA).
+	FA bool
+}
+
+// Detect is this CPU's kernel set: every family whose extensions the CPU
+// and the OS support, in this build.
+func Detect() Kernels {
+	var ks Kernels
+	detectAsm(&ks)
+	detectVec(&ks)
+	return ks
+}

@@ -1,0 +1,74 @@
+package cpu
+
+import (
+	"unsafe"
+)
+
+// siluCPU reports whether the CPU and the OS support the AVX2+FMA kernel
+// and the AVX-512 one.
+func siluCPU() (avx2fma, avx512 bool)
+
+// siluAVX512 runs ggml's vector silu (see silu.go) over n values at px, n
+// a multiple of 16, into pd, times the gate at pg unless pg is nil
+// (swiglu), sixteen lanes a step, 32 values in two chains, every value in
+// a register. (An archsimd version spilled to Go's 8-byte aligned stack
+// and ran four times slower in some frames: cache-line splits.) It
+// clears the upper halves of the vector registers.
+//
+//go:noescape
+func siluAVX512(pd, px, pg unsafe.Pointer, n int)
+
+// siluAVX2 is siluAVX512 with AVX2 and FMA, eight lanes in two chains.
+//
+//go:noescape
+func siluAVX2(pd, px, pg unsafe.Pointer, n int)
+
+func (ks *Kernels) siluVecRun(pd, px, pg unsafe.Pointer, n int) {
+	if ks.AVX512 {
+		siluAVX512(pd, px, pg, n)
+	} else {
+		siluAVX2(pd, px, pg, n)
+	}
+}
+
+func (ks *Kernels) SiluRow(dst, x []float32) {
+	n := len(x) &^ (SiluBlock - 1)
+	if !ks.AVX2 || n == 0 {
+		siluRowScalar(dst, x)
+		return
+	}
+	dst = dst[:len(x)]
+	ks.siluVecRun(unsafe.Pointer(&dst[0]), unsafe.Pointer(&x[0]), nil, n)
+	siluRowScalar(dst[n:], x[n:])
+}
+
+func (ks *Kernels) SwigluRow(dst, a, b []float32) {
+	n := len(a) &^ (SiluBlock - 1)
+	if !ks.AVX2 || n == 0 {
+		swigluRowScalar(dst, a, b)
+		return
+	}
+	b, dst = b[:len(a)], dst[:len(a)]
+	ks.siluVecRun(unsafe.Pointer(&dst[0]), unsafe.Pointer(&a[0]), unsafe.Pointer(&b[0]), n)
+	swigluRowScalar(dst[n:], a[n:], b[n:])
+}
+
+// softMaxExpAVX512 and softMaxExpAVX2 are softMaxExpScalar (soft_max's
+// exps and their sum, ggml's AVX-512 build's) over n values at p, n a
+// multiple of 16: bit for bit its results and sum (TestSoftMaxExpVec).
+//
+//go:noescape
+func softMaxExpAVX512(p unsafe.Pointer, n int, m float32) float64
+
+//go:noescape
+func softMaxExpAVX2(p unsafe.Pointer, n int, m float32) float64
+
+func (ks *Kernels) SoftMaxExpVec(w []float32, m float32) float64 {
+	switch {
+	case ks.AVX512:
+		return softMaxExpAVX512(unsafe.Pointer(&w[0]), len(w), m)
+	case ks.AVX2:
+		return softMaxExpAVX2(unsafe.Pointer(&w[0]), len(w), m)
+	}
+	return softMaxExpScalar(w, m)
+}

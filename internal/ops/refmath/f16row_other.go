@@ -1,8 +1,0 @@
-//go:build !amd64
-
-package refmath
-
-func (ks *Kernels) f32ToF16Row(dst []uint16, src []float32) { f32ToF16RowScalar(dst, src) }
-
-// f32ToF16Whole is the amd64 build's AVX-512 row conversion: never here.
-func (ks *Kernels) f32ToF16Whole(*uint16, *float32, int) bool { return false }

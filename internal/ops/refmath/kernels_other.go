@@ -1,8 +1,0 @@
-//go:build !amd64
-
-package refmath
-
-// detectAsm and detectVec set nothing: the assembly and the vector
-// kernels are amd64's.
-func detectAsm(*Kernels) {}
-func detectVec(*Kernels) {}
