@@ -182,3 +182,18 @@ func equalFold(a, b string) bool {
 	}
 	return true
 }
+
+// CodecsOf is the *NoHostMathError of the first of the destination type
+// and the source types that has no host codec (ops read and write
+// elements through it), or nil.
+func CodecsOf(dst Type, srcs []*Tensor) error {
+	if err := CodecError(dst); err != nil {
+		return err
+	}
+	for _, s := range srcs {
+		if err := CodecError(s.Type); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -5,10 +5,12 @@ package opstest
 
 import (
 	"encoding/binary"
+	"errors"
 	"math"
 	"math/rand"
 	randv2 "math/rand/v2"
 	"os"
+	"strings"
 	"testing"
 )
 
@@ -113,5 +115,34 @@ func CheckClose(t testing.TB, got, want []float32, tol float64) {
 		if math.IsNaN(g) != math.IsNaN(w) || math.Abs(g-w) > tol*math.Max(1, math.Abs(w)) {
 			t.Fatalf("element %d: got %.9g, want %.9g (tolerance %g)\n got %v\nwant %v", i, g, w, tol, got, want)
 		}
+	}
+}
+
+// GoldenLCG is the generator of the golden files' inputs
+// (refmath/testdata/softmaxgen/gen.c and sgemmgen): multiples of 1/4096
+// in [-8, 8), exact in float32.
+type GoldenLCG uint32
+
+// Next is the generator's next value.
+func (s *GoldenLCG) Next() float32 {
+	*s = *s*1664525 + 1013904223
+	return float32(uint32(*s)>>8&0xffff)/4096 - 8
+}
+
+// WantInputError fails t unless err, what's error, contains every
+// fragment and is an input error (has an InputError method).
+func WantInputError(t testing.TB, what string, err error, fragments ...string) {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("%s: no error, want one containing %q", what, fragments)
+	}
+	for _, f := range fragments {
+		if !strings.Contains(err.Error(), f) {
+			t.Fatalf("%s: error %q does not contain %q", what, err, f)
+		}
+	}
+	var ie interface{ InputError() }
+	if !errors.As(err, &ie) {
+		t.Errorf("%s: error %q (%T) is not an input error", what, err, err)
 	}
 }

@@ -50,18 +50,7 @@ func runOpWith(ks *Kernels, op ops.Op, srcs []*ops.Tensor, raw map[string]any) (
 func wantOpError(t *testing.T, op ops.Op, srcs []*ops.Tensor, raw map[string]any, fragments ...string) {
 	t.Helper()
 	_, err := runOp(op, srcs, raw)
-	if err == nil {
-		t.Fatalf("%s: no error, want one containing %q", op, fragments)
-	}
-	for _, f := range fragments {
-		if !strings.Contains(err.Error(), f) {
-			t.Fatalf("%s: error %q does not contain %q", op, err, f)
-		}
-	}
-	var ie interface{ InputError() }
-	if !errors.As(err, &ie) {
-		t.Errorf("%s: error %q (%T) is not an input error", op, err, err)
-	}
+	opstest.WantInputError(t, string(op), err, fragments...)
 }
 
 // permutedCopy returns a non-contiguous view with the same logical

@@ -145,16 +145,16 @@ func TestSgemmDotMatchesGGML(t *testing.T) {
 
 // sgemmGoldenInputs draws each case's weights and src1 as gen.c does.
 func sgemmGoldenInputs() [][2][]float32 {
-	s := softmaxGoldenState(4242)
+	s := opstest.GoldenLCG(4242)
 	var out [][2][]float32
 	for _, c := range sgemmGoldenCases {
 		w := make([]float32, c.k*c.m)
 		for i := range w {
-			w[i] = s.next() / 8
+			w[i] = s.Next() / 8
 		}
 		x := make([]float32, c.k*c.n)
 		for i := range x {
-			x[i] = s.next() / 8
+			x[i] = s.Next() / 8
 		}
 		out = append(out, [2][]float32{w, x})
 	}

@@ -37,25 +37,10 @@ func (ks *Kernels) Run(info *ops.OpInfo, dst *ops.Tensor, srcs []*ops.Tensor, p 
 	if !ok {
 		return &ops.NoHostMathError{What: "op " + strings.ToUpper(string(info.Name))}
 	}
-	if err := codecsOf(dst.Type, srcs); err != nil {
+	if err := ops.CodecsOf(dst.Type, srcs); err != nil {
 		return err
 	}
 	return e.ref(ks, dst, srcs, p)
-}
-
-// codecsOf is the *NoHostMathError of the first of the destination type
-// and the source types that has no host codec (ops read and write
-// elements through it), or nil.
-func codecsOf(dst ops.Type, srcs []*ops.Tensor) error {
-	if err := ops.CodecError(dst); err != nil {
-		return err
-	}
-	for _, s := range srcs {
-		if err := ops.CodecError(s.Type); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // Compute allocates, for the op info, a contiguous result and runs the op (or, for a view
@@ -75,7 +60,7 @@ func (ks *Kernels) Compute(info *ops.OpInfo, srcs []*ops.Tensor, p ops.Params) (
 	if !ok {
 		return nil, &ops.NoHostMathError{What: "op " + strings.ToUpper(string(info.Name))}
 	}
-	if err := codecsOf(t, srcs); err != nil {
+	if err := ops.CodecsOf(t, srcs); err != nil {
 		return nil, err
 	}
 	dst := ops.New(t, ne[:]...)

@@ -9,15 +9,6 @@ import (
 	"github.com/ainekko/et/internal/ops/opstest"
 )
 
-// softmaxGoldenState is testdata/softmaxgen/gen.c's generator: multiples
-// of 1/4096 in [-8, 8), exact in float32.
-type softmaxGoldenState uint32
-
-func (s *softmaxGoldenState) next() float32 {
-	*s = *s*1664525 + 1013904223
-	return float32(uint32(*s)>>8&0xffff)/4096 - 8
-}
-
 // TestSoftMaxMatchesGGML runs SOFT_MAX through the catalog on the cases of
 // testdata/softmaxgen (rows of vector blocks only, blocks and a tail, a
 // tail only; scale, an f32 mask with -Inf, ALiBi and sinks) and compares
@@ -36,16 +27,16 @@ func TestSoftMaxMatchesGGML(t *testing.T) {
 		{100, 2, 4, 0.25, 8, true},
 	}
 	want := opstest.ReadF32File(t, filepath.Join("testdata", "softmax", "softmax.f32"))
-	s := softmaxGoldenState(12345)
+	s := opstest.GoldenLCG(12345)
 	off := 0
 	for _, c := range cases {
 		x := make([]float32, c.ne0*c.ne1*c.ne2)
 		for i := range x {
-			x[i] = s.next()
+			x[i] = s.Next()
 		}
 		mask := make([]float32, c.ne0*c.ne1)
 		for i := range mask {
-			v := s.next()
+			v := s.Next()
 			mask[i] = v / 4
 			if i%13 == 5 {
 				mask[i] = float32(math.Inf(-1))
@@ -55,7 +46,7 @@ func TestSoftMaxMatchesGGML(t *testing.T) {
 		if c.sinks {
 			sk := make([]float32, c.ne2)
 			for h := range sk {
-				sk[h] = s.next()
+				sk[h] = s.Next()
 			}
 			srcs = append(srcs, ops.FromF32(ops.F32, []int64{c.ne2}, sk))
 		}
