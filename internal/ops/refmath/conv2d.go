@@ -52,7 +52,7 @@ func (ks *Kernels) refConv2D(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) 
 		return ops.ShapeErr(ops.OpConv2D, "%v", err)
 	}
 	out := ops.New(ops.F32, oc, npatch)
-	if err := ks.MulMat(out, w, patches); err != nil {
+	if err := mm(ks).MulMat(out, w, patches); err != nil {
 		return ops.ShapeErr(ops.OpConv2D, "%v", err)
 	}
 	cpu.RefParallel(npatch, oc, func(lo, hi int64) {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/ainekko/et/internal/ops"
 	"github.com/ainekko/et/internal/ops/refmath/cpu"
+	"github.com/ainekko/et/internal/ops/refmath/mulmat"
 )
 
 func refGatedDeltaNet(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) error {
@@ -53,7 +54,7 @@ func refGatedDeltaNet(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) error {
 					scaleRow(m, cpu.Expf32(gr[0]))
 				}
 				for j := int64(0); j < sv; j++ {
-					delta[j] = (vr[j] - dotF32(m[j*sv:(j+1)*sv], kr)) * b
+					delta[j] = (vr[j] - mulmat.DotF32(m[j*sv:(j+1)*sv], kr)) * b
 				}
 				for j := int64(0); j < sv; j++ {
 					row := m[j*sv : (j+1)*sv]
@@ -62,7 +63,7 @@ func refGatedDeltaNet(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) error {
 					}
 				}
 				for j := int64(0); j < sv; j++ {
-					out[j] = dotF32(m[j*sv:(j+1)*sv], qr) * scale
+					out[j] = mulmat.DotF32(m[j*sv:(j+1)*sv], qr) * scale
 				}
 				writeFlat(dst, ((n*d.T+t)*d.H+h)*sv, out)
 				if slot := d.T - 1 - t; slot < slots {

@@ -120,7 +120,3 @@ type RefFunc func(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) error
 // A device that runs one launch many times (the reference device's
 // replays) calls it instead of Ref while the tensors' storage lives.
 type BindFunc func(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) func() error
-
-func (ks *Kernels) refMulMat(dst *ops.Tensor, srcs []*ops.Tensor, _ ops.Params) error {
-	return ks.MulMat(dst, srcs[0], srcs[1])
-}
