@@ -533,6 +533,31 @@ func (info *OpInfo) Shape(srcs []*Tensor, p Params) (Type, [MaxDims]int64, error
 	return info.Infer(srcs, p)
 }
 
+// NewResult allocates the zeroed contiguous result of the op on srcs
+// with the normalized params p (for a view op: the view itself), after
+// the catalog's checks: the sources, the result's type and shape
+// (Shape), that the op has host math and that every type has a host
+// codec. The reference math then computes into it.
+func (info *OpInfo) NewResult(srcs []*Tensor, p Params) (*Tensor, error) {
+	if info.View {
+		if err := info.CheckSources(srcs); err != nil {
+			return nil, err
+		}
+		return info.ViewOf(srcs[0], p)
+	}
+	t, ne, err := info.Shape(srcs, p)
+	if err != nil {
+		return nil, err
+	}
+	if !info.HostMath {
+		return nil, &NoHostMathError{What: "op " + strings.ToUpper(string(info.Name))}
+	}
+	if err := CodecsOf(t, srcs); err != nil {
+		return nil, err
+	}
+	return New(t, ne[:]...), nil
+}
+
 // Cost counts the flops and bytes of one execution of the op.
 func (info *OpInfo) Cost(dst *Tensor, srcs []*Tensor, p Params) Cost {
 	var c Cost

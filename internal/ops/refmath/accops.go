@@ -59,7 +59,7 @@ func refTimestepEmbedding(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) err
 	x := srcs[0]
 	dim := p.Int("dim")
 	half := dim / 2
-	lmp := logf32(float32(p.Int("max_period")))
+	lmp := cpu.Logf32(float32(p.Int("max_period")))
 	for i := int64(0); i < x.Ne[0]; i++ {
 		t := x.F32(i, 0, 0, 0)
 		for j := int64(0); j < half; j++ {

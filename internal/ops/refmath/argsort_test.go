@@ -5,6 +5,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/ainekko/et/internal/ops/refmath/reftest"
+
 	"github.com/ainekko/et/internal/ops"
 	"github.com/ainekko/et/internal/ops/opstest"
 )
@@ -21,7 +23,7 @@ func TestHostSum(t *testing.T) {
 		t.Fatalf("sum shape %v", got.Ne)
 	}
 	opstest.CheckClose(t, got.ToF32(), []float32{float32(want)}, 1e-6)
-	opstest.CheckClose(t, mustOp(t, ops.OpSum, []*ops.Tensor{permutedCopy(t, x)}, nil).ToF32(), []float32{float32(want)}, 1e-6)
+	opstest.CheckClose(t, mustOp(t, ops.OpSum, []*ops.Tensor{reftest.PermutedCopy(t, x)}, nil).ToF32(), []float32{float32(want)}, 1e-6)
 }
 
 func TestHostArgmax(t *testing.T) {

@@ -199,7 +199,7 @@ func refCrossEntropyLoss(dst *ops.Tensor, srcs []*ops.Tensor, _ ops.Params) erro
 			ra[i] = v - mx
 			sum += float64(cpu.Expf32(ra[i]))
 		}
-		lse := logf32(float32(sum))
+		lse := cpu.Logf32(float32(sum))
 		var rs float64
 		for i := range ra {
 			rs += float64((ra[i] - lse) * rb[i])

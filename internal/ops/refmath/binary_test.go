@@ -3,6 +3,8 @@ package refmath
 import (
 	"testing"
 
+	"github.com/ainekko/et/internal/ops/refmath/reftest"
+
 	"github.com/ainekko/et/internal/ops"
 	"github.com/ainekko/et/internal/ops/opstest"
 )
@@ -21,8 +23,8 @@ func TestBinary(t *testing.T) {
 		{"mul column broadcast", ops.OpMul, a, ops.FromF32(ops.F32, []int64{1, 2}, []float32{2, -1}), []float32{2, 4, 6, 8, -5, -6, -7, -8}},
 		{"mul ne0 repeat", ops.OpMul, a, ops.FromF32(ops.F32, []int64{2}, []float32{1, 0}), []float32{1, 0, 3, 0, 5, 0, 7, 0}},
 		{"sub f16 b", ops.OpSub, a, ops.FromF32(ops.F16, []int64{4}, []float32{0.5, 0.5, 0.5, 0.5}), []float32{0.5, 1.5, 2.5, 3.5, 4.5, 5.5, 6.5, 7.5}},
-		{"add strided a", ops.OpAdd, permutedCopy(t, a), ops.FromF32(ops.F32, []int64{4}, []float32{1, 1, 1, 1}), []float32{2, 3, 4, 5, 6, 7, 8, 9}},
-		{"mul strided b", ops.OpMul, a, permutedCopy(t, ops.FromF32(ops.F32, []int64{4, 2}, []float32{1, 2, 1, 2, 0, 1, 0, 1})), []float32{1, 4, 3, 8, 0, 6, 0, 8}},
+		{"add strided a", ops.OpAdd, reftest.PermutedCopy(t, a), ops.FromF32(ops.F32, []int64{4}, []float32{1, 1, 1, 1}), []float32{2, 3, 4, 5, 6, 7, 8, 9}},
+		{"mul strided b", ops.OpMul, a, reftest.PermutedCopy(t, ops.FromF32(ops.F32, []int64{4, 2}, []float32{1, 2, 1, 2, 0, 1, 0, 1})), []float32{1, 4, 3, 8, 0, 6, 0, 8}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

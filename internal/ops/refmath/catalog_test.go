@@ -53,22 +53,6 @@ func wantOpError(t *testing.T, op ops.Op, srcs []*ops.Tensor, raw map[string]any
 	opstest.WantInputError(t, string(op), err, fragments...)
 }
 
-// permutedCopy returns a non-contiguous view with the same logical
-// contents as x: the data is stored transposed and viewed back through
-// Transpose.
-func permutedCopy(t *testing.T, x *ops.Tensor) *ops.Tensor {
-	t.Helper()
-	if x.Type.BlockSize() != 1 {
-		t.Fatalf("permutedCopy needs a plain type")
-	}
-	stored := ops.Cont(ops.Transpose(x)) // [ne1, ne0, ...] contiguous
-	v := ops.Transpose(stored)           // back to [ne0, ne1, ...], strided
-	if v.IsContiguous() && x.Ne[0] > 1 && x.Ne[1] > 1 {
-		t.Fatalf("permutedCopy gave a contiguous tensor")
-	}
-	return v
-}
-
 func TestCatalogRowsComplete(t *testing.T) {
 	seen := map[ops.Op]bool{}
 	for i := range ops.Catalog {

@@ -4,6 +4,8 @@ import (
 	"math"
 	"testing"
 
+	"github.com/ainekko/et/internal/ops/refmath/reftest"
+
 	"github.com/ainekko/et/internal/ops"
 	"github.com/ainekko/et/internal/ops/opstest"
 )
@@ -14,7 +16,7 @@ func TestClamp(t *testing.T) {
 	want := []float32{-0.5, -0.5, 0, 0.25, 0.5, 0.5}
 	raw := map[string]any{"min": -0.5, "max": 0.5}
 	opstest.CheckClose(t, mustOp(t, ops.OpClamp, []*ops.Tensor{x}, raw).ToF32(), want, 0)
-	opstest.CheckClose(t, mustOp(t, ops.OpClamp, []*ops.Tensor{permutedCopy(t, x)}, raw).ToF32(), want, 0)
+	opstest.CheckClose(t, mustOp(t, ops.OpClamp, []*ops.Tensor{reftest.PermutedCopy(t, x)}, raw).ToF32(), want, 0)
 
 	// NaN goes to max, as C's MAX(MIN(x, max), min) does.
 	y := mustOp(t, ops.OpClamp, []*ops.Tensor{ops.FromF32(ops.F32, []int64{1}, []float32{nan})}, raw)

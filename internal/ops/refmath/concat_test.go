@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"testing"
 
+	"github.com/ainekko/et/internal/ops/refmath/reftest"
+
 	"github.com/ainekko/et/internal/ops"
 	"github.com/ainekko/et/internal/ops/opstest"
 )
@@ -23,7 +25,7 @@ func TestConcat(t *testing.T) {
 		{"dim 1", a, b, 1, [ops.MaxDims]int64{2, 4, 1, 1}, []float32{1, 2, 3, 4, 5, 6, 7, 8}},
 		{"dim 2", a, b, 2, [ops.MaxDims]int64{2, 2, 2, 1}, []float32{1, 2, 3, 4, 5, 6, 7, 8}},
 		{"dim 3", a, b, 3, [ops.MaxDims]int64{2, 2, 1, 2}, []float32{1, 2, 3, 4, 5, 6, 7, 8}},
-		{"strided", permutedCopy(t, a), b, 1, [ops.MaxDims]int64{2, 4, 1, 1}, []float32{1, 2, 3, 4, 5, 6, 7, 8}},
+		{"strided", reftest.PermutedCopy(t, a), b, 1, [ops.MaxDims]int64{2, 4, 1, 1}, []float32{1, 2, 3, 4, 5, 6, 7, 8}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -3,6 +3,8 @@ package refmath
 import (
 	"testing"
 
+	"github.com/ainekko/et/internal/ops/refmath/reftest"
+
 	"github.com/ainekko/et/internal/ops"
 	"github.com/ainekko/et/internal/ops/opstest"
 )
@@ -33,7 +35,7 @@ func TestConv2D(t *testing.T) {
 			}
 			opstest.CheckClose(t, got.ToF32(), want, 2e-6)
 			// Strided kernel and input (test_conv_2d's cwhn layout): the same values.
-			gs := mustOp(t, ops.OpConv2D, []*ops.Tensor{permutedCopy(t, kernel), permutedCopy(t, in)}, raw)
+			gs := mustOp(t, ops.OpConv2D, []*ops.Tensor{reftest.PermutedCopy(t, kernel), reftest.PermutedCopy(t, in)}, raw)
 			opstest.CheckClose(t, gs.ToF32(), want, 2e-6)
 		})
 	}

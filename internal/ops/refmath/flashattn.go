@@ -76,7 +76,7 @@ func (ks *Kernels) refFlashAttn(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Param
 				}
 				s := float32(dot) * scale
 				if softcap != 0 {
-					s = softcap * tanhf32(s)
+					s = softcap * cpu.Tanhf32(s)
 				}
 				ms, vs := faStep(s+mv, &M)
 				if ms != 1 {
@@ -138,7 +138,7 @@ func (ks *Kernels) faExps(sc []float32, stride, n int, mrow []float32, sl, scale
 		}
 		s := sc[i*stride] * scale
 		if softcap != 0 {
-			s = softcap * tanhf32(s)
+			s = softcap * cpu.Tanhf32(s)
 		}
 		s += mv
 		// The exp arguments first, their exps below.

@@ -162,7 +162,7 @@ func (ks *Kernels) flashAttnF16C(dst, q, k, v, mask, sinks *ops.Tensor, scale, s
 					}
 					s := r.sc[ic] * scale
 					if softcap != 0 {
-						s = softcap * tanhf32(s)
+						s = softcap * cpu.Tanhf32(s)
 					}
 					ms, vs := faStep(s+mv, &r.M)
 					r.ms[ic], r.vs[ic] = ms, vs

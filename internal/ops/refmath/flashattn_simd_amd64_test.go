@@ -7,6 +7,8 @@ import (
 	"simd/archsimd"
 	"testing"
 
+	"github.com/ainekko/et/internal/ops/refmath/reftest"
+
 	"github.com/ainekko/et/internal/ops"
 	"github.com/ainekko/et/internal/ops/opstest"
 )
@@ -22,7 +24,7 @@ func TestFlashAttnVec(t *testing.T) {
 		t.Skip("no AVX2/FMA on this CPU")
 	}
 	const d, nq, nh, nhkv, nkv = 64, 3, 8, 2, 77
-	maskVals := faTestMask(nq, nkv)
+	maskVals := reftest.FATestMask(nq, nkv)
 	ones := make([]float64, nh)
 	for i := range ones {
 		ones[i] = 1
@@ -57,7 +59,7 @@ func TestFlashAttnVec(t *testing.T) {
 		qv := opstest.RandVals(71, d*nh*nq, -1, 1)
 		kv := opstest.RandVals(72, d*nhkv*nkv, -1, 1)
 		vv := opstest.RandVals(73, d*nhkv*nkv, -1, 1)
-		q, k, v := faCase(qv, kv, vv, d, nq, nh, nkv, nhkv)
+		q, k, v := reftest.FACase(qv, kv, vv, d, nq, nh, nkv, nhkv)
 		for _, c := range cfgs {
 			t.Run(c.name, func(t *testing.T) {
 				vec, scalar := run(t, c, q, k, v)
@@ -86,7 +88,7 @@ func TestFlashAttnVec(t *testing.T) {
 		qv := opstest.RandVals(77, d*nh1, -1, 1)
 		kv := opstest.RandVals(78, d*nh1*nkv, -1, 1)
 		vv := opstest.RandVals(79, d*nh1*nkv, -1, 1)
-		q, k, v := faCase(qv, kv, vv, d, 1, nh1, nkv, nh1)
+		q, k, v := reftest.FACase(qv, kv, vv, d, 1, nh1, nkv, nh1)
 		raw := map[string]any{"scale": 0.125}
 		var vec, scalar *ops.Tensor
 		vec = mustOpWith(t, faKernels(false, true, false), ops.OpFlashAttnExt, []*ops.Tensor{q, k, v}, raw)
@@ -114,7 +116,7 @@ func TestFlashAttnVec(t *testing.T) {
 		}
 		vv := opstest.RandVals(76, d*nhkv*nkv, -1, 1)
 		faHardV(vv, d, false)
-		q, k, v := faCase(qv, kv, vv, d, nq, nh, nkv, nhkv)
+		q, k, v := reftest.FACase(qv, kv, vv, d, nq, nh, nkv, nhkv)
 		for _, c := range cfgs {
 			t.Run(c.name, func(t *testing.T) {
 				vec, scalar := run(t, c, q, k, v)

@@ -6,6 +6,8 @@ import (
 	"math"
 	"testing"
 
+	"github.com/ainekko/et/internal/ops/refmath/reftest"
+
 	"github.com/ainekko/et/internal/ops"
 	"github.com/ainekko/et/internal/ops/opstest"
 )
@@ -132,7 +134,7 @@ func TestFlashAttn(t *testing.T) {
 				t.Fatalf("NMSE %g > %g\n got %v\nwant %v", e, tt.maxNMSE, y.ToF32()[:8], want[:8])
 			}
 			// A strided q gives the same bytes.
-			ys := mustOp(t, ops.OpFlashAttnExt, append([]*ops.Tensor{permutedCopy(t, q)}, srcs[1:]...), tt.raw)
+			ys := mustOp(t, ops.OpFlashAttnExt, append([]*ops.Tensor{reftest.PermutedCopy(t, q)}, srcs[1:]...), tt.raw)
 			opstest.CheckClose(t, ys.ToF32(), y.ToF32(), 0)
 		})
 	}
@@ -184,34 +186,12 @@ func TestFlashAttnErrors(t *testing.T) {
 // kernels (flashAttnZ: z), the vector ones (vec) and the F16C ones (f16c)
 // on or off (on only where the CPU has them).
 func faKernels(z, vec, f16c bool) *Kernels {
-	ks := Host()
-	ks.FAZ, ks.FA, ks.FAF16C = z && ks.FAZ, vec && ks.FA, f16c && ks.FAF16C
-	return &ks
+	return &Kernels{reftest.FAKernels(z, vec, f16c)}
 }
 
 // scalarFA is this CPU's kernel set with refFlashAttn's scalar loop
 // alone.
 func scalarFA() *Kernels { return faKernels(false, false, false) }
-
-// faCase builds flash_attn_ext sources in the layout of a llama KV cache:
-// K and V are views of one [d*nhkv, nkv] f16 cache each (row stride
-// d*nhkv*2 bytes, head stride d*2), q is permuted.
-func faCase(qv, kv, vv []float32, d, nq, nh, nkv, nhkv int) (q, k, v *ops.Tensor) {
-	view := func(vals []float32) *ops.Tensor {
-		c := ops.FromF32(ops.F16, []int64{int64(d * nhkv), int64(nkv)}, vals)
-		t, err := ops.View(c, []int64{int64(d), int64(nkv), int64(nhkv)}, []uint64{uint64(2 * d * nhkv), uint64(2 * d)}, 0)
-		if err != nil {
-			panic(err)
-		}
-		return t
-	}
-	qc := ops.FromF32(ops.F32, []int64{int64(d), int64(nh), int64(nq)}, qv)
-	q, err := ops.Permute(qc, 0, 2, 1, 3)
-	if err != nil {
-		panic(err)
-	}
-	return q, view(kv), view(vv)
-}
 
 // headMajor reorders cache values [nkv][nhkv][d] to [nhkv][nkv][d] and q
 // [nq][nh][d] to [nh][nq][d], the layouts attn64 reads.
@@ -268,9 +248,9 @@ func TestFlashAttnZChunks(t *testing.T) {
 		}
 		return x
 	}
-	q, k, v := faCase(exact(61, d*nh*nq), exact(62, d*nhkv*nkv), opstest.RandVals(63, d*nhkv*nkv, -1, 1), d, nq, nh, nkv, nhkv)
+	q, k, v := reftest.FACase(exact(61, d*nh*nq), exact(62, d*nhkv*nkv), opstest.RandVals(63, d*nhkv*nkv, -1, 1), d, nq, nh, nkv, nhkv)
 	raw := map[string]any{"scale": 0.125}
-	for _, srcs := range [][]*ops.Tensor{{q, k, v}, {q, k, v, ops.FromF32(ops.F16, []int64{int64(nkv), nq}, faTestMask(nq, nkv))}} {
+	for _, srcs := range [][]*ops.Tensor{{q, k, v}, {q, k, v, ops.FromF32(ops.F16, []int64{int64(nkv), nq}, reftest.FATestMask(nq, nkv))}} {
 		var got, scalar *ops.Tensor
 		got = mustOpWith(t, faKernels(true, false, false), ops.OpFlashAttnExt, srcs, raw)
 		scalar = mustOpWith(t, scalarFA(), ops.OpFlashAttnExt, srcs, raw)
@@ -287,7 +267,7 @@ func TestFlashAttnZChunks(t *testing.T) {
 // the scalar loop and float64 math (see TestFlashAttnF16C).
 func testFlashAttnPath(t *testing.T, path string, ds []int, ks *Kernels) {
 	const nq, nh, nhkv, nkv = 3, 8, 2, 77
-	maskVals := faTestMask(nq, nkv)
+	maskVals := reftest.FATestMask(nq, nkv)
 	// A mask that rises along the keys makes most of them a new maximum,
 	// so that the accumulator is rescaled (rounded twice) at most keys.
 	riseVals := make([]float32, nkv*nq)
@@ -330,7 +310,7 @@ func testFlashAttnPath(t *testing.T, path string, ds []int, ks *Kernels) {
 			if data == "exact dots, hard V" {
 				faHardV(vv, d, true)
 			}
-			q, k, v := faCase(qv, kv, vv, d, nq, nh, nkv, nhkv)
+			q, k, v := reftest.FACase(qv, kv, vv, d, nq, nh, nkv, nhkv)
 			for _, c := range cfgs {
 				t.Run(fmt.Sprintf("d=%d/%s/%s", d, data, c.name), func(t *testing.T) {
 					raw := map[string]any{"scale": 0.125, "logit_softcap": c.softcap, "max_bias": c.bias}
@@ -384,8 +364,8 @@ func TestFlashAttnF16CBroadcast(t *testing.T) {
 	}
 	const d, nq, nh, nkv = 64, 2, 8, 21
 	qv := opstest.RandVals(91, d*nh*nq, -1, 1)
-	q, k, _ := faCase(qv, opstest.RandVals(92, d*2*nkv, -1, 1), opstest.RandVals(93, d*2*nkv, -1, 1), d, nq, nh, nkv, 2)
-	_, _, v := faCase(qv, opstest.RandVals(94, d*4*nkv, -1, 1), opstest.RandVals(95, d*4*nkv, -1, 1), d, nq, nh, nkv, 4)
+	q, k, _ := reftest.FACase(qv, opstest.RandVals(92, d*2*nkv, -1, 1), opstest.RandVals(93, d*2*nkv, -1, 1), d, nq, nh, nkv, 2)
+	_, _, v := reftest.FACase(qv, opstest.RandVals(94, d*4*nkv, -1, 1), opstest.RandVals(95, d*4*nkv, -1, 1), d, nq, nh, nkv, 4)
 	raw := map[string]any{"scale": 0.125}
 	var got, scalar *ops.Tensor
 	got = mustOpWith(t, faKernels(false, false, true), ops.OpFlashAttnExt, []*ops.Tensor{q, k, v}, raw)
@@ -393,27 +373,6 @@ func TestFlashAttnF16CBroadcast(t *testing.T) {
 	if e := ops.NMSE(got.ToF32(), scalar.ToF32()); !(e <= 1e-6) {
 		t.Errorf("F16C vs scalar: NMSE %g > 1e-6", e)
 	}
-}
-
-// faTestMask is an [nkv, nq] mask for the flash_attn_ext tests: causal
-// over the last nq keys, every eleventh key -inf besides, every fifth
-// -1.5.
-func faTestMask(nq, nkv int) []float32 {
-	inf := float32(math.Inf(-1))
-	m := make([]float32, nkv*nq)
-	for i := 0; i < nq; i++ {
-		for j := 0; j < nkv; j++ {
-			switch {
-			case j > nkv-nq+i:
-				m[i*nkv+j] = inf // causal
-			case j%11 == 3:
-				m[i*nkv+j] = inf
-			case j%5 == 1:
-				m[i*nkv+j] = -1.5
-			}
-		}
-	}
-	return m
 }
 
 // faHardV sets V values (rows of d) that drive f16 accumulators through

@@ -5,6 +5,8 @@ import (
 	"math"
 	"testing"
 
+	"github.com/ainekko/et/internal/ops/refmath/reftest"
+
 	"github.com/ainekko/et/internal/ops"
 	"github.com/ainekko/et/internal/ops/opstest"
 )
@@ -112,7 +114,7 @@ func TestGatedDeltaNet(t *testing.T) {
 	}
 	// q and k as strided views give the same result.
 	srcs := gdnCase(false, false)
-	srcs[0], srcs[1] = permutedCopy(t, srcs[0]), permutedCopy(t, srcs[1])
+	srcs[0], srcs[1] = reftest.PermutedCopy(t, srcs[0]), reftest.PermutedCopy(t, srcs[1])
 	opstest.CheckClose(t, mustOp(t, ops.OpGatedDeltaNet, srcs, nil).ToF32(), mustOp(t, ops.OpGatedDeltaNet, gdnCase(false, false), nil).ToF32(), 0)
 
 	bad := gdnCase(false, false)

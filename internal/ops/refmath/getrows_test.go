@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"testing"
 
+	"github.com/ainekko/et/internal/ops/refmath/reftest"
+
 	"github.com/ainekko/et/internal/ops"
 	"github.com/ainekko/et/internal/ops/opstest"
 )
@@ -39,7 +41,7 @@ func TestGetRows(t *testing.T) {
 	})
 	t.Run("strided data", func(t *testing.T) {
 		data := ops.FromF32(ops.F32, []int64{2, 3}, []float32{1, 2, 3, 4, 5, 6})
-		y := mustOp(t, ops.OpGetRows, []*ops.Tensor{permutedCopy(t, data), ops.FromInts(ops.I32, []int64{2}, []int64{2, 0})}, nil)
+		y := mustOp(t, ops.OpGetRows, []*ops.Tensor{reftest.PermutedCopy(t, data), ops.FromInts(ops.I32, []int64{2}, []int64{2, 0})}, nil)
 		opstest.CheckClose(t, y.ToF32(), []float32{5, 6, 1, 2}, 0)
 	})
 	t.Run("errors leave dst untouched", func(t *testing.T) {

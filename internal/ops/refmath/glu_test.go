@@ -4,6 +4,8 @@ import (
 	"math"
 	"testing"
 
+	"github.com/ainekko/et/internal/ops/refmath/reftest"
+
 	"github.com/ainekko/et/internal/ops"
 	"github.com/ainekko/et/internal/ops/opstest"
 )
@@ -60,7 +62,7 @@ func TestGLU(t *testing.T) {
 	t.Run("split strided", func(t *testing.T) {
 		x := ops.FromF32(ops.F32, []int64{2, 2}, []float32{1, -1, 2, 3})
 		gg := ops.FromF32(ops.F32, []int64{2, 2}, []float32{5, 5, 6, 7})
-		y := mustOp(t, ops.OpGLU, []*ops.Tensor{permutedCopy(t, x), permutedCopy(t, gg)}, map[string]any{"op": "reglu"})
+		y := mustOp(t, ops.OpGLU, []*ops.Tensor{reftest.PermutedCopy(t, x), reftest.PermutedCopy(t, gg)}, map[string]any{"op": "reglu"})
 		opstest.CheckClose(t, y.ToF32(), []float32{5, 0, 12, 21}, 0)
 	})
 }

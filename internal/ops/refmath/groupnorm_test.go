@@ -4,6 +4,8 @@ import (
 	"math"
 	"testing"
 
+	"github.com/ainekko/et/internal/ops/refmath/reftest"
+
 	"github.com/ainekko/et/internal/ops"
 	"github.com/ainekko/et/internal/ops/opstest"
 )
@@ -36,7 +38,7 @@ func TestGroupNorm(t *testing.T) {
 	}
 	y := mustOp(t, ops.OpGroupNorm, []*ops.Tensor{x}, map[string]any{"n_groups": 2, "eps": eps})
 	opstest.CheckClose(t, y.ToF32(), want, 2e-6)
-	opstest.CheckClose(t, mustOp(t, ops.OpGroupNorm, []*ops.Tensor{permutedCopy(t, x)}, map[string]any{"n_groups": 2, "eps": eps}).ToF32(), y.ToF32(), 0)
+	opstest.CheckClose(t, mustOp(t, ops.OpGroupNorm, []*ops.Tensor{reftest.PermutedCopy(t, x)}, map[string]any{"n_groups": 2, "eps": eps}).ToF32(), y.ToF32(), 0)
 	// More groups than channels: every channel is its own group.
 	y4 := mustOp(t, ops.OpGroupNorm, []*ops.Tensor{x}, map[string]any{"n_groups": 5, "eps": eps})
 	y3 := mustOp(t, ops.OpGroupNorm, []*ops.Tensor{x}, map[string]any{"n_groups": 3, "eps": eps})

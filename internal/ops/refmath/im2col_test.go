@@ -3,6 +3,8 @@ package refmath
 import (
 	"testing"
 
+	"github.com/ainekko/et/internal/ops/refmath/reftest"
+
 	"github.com/ainekko/et/internal/ops"
 	"github.com/ainekko/et/internal/ops/opstest"
 )
@@ -41,7 +43,7 @@ func TestIm2col(t *testing.T) {
 	raw := map[string]any{"s0": 2, "s1": 1, "p0": 1, "p1": 0, "d0": 1, "d1": 2}
 	want := naiveIm2col(data, 3, 2, 2, 1, 1, 0, 1, 2)
 	opstest.CheckClose(t, mustOp(t, ops.OpIm2col, []*ops.Tensor{kr, data}, raw).ToF32(), want, 0)
-	opstest.CheckClose(t, mustOp(t, ops.OpIm2col, []*ops.Tensor{kr, permutedCopy(t, data)}, raw).ToF32(), want, 0)
+	opstest.CheckClose(t, mustOp(t, ops.OpIm2col, []*ops.Tensor{kr, reftest.PermutedCopy(t, data)}, raw).ToF32(), want, 0)
 	raw["dst_type"] = "f16"
 	h := mustOp(t, ops.OpIm2col, []*ops.Tensor{kr, data}, raw)
 	wantH := make([]float32, len(want))

@@ -50,7 +50,7 @@ func refXielu(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) error {
 		if x > 0 {
 			return ap*x*x + beta*x
 		}
-		return (expm1f32(min(x, eps))-x)*an + beta*x
+		return (cpu.Expm1f32(min(x, eps))-x)*an + beta*x
 	})(dst, srcs, p)
 }
 

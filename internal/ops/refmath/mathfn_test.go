@@ -5,6 +5,8 @@ import (
 	"math"
 	"testing"
 
+	"github.com/ainekko/et/internal/ops/refmath/reftest"
+
 	"github.com/ainekko/et/internal/ops"
 	"github.com/ainekko/et/internal/ops/opstest"
 )
@@ -45,7 +47,7 @@ func TestHostElementwise(t *testing.T) {
 			want := f64Map(xs, c.f)
 			// float32 math against float64 rounded once: a few ulps.
 			opstest.CheckClose(t, mustOp(t, c.op, []*ops.Tensor{x}, c.raw).ToF32(), want, 1e-6)
-			opstest.CheckClose(t, mustOp(t, c.op, []*ops.Tensor{permutedCopy(t, x)}, c.raw).ToF32(), want, 1e-6)
+			opstest.CheckClose(t, mustOp(t, c.op, []*ops.Tensor{reftest.PermutedCopy(t, x)}, c.raw).ToF32(), want, 1e-6)
 			// f16: the f16 input widened, the function, the result rounded
 			// to f16.
 			h := ops.FromF32(ops.F16, ne, xs)
@@ -116,7 +118,7 @@ func TestHostDup(t *testing.T) {
 			vals[i] = float32(i*3 - 20)
 		}
 		x := ops.FromF32(typ, []int64{4, 3, 2}, vals)
-		got := mustOp(t, ops.OpDup, []*ops.Tensor{permutedCopy(t, x)}, nil)
+		got := mustOp(t, ops.OpDup, []*ops.Tensor{reftest.PermutedCopy(t, x)}, nil)
 		if got.Type != typ {
 			t.Fatalf("%s: dup gave %s", typ, got.Type)
 		}

@@ -4,6 +4,8 @@ import (
 	"math"
 	"testing"
 
+	"github.com/ainekko/et/internal/ops/refmath/reftest"
+
 	"github.com/ainekko/et/internal/ops"
 	"github.com/ainekko/et/internal/ops/opstest"
 )
@@ -27,7 +29,7 @@ func TestNorms(t *testing.T) {
 		{"norm", ops.OpNorm, x, 1e-5, []float64{-1.5 * n0, -0.5 * n0, 0.5 * n0, 1.5 * n0, -2 * n1, 0, 2 * n1, 0}},
 		{"l2_norm", ops.OpL2Norm, x, 1e-5, []float64{1 / math.Sqrt(30), 2 / math.Sqrt(30), 3 / math.Sqrt(30), 4 / math.Sqrt(30), -2 / math.Sqrt(8), 0, 2 / math.Sqrt(8), 0}},
 		{"l2_norm eps floor", ops.OpL2Norm, ops.FromF32(ops.F32, []int64{2}, []float32{0.001, 0}), 0.5, []float64{0.002, 0}},
-		{"rms_norm strided", ops.OpRMSNorm, permutedCopy(t, x), 1e-5, []float64{r0, 2 * r0, 3 * r0, 4 * r0, -2 * r1, 0, 2 * r1, 0}},
+		{"rms_norm strided", ops.OpRMSNorm, reftest.PermutedCopy(t, x), 1e-5, []float64{r0, 2 * r0, 3 * r0, 4 * r0, -2 * r1, 0, 2 * r1, 0}},
 		{"rms_norm large eps", ops.OpRMSNorm, ops.FromF32(ops.F32, []int64{2}, []float32{3, 4}), 3.5, []float64{3 / math.Sqrt(16), 4 / math.Sqrt(16)}},
 	}
 	for _, tt := range tests {
@@ -55,7 +57,7 @@ func TestScale(t *testing.T) {
 		{"scale", x, map[string]any{"scale": 2}, []float32{2, 4, 6, -2, -4, -6}},
 		{"scale and bias", x, map[string]any{"scale": 0.5, "bias": 1}, []float32{1.5, 2, 2.5, 0.5, 0, -0.5}},
 		{"defaults", x, nil, []float32{1, 2, 3, -1, -2, -3}},
-		{"strided", permutedCopy(t, x), map[string]any{"scale": -1, "bias": 0.25}, []float32{-0.75, -1.75, -2.75, 1.25, 2.25, 3.25}},
+		{"strided", reftest.PermutedCopy(t, x), map[string]any{"scale": -1, "bias": 0.25}, []float32{-0.75, -1.75, -2.75, 1.25, 2.25, 3.25}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -3,6 +3,8 @@ package refmath
 import (
 	"testing"
 
+	"github.com/ainekko/et/internal/ops/refmath/reftest"
+
 	"github.com/ainekko/et/internal/ops"
 	"github.com/ainekko/et/internal/ops/opstest"
 )
@@ -18,7 +20,7 @@ func TestPad(t *testing.T) {
 		0, 0, 0, 0, 0, 0, 0, 0, 0,
 	}
 	opstest.CheckClose(t, y.ToF32(), want, 0)
-	opstest.CheckClose(t, mustOp(t, ops.OpPad, []*ops.Tensor{permutedCopy(t, x)}, map[string]any{"lp": []any{1, 0, 0, 0}, "rp": []any{0, 1, 1, 0}}).ToF32(), want, 0)
+	opstest.CheckClose(t, mustOp(t, ops.OpPad, []*ops.Tensor{reftest.PermutedCopy(t, x)}, map[string]any{"lp": []any{1, 0, 0, 0}, "rp": []any{0, 1, 1, 0}}).ToF32(), want, 0)
 	opstest.CheckClose(t, mustOp(t, ops.OpPad, []*ops.Tensor{x}, nil).ToF32(), []float32{1, 2, 3, 4}, 0)
 	wantOpError(t, ops.OpPad, []*ops.Tensor{x}, map[string]any{"lp": []any{-1, 0, 0, 0}}, "param lp: negative padding -1 in dim 0")
 	wantOpError(t, ops.OpPad, []*ops.Tensor{x}, map[string]any{"lp": []any{1}}, "param lp: has 1 entries, want 4")
@@ -43,5 +45,5 @@ func TestPadCircular(t *testing.T) {
 		}
 	}
 	opstest.CheckClose(t, y.ToF32(), want, 0)
-	opstest.CheckClose(t, mustOp(t, ops.OpPad, []*ops.Tensor{permutedCopy(t, x)}, map[string]any{"lp": []any{2, 1, 0, 0}, "rp": []any{1, 0, 0, 0}, "circular": true}).ToF32(), want, 0)
+	opstest.CheckClose(t, mustOp(t, ops.OpPad, []*ops.Tensor{reftest.PermutedCopy(t, x)}, map[string]any{"lp": []any{2, 1, 0, 0}, "rp": []any{1, 0, 0, 0}, "circular": true}).ToF32(), want, 0)
 }

@@ -2,6 +2,7 @@ package refmath
 
 import (
 	"github.com/ainekko/et/internal/ops"
+	"github.com/ainekko/et/internal/ops/refmath/cpu"
 )
 
 // refTable is the reference math of every op that has it, by op name,
@@ -51,7 +52,7 @@ var refTable = map[ops.Op]refEntry{
 	ops.OpAcc:                  {ref: plain(refAcc)},
 	ops.OpDiv:                  {ref: plain(refDiv)},
 	ops.OpSqrt:                 {ref: plain(refMath(sqrtf32))},
-	ops.OpLog:                  {ref: plain(refMath(logf32))},
+	ops.OpLog:                  {ref: plain(refMath(cpu.Logf32))},
 	ops.OpSin:                  {ref: plain(refMath(sinf32))},
 	ops.OpCos:                  {ref: plain(refMath(cosf32))},
 	ops.OpSum:                  {ref: plain(refSum)},

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/ainekko/et/internal/ops/refmath/reftest"
+
 	"github.com/ainekko/et/internal/ops"
 	"github.com/ainekko/et/internal/ops/opstest"
 )
@@ -16,7 +18,7 @@ func TestRepeat(t *testing.T) {
 	}
 	opstest.CheckClose(t, y.ToF32(), []float32{1, 2, 1, 2, 1, 2, 1, 2}, 0)
 	m := ops.FromF32(ops.F32, []int64{2, 2}, []float32{1, 2, 3, 4})
-	y = mustOp(t, ops.OpRepeat, []*ops.Tensor{permutedCopy(t, m)}, map[string]any{"ne": []any{2, 2, 2}})
+	y = mustOp(t, ops.OpRepeat, []*ops.Tensor{reftest.PermutedCopy(t, m)}, map[string]any{"ne": []any{2, 2, 2}})
 	opstest.CheckClose(t, y.ToF32(), []float32{1, 2, 3, 4, 1, 2, 3, 4}, 0)
 	same := mustOp(t, ops.OpRepeat, []*ops.Tensor{m}, map[string]any{"ne": []any{2, 2}})
 	opstest.CheckClose(t, same.ToF32(), []float32{1, 2, 3, 4}, 0)

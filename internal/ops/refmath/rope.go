@@ -10,7 +10,7 @@ import (
 // ropeYarnCorrDims is ggml_rope_yarn_corr_dims.
 func ropeYarnCorrDims(nDims, nCtxOrig int64, freqBase, betaFast, betaSlow float32) [2]float32 {
 	corrDim := func(nRot float32) float32 {
-		return float32(nDims) * logf32(float32(nCtxOrig)/(nRot*2*math.Pi)) / (2 * logf32(freqBase))
+		return float32(nDims) * cpu.Logf32(float32(nCtxOrig)/(nRot*2*math.Pi)) / (2 * cpu.Logf32(freqBase))
 	}
 	start := float32(math.Floor(float64(corrDim(betaFast))))
 	end := float32(math.Ceil(float64(corrDim(betaSlow))))
@@ -37,7 +37,7 @@ func ropeYarn(thetaExtrap, freqScale float32, corr [2]float32, i0 int64, extFact
 		ramp := 1 - min(1, max(0, y))
 		rampMix := ramp * extFactor
 		theta = float32(thetaInterp*(1-rampMix)) + float32(thetaExtrap*rampMix)
-		mscale *= 1 + float32(0.1*logf32(1/freqScale))
+		mscale *= 1 + float32(0.1*cpu.Logf32(1/freqScale))
 	}
 	// math.Sincos gives math.Sin's and math.Cos's results (the same
 	// reduction and polynomials, TestSincosIsSinCos) in one call.
@@ -60,7 +60,7 @@ func (ks *Kernels) refRope(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) er
 	if extFactor != 0 {
 		corr = ropeYarnCorrDims(nDims, p.Int("n_ctx_orig"), freqBase, p.F32("beta_fast"), p.F32("beta_slow"))
 	}
-	thetaScale := powf32(freqBase, -2/float32(nDims))
+	thetaScale := cpu.Powf32(freqBase, -2/float32(nDims))
 	var factors []float32
 	if ff != nil {
 		factors = make([]float32, ff.Ne[0])

@@ -5,6 +5,8 @@ import (
 	"math"
 	"testing"
 
+	"github.com/ainekko/et/internal/ops/refmath/reftest"
+
 	"github.com/ainekko/et/internal/ops"
 	"github.com/ainekko/et/internal/ops/opstest"
 )
@@ -131,7 +133,7 @@ func TestRopeAgainstFloat64(t *testing.T) {
 			y := mustOp(t, ops.OpRope, srcs, tt.raw)
 			opstest.CheckClose(t, y.ToF32(), want, tt.tol)
 			// The same through a strided x.
-			ys := mustOp(t, ops.OpRope, append([]*ops.Tensor{permutedCopy(t, x)}, srcs[1:]...), tt.raw)
+			ys := mustOp(t, ops.OpRope, append([]*ops.Tensor{reftest.PermutedCopy(t, x)}, srcs[1:]...), tt.raw)
 			opstest.CheckClose(t, ys.ToF32(), y.ToF32(), 0)
 		})
 	}

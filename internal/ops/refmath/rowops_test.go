@@ -3,6 +3,8 @@ package refmath
 import (
 	"testing"
 
+	"github.com/ainekko/et/internal/ops/refmath/reftest"
+
 	"github.com/ainekko/et/internal/ops"
 	"github.com/ainekko/et/internal/ops/opstest"
 	"github.com/ainekko/et/internal/ops/refmath/cpu"
@@ -116,7 +118,7 @@ func TestRopeFastPathMatchesGeneric(t *testing.T) {
 
 func ropeFastVsGeneric(t *testing.T, hd, heads, toks int64) {
 	x := ops.FromF32(ops.F32, []int64{hd, heads, toks}, opstest.RandVals(51, int(hd*heads*toks), -2, 2))
-	xs := permutedCopy(t, x)
+	xs := reftest.PermutedCopy(t, x)
 	pos := make([]int64, toks)
 	for i := range pos {
 		pos[i] = int64(i*977 + 3)

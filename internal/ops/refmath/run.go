@@ -46,24 +46,14 @@ func (ks *Kernels) Run(info *ops.OpInfo, dst *ops.Tensor, srcs []*ops.Tensor, p 
 // Compute allocates, for the op info, a contiguous result and runs the op (or, for a view
 // op, returns the view). p must be normalized.
 func (ks *Kernels) Compute(info *ops.OpInfo, srcs []*ops.Tensor, p ops.Params) (*ops.Tensor, error) {
-	if info.View {
-		if err := info.CheckSources(srcs); err != nil {
-			return nil, err
-		}
-		return info.ViewOf(srcs[0], p)
-	}
-	t, ne, err := info.Shape(srcs, p)
-	if err != nil {
-		return nil, err
+	dst, err := info.NewResult(srcs, p)
+	if err != nil || info.View {
+		return dst, err
 	}
 	e, ok := refTable[info.Name]
 	if !ok {
 		return nil, &ops.NoHostMathError{What: "op " + strings.ToUpper(string(info.Name))}
 	}
-	if err := ops.CodecsOf(t, srcs); err != nil {
-		return nil, err
-	}
-	dst := ops.New(t, ne[:]...)
 	if err := e.ref(ks, dst, srcs, p); err != nil {
 		return nil, err
 	}

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/ainekko/et/internal/ops/refmath/reftest"
+
 	"github.com/ainekko/et/internal/ops"
 	"github.com/ainekko/et/internal/ops/opstest"
 	"github.com/ainekko/et/internal/ops/refmath/cpu"
@@ -89,8 +91,8 @@ func TestScratchReuse(t *testing.T) {
 	}, map[string]any{"scale": 0.5}})
 	const d, nq, nh, nhkv, nkv = 64, 3, 8, 2, 77
 	cases = append(cases, opCase{"flash_attn_ext", ops.OpFlashAttnExt, func(p bool) []*ops.Tensor {
-		q, k, v := faCase(vals(p, 71, d*nh*nq, -1, 1), vals(p, 72, d*nhkv*nkv, -1, 1), vals(p, 73, d*nhkv*nkv, -1, 1), d, nq, nh, nkv, nhkv)
-		mask := faTestMask(nq, nkv)
+		q, k, v := reftest.FACase(vals(p, 71, d*nh*nq, -1, 1), vals(p, 72, d*nhkv*nkv, -1, 1), vals(p, 73, d*nhkv*nkv, -1, 1), d, nq, nh, nkv, nhkv)
+		mask := reftest.FATestMask(nq, nkv)
 		if p {
 			mask = vals(p, 0, len(mask), 0, 0)
 		}

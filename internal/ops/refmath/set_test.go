@@ -3,6 +3,8 @@ package refmath
 import (
 	"testing"
 
+	"github.com/ainekko/et/internal/ops/refmath/reftest"
+
 	"github.com/ainekko/et/internal/ops"
 	"github.com/ainekko/et/internal/ops/opstest"
 )
@@ -28,7 +30,7 @@ func TestSet(t *testing.T) {
 		})
 	}
 	// a as a strided view: the view offsets refer to a's logical layout.
-	opstest.CheckClose(t, mustOp(t, ops.OpSet, []*ops.Tensor{permutedCopy(t, a), b}, map[string]any{"offset": 20}).ToF32(), tests[0].want, 0)
+	opstest.CheckClose(t, mustOp(t, ops.OpSet, []*ops.Tensor{reftest.PermutedCopy(t, a), b}, map[string]any{"offset": 20}).ToF32(), tests[0].want, 0)
 
 	ia := ops.FromInts(ops.I32, []int64{3}, []int64{1, 2, 3})
 	iy := mustOp(t, ops.OpSet, []*ops.Tensor{ia, ops.FromInts(ops.I32, []int64{1}, []int64{16777217})}, map[string]any{"offset": 8})

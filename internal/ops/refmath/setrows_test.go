@@ -6,6 +6,8 @@ import (
 	"math"
 	"testing"
 
+	"github.com/ainekko/et/internal/ops/refmath/reftest"
+
 	"github.com/ainekko/et/internal/ops"
 	"github.com/ainekko/et/internal/ops/opstest"
 )
@@ -73,7 +75,7 @@ func TestSetRows(t *testing.T) {
 	})
 	t.Run("strided src", func(t *testing.T) {
 		s := ops.FromF32(ops.F32, []int64{2, 2}, []float32{10, 11, 20, 21})
-		y := mustOp(t, ops.OpSetRows, []*ops.Tensor{base, permutedCopy(t, s), ops.FromInts(ops.I64, []int64{2}, []int64{0, 2})}, nil)
+		y := mustOp(t, ops.OpSetRows, []*ops.Tensor{base, reftest.PermutedCopy(t, s), ops.FromInts(ops.I64, []int64{2}, []int64{0, 2})}, nil)
 		opstest.CheckClose(t, y.ToF32(), []float32{10, 11, 1, 1, 20, 21, 3, 3}, 0)
 	})
 	wantOpError(t, ops.OpSetRows, []*ops.Tensor{base, src, ops.FromInts(ops.I64, []int64{2}, []int64{0, 4})}, nil, "set_rows: idx[1, 0, 0] = 4 is outside dst rows 0..3")
@@ -202,7 +204,7 @@ func TestBindSetRows(t *testing.T) {
 	for name, srcs := range map[string][]*ops.Tensor{
 		"f32 dst":     {ops.New(ops.F32, 512, 64), ops.New(ops.F32, 512, 1), idx},
 		"not dst":     {ops.New(ops.F16, 512, 64), ops.New(ops.F32, 512, 1), idx},
-		"strided src": {d, permutedCopy(t, ops.New(ops.F32, 512, 2)), ops.FromInts(ops.I64, []int64{2}, []int64{0, 1})},
+		"strided src": {d, reftest.PermutedCopy(t, ops.New(ops.F32, 512, 2)), ops.FromInts(ops.I64, []int64{2}, []int64{0, 1})},
 		"batches":     {ops.New(ops.F16, 512, 64, 2), ops.New(ops.F32, 512, 1, 2), idx},
 	} {
 		dst := srcs[0]

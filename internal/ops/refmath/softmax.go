@@ -13,13 +13,13 @@ func alibiSlopes(maxBias float32, nHead int64) func(h int64) float32 {
 		return func(int64) float32 { return 1 }
 	}
 	nHeadLog2 := int64(1) << uint(math.Floor(math.Log2(float64(nHead))))
-	m0 := powf32(2, -maxBias/float32(nHeadLog2))
-	m1 := powf32(2, -(maxBias/2)/float32(nHeadLog2))
+	m0 := cpu.Powf32(2, -maxBias/float32(nHeadLog2))
+	m1 := cpu.Powf32(2, -(maxBias/2)/float32(nHeadLog2))
 	return func(h int64) float32 {
 		if h < nHeadLog2 {
-			return powf32(m0, float32(h+1))
+			return cpu.Powf32(m0, float32(h+1))
 		}
-		return powf32(m1, float32(2*(h-nHeadLog2)+1))
+		return cpu.Powf32(m1, float32(2*(h-nHeadLog2)+1))
 	}
 }
 

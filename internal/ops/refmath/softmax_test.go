@@ -4,6 +4,8 @@ import (
 	"math"
 	"testing"
 
+	"github.com/ainekko/et/internal/ops/refmath/reftest"
+
 	"github.com/ainekko/et/internal/ops"
 	"github.com/ainekko/et/internal/ops/opstest"
 )
@@ -97,7 +99,7 @@ func TestSoftMax(t *testing.T) {
 		{"sinks without a mask", []*ops.Tensor{x, sinks}, map[string]any{"scale": 0.5, "sinks": true}, expect(0.5, false, false, true)},
 		{"max_bias without a mask", []*ops.Tensor{x, sinks}, map[string]any{"scale": 0.5, "max_bias": 8, "sinks": true}, expect(0.5, false, false, true)},
 		{"f32 mask with padding rows", []*ops.Tensor{x, ops.FromF32(ops.F32, []int64{3, 4}, append(append([]float32{}, maskVals...), 9, 9, 9, 9, 9, 9))}, map[string]any{"scale": 0.5}, expect(0.5, true, false, false)},
-		{"strided x", []*ops.Tensor{permutedCopy(t, x), mask}, map[string]any{"scale": 0.5}, expect(0.5, true, false, false)},
+		{"strided x", []*ops.Tensor{reftest.PermutedCopy(t, x), mask}, map[string]any{"scale": 0.5}, expect(0.5, true, false, false)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

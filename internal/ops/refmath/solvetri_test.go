@@ -4,6 +4,8 @@ import (
 	"math"
 	"testing"
 
+	"github.com/ainekko/et/internal/ops/refmath/reftest"
+
 	"github.com/ainekko/et/internal/ops"
 	"github.com/ainekko/et/internal/ops/opstest"
 )
@@ -46,7 +48,7 @@ func TestSolveTri(t *testing.T) {
 		}
 	}
 	// Strided B gives the same X.
-	opstest.CheckClose(t, mustOp(t, ops.OpSolveTri, []*ops.Tensor{A, permutedCopy(t, B)}, nil).ToF32(), xv, 0)
+	opstest.CheckClose(t, mustOp(t, ops.OpSolveTri, []*ops.Tensor{A, reftest.PermutedCopy(t, B)}, nil).ToF32(), xv, 0)
 
 	wantOpError(t, ops.OpSolveTri, []*ops.Tensor{a, b}, map[string]any{"uni": true}, "ggml implements only left=true, lower=true, uni=false")
 	wantOpError(t, ops.OpSolveTri, []*ops.Tensor{ops.New(ops.F32, 3, 2), b}, nil, "a [3, 2, 1, 1] is not square")

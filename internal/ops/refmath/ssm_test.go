@@ -4,6 +4,8 @@ import (
 	"math"
 	"testing"
 
+	"github.com/ainekko/et/internal/ops/refmath/reftest"
+
 	"github.com/ainekko/et/internal/ops"
 	"github.com/ainekko/et/internal/ops/opstest"
 )
@@ -122,7 +124,7 @@ func TestSSMScan(t *testing.T) {
 		}
 	}
 	srcs := ssmCase(false)
-	srcs[1] = permutedCopy(t, srcs[1]) // strided x
+	srcs[1] = reftest.PermutedCopy(t, srcs[1]) // strided x
 	opstest.CheckClose(t, mustOp(t, ops.OpSSMScan, srcs, nil).ToF32(), mustOp(t, ops.OpSSMScan, ssmCase(false), nil).ToF32(), 0)
 
 	bad := ssmCase(false)

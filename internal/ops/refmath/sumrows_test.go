@@ -4,6 +4,8 @@ import (
 	"math"
 	"testing"
 
+	"github.com/ainekko/et/internal/ops/refmath/reftest"
+
 	"github.com/ainekko/et/internal/ops"
 	"github.com/ainekko/et/internal/ops/opstest"
 )
@@ -18,8 +20,8 @@ func TestSumRowsMean(t *testing.T) {
 	}{
 		{"sum_rows", ops.OpSumRows, x, []float32{10, -4, 0.75}},
 		{"mean", ops.OpMean, x, []float32{2.5, -1, 0.1875}},
-		{"sum_rows strided", ops.OpSumRows, permutedCopy(t, x), []float32{10, -4, 0.75}},
-		{"mean strided", ops.OpMean, permutedCopy(t, x), []float32{2.5, -1, 0.1875}},
+		{"sum_rows strided", ops.OpSumRows, reftest.PermutedCopy(t, x), []float32{10, -4, 0.75}},
+		{"mean strided", ops.OpMean, reftest.PermutedCopy(t, x), []float32{2.5, -1, 0.1875}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

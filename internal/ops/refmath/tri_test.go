@@ -3,6 +3,8 @@ package refmath
 import (
 	"testing"
 
+	"github.com/ainekko/et/internal/ops/refmath/reftest"
+
 	"github.com/ainekko/et/internal/ops"
 	"github.com/ainekko/et/internal/ops/opstest"
 )
@@ -32,7 +34,7 @@ func TestDiagTri(t *testing.T) {
 		})
 	}
 	// Transposed input: the mask applies to the logical (i0, i1) index.
-	opstest.CheckClose(t, mustOp(t, ops.OpTri, []*ops.Tensor{permutedCopy(t, m)}, nil).ToF32(), tests[0].want, 0)
+	opstest.CheckClose(t, mustOp(t, ops.OpTri, []*ops.Tensor{reftest.PermutedCopy(t, m)}, nil).ToF32(), tests[0].want, 0)
 	wantOpError(t, ops.OpTri, []*ops.Tensor{ops.New(ops.F32, 3, 2)}, nil, "tri: x [3, 2, 1, 1] is not square")
 	wantOpError(t, ops.OpTri, []*ops.Tensor{m}, map[string]any{"type": "diag"}, `param type: unknown value "diag"`)
 }

@@ -34,13 +34,13 @@ func UnaryFunc(name string) func(float32) float32 {
 			return 0
 		}
 	case "tanh":
-		return tanhf32
+		return cpu.Tanhf32
 	case "elu":
 		return func(x float32) float32 {
 			if x > 0 {
 				return x
 			}
-			return expm1f32(x)
+			return cpu.Expm1f32(x)
 		}
 	case "relu":
 		return func(x float32) float32 {
@@ -64,7 +64,7 @@ func UnaryFunc(name string) func(float32) float32 {
 	case "exp":
 		return cpu.Expf32
 	case "expm1":
-		return expm1f32
+		return cpu.Expm1f32
 	case "softplus":
 		return func(x float32) float32 {
 			if x > 20 {
@@ -124,7 +124,7 @@ const (
 // 0.5·x·(1 + tanh(√(2/π)·x·(1 + 0.044715·x²))).
 func GeluF32(x float32) float32 {
 	inner := float32(sqrt2OverPi*x) * (1 + float32(float32(geluCoefA*x)*x))
-	return float32(0.5*x) * (1 + tanhf32(inner))
+	return float32(0.5*x) * (1 + cpu.Tanhf32(inner))
 }
 
 // GeluCPU is what ggml's CPU computes for gelu on f32 data: 0 for
@@ -155,13 +155,3 @@ func geluErfF32(x float32) float32 {
 }
 
 func hardsigmoidF32(x float32) float32 { return min(1, max(0, (x+3)/6)) }
-
-func expm1f32(x float32) float32 { return float32(math.Expm1(float64(x))) }
-
-func tanhf32(x float32) float32 { return float32(math.Tanh(float64(x))) }
-
-func logf32(x float32) float32 { return float32(math.Log(float64(x))) }
-
-func powf32(x, y float32) float32 {
-	return float32(math.Pow(float64(x), float64(y)))
-}

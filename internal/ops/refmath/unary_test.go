@@ -4,6 +4,8 @@ import (
 	"math"
 	"testing"
 
+	"github.com/ainekko/et/internal/ops/refmath/reftest"
+
 	"github.com/ainekko/et/internal/ops"
 	"github.com/ainekko/et/internal/ops/opstest"
 	"github.com/ainekko/et/internal/ops/refmath/cpu"
@@ -110,7 +112,7 @@ func TestGeluTable(t *testing.T) {
 func TestUnaryF16AndStrided(t *testing.T) {
 	xs := []float32{-1, 0.5, 2, -3, 4, 0.25}
 	x := ops.FromF32(ops.F32, []int64{3, 2}, xs)
-	y := mustOp(t, ops.OpUnary, []*ops.Tensor{permutedCopy(t, x)}, map[string]any{"op": "neg"})
+	y := mustOp(t, ops.OpUnary, []*ops.Tensor{reftest.PermutedCopy(t, x)}, map[string]any{"op": "neg"})
 	opstest.CheckClose(t, y.ToF32(), []float32{1, -0.5, -2, 3, -4, -0.25}, 0)
 	h := mustOp(t, ops.OpUnary, []*ops.Tensor{ops.FromF32(ops.F16, []int64{3, 2}, xs)}, map[string]any{"op": "silu"})
 	if h.Type != ops.F16 {
