@@ -5,10 +5,9 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/ainekko/et/internal/ops/refmath/reftest"
-
 	"github.com/ainekko/et/internal/ops"
 	"github.com/ainekko/et/internal/ops/opstest"
+	"github.com/ainekko/et/internal/ops/refmath/reftest"
 )
 
 func TestHostSum(t *testing.T) {

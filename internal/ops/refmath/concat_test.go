@@ -4,10 +4,9 @@ import (
 	"bytes"
 	"testing"
 
-	"github.com/ainekko/et/internal/ops/refmath/reftest"
-
 	"github.com/ainekko/et/internal/ops"
 	"github.com/ainekko/et/internal/ops/opstest"
+	"github.com/ainekko/et/internal/ops/refmath/reftest"
 )
 
 func TestConcat(t *testing.T) {

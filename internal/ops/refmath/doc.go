@@ -11,5 +11,5 @@
 // *_amd64.s assembly in every amd64 build, portable Go elsewhere; every
 // kernel has a portable twin its tests compare it with.
 //
-// refmath imports ops, ops/parallel and its packages cpu and mulmat. It never prints and never exits.
+// refmath imports ops, ops/parallel and its packages cpu, mulmat and attn. It never prints and never exits.
 package refmath

@@ -5,10 +5,9 @@ import (
 	"math"
 	"testing"
 
-	"github.com/ainekko/et/internal/ops/refmath/reftest"
-
 	"github.com/ainekko/et/internal/ops"
 	"github.com/ainekko/et/internal/ops/opstest"
+	"github.com/ainekko/et/internal/ops/refmath/reftest"
 )
 
 // gdnCase builds gated_delta_net sources: S_v 4, H 4 value heads, H_q =

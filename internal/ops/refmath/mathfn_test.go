@@ -5,10 +5,9 @@ import (
 	"math"
 	"testing"
 
-	"github.com/ainekko/et/internal/ops/refmath/reftest"
-
 	"github.com/ainekko/et/internal/ops"
 	"github.com/ainekko/et/internal/ops/opstest"
+	"github.com/ainekko/et/internal/ops/refmath/reftest"
 )
 
 // f64Map applies f in float64 to every value.

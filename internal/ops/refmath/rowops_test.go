@@ -3,11 +3,10 @@ package refmath
 import (
 	"testing"
 
-	"github.com/ainekko/et/internal/ops/refmath/reftest"
-
 	"github.com/ainekko/et/internal/ops"
 	"github.com/ainekko/et/internal/ops/opstest"
 	"github.com/ainekko/et/internal/ops/refmath/cpu"
+	"github.com/ainekko/et/internal/ops/refmath/reftest"
 )
 
 // TestEltwiseLongRows runs unary and glu (split and single-tensor forms)

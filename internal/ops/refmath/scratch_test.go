@@ -6,11 +6,10 @@ import (
 	"testing"
 	"unsafe"
 
-	"github.com/ainekko/et/internal/ops/refmath/reftest"
-
 	"github.com/ainekko/et/internal/ops"
 	"github.com/ainekko/et/internal/ops/opstest"
 	"github.com/ainekko/et/internal/ops/refmath/cpu"
+	"github.com/ainekko/et/internal/ops/refmath/reftest"
 )
 
 func TestScratchPool(t *testing.T) {
@@ -126,4 +125,10 @@ func TestScratchReuse(t *testing.T) {
 			})
 		}
 	}
+}
+
+// faKernels is this CPU's kernel set with the flash_attn_ext kernels on
+// or off (reftest.FAKernels).
+func faKernels(z, vec, f16c bool) *Kernels {
+	return &Kernels{reftest.FAKernels(z, vec, f16c)}
 }

@@ -4,10 +4,10 @@ import (
 	"math"
 	"testing"
 
-	"github.com/ainekko/et/internal/ops/refmath/reftest"
-
 	"github.com/ainekko/et/internal/ops"
 	"github.com/ainekko/et/internal/ops/opstest"
+	"github.com/ainekko/et/internal/ops/refmath/attn"
+	"github.com/ainekko/et/internal/ops/refmath/reftest"
 )
 
 // softmax64 is an independent float64 softmax with optional sink logit.
@@ -115,20 +115,20 @@ func TestSoftMax(t *testing.T) {
 
 func TestAlibiSlopes(t *testing.T) {
 	// 8 heads, max_bias 8: the classic 2^-1, 2^-2, ..., 2^-8.
-	s := alibiSlopes(8, 8)
+	s := attn.AlibiSlopes(8, 8)
 	for h := int64(0); h < 8; h++ {
 		if got, want := s(h), float32(math.Pow(2, -float64(h+1))); got != want {
 			t.Errorf("slope(%d) = %g, want %g", h, got, want)
 		}
 	}
 	// 12 heads: log2 part 8 (m0 = 2^-1), then m1 = 2^-0.5 to odd powers.
-	s = alibiSlopes(8, 12)
+	s = attn.AlibiSlopes(8, 12)
 	for h, want := range map[int64]float64{0: 0.5, 7: 1.0 / 256, 8: math.Pow(2, -0.5), 9: math.Pow(2, -1.5), 11: math.Pow(2, -3.5)} {
 		if got := s(h); math.Abs(float64(got)-want) > 1e-6*want {
 			t.Errorf("12 heads: slope(%d) = %g, want %g", h, got, want)
 		}
 	}
-	if alibiSlopes(0, 12)(5) != 1 {
+	if attn.AlibiSlopes(0, 12)(5) != 1 {
 		t.Errorf("max_bias 0 must give slope 1")
 	}
 }

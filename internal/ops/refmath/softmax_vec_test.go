@@ -6,6 +6,7 @@ import (
 
 	"github.com/ainekko/et/internal/ops"
 	"github.com/ainekko/et/internal/ops/opstest"
+	"github.com/ainekko/et/internal/ops/refmath/attn"
 )
 
 // TestSoftMaxLongRows: soft_max over 4096-wide rows (the vector lanes'
@@ -27,7 +28,7 @@ func TestSoftMaxLongRows(t *testing.T) {
 		mask := ops.FromF32(ops.F32, []int64{int64(n0), n1}, mv)
 		const scale, maxBias = 0.25, 8
 		got := mustOp(t, ops.OpSoftMax, []*ops.Tensor{x, mask}, map[string]any{"scale": scale, "max_bias": maxBias}).ToF32()
-		slope := alibiSlopes(maxBias, n2)
+		slope := attn.AlibiSlopes(maxBias, n2)
 		for h := 0; h < n2; h++ {
 			for i := 0; i < n1; i++ {
 				w := make([]float64, n0)

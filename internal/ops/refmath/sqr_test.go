@@ -3,10 +3,9 @@ package refmath
 import (
 	"testing"
 
-	"github.com/ainekko/et/internal/ops/refmath/reftest"
-
 	"github.com/ainekko/et/internal/ops"
 	"github.com/ainekko/et/internal/ops/opstest"
+	"github.com/ainekko/et/internal/ops/refmath/reftest"
 )
 
 func TestSqr(t *testing.T) {

@@ -4,11 +4,10 @@ import (
 	"math"
 	"testing"
 
-	"github.com/ainekko/et/internal/ops/refmath/reftest"
-
 	"github.com/ainekko/et/internal/ops"
 	"github.com/ainekko/et/internal/ops/opstest"
 	"github.com/ainekko/et/internal/ops/refmath/cpu"
+	"github.com/ainekko/et/internal/ops/refmath/reftest"
 )
 
 func TestUnaryValues(t *testing.T) {

@@ -1,4 +1,4 @@
-package refmath
+package attn
 
 import (
 	"errors"
@@ -6,10 +6,9 @@ import (
 	"math"
 	"testing"
 
-	"github.com/ainekko/et/internal/ops/refmath/reftest"
-
 	"github.com/ainekko/et/internal/ops"
 	"github.com/ainekko/et/internal/ops/opstest"
+	"github.com/ainekko/et/internal/ops/refmath/reftest"
 )
 
 // attn64 is plain float64 attention over row-major slices in ggml order,
@@ -167,12 +166,7 @@ func TestFlashAttnErrors(t *testing.T) {
 	wantOpError(t, ops.OpFlashAttnExt, []*ops.Tensor{q, ops.New(ops.I32, 32, 5, 2), v}, p, "k is i32, want a float or quantized type")
 	wantOpError(t, ops.OpFlashAttnExt, []*ops.Tensor{q, k, v, ops.New(ops.F16, 5, 3), ops.New(ops.F32, 3)}, p, "sinks is [3, 1, 1, 1], want [4]")
 	// Quantized K/V plan (ggml accepts them) but have no host math.
-	info0, _ := ops.Lookup("flash_attn_ext")
-	np, err := info0.Normalize(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := Compute(info0, []*ops.Tensor{q, ops.New(ops.Q8_0, 32, 5, 2), ops.New(ops.Q8_0, 32, 5, 2)}, np); err == nil || !errors.As(err, new(*ops.NoHostMathError)) {
+	if _, err := reftest.Compute(ops.OpFlashAttnExt, []*ops.Tensor{q, ops.New(ops.Q8_0, 32, 5, 2), ops.New(ops.Q8_0, 32, 5, 2)}, p, host.RefFlashAttn); err == nil || !errors.As(err, new(*ops.NoHostMathError)) {
 		t.Errorf("q8_0 K/V: error %v, want a NoHostMathError", err)
 	}
 	wantOpError(t, ops.OpFlashAttnExt, []*ops.Tensor{q, k, v}, nil, "param scale: required")
@@ -189,7 +183,7 @@ func faKernels(z, vec, f16c bool) *Kernels {
 	return &Kernels{reftest.FAKernels(z, vec, f16c)}
 }
 
-// scalarFA is this CPU's kernel set with refFlashAttn's scalar loop
+// scalarFA is this CPU's kernel set with RefFlashAttn's scalar loop
 // alone.
 func scalarFA() *Kernels { return faKernels(false, false, false) }
 

@@ -1,4 +1,4 @@
-package refmath
+package attn
 
 import (
 	"sync"
@@ -10,7 +10,7 @@ import (
 
 // flash_attn_ext for f16 K and V with the AVX-512 kernels of
 // flashattn_amd64.s, in every amd64 build on CPUs with AVX-512F: what
-// refFlashAttn runs first where it fits (d_k and d_v multiples of 32, K
+// RefFlashAttn runs first where it fits (d_k and d_v multiples of 32, K
 // and V heads broadcast alike). A tile of four query rows that read the
 // same K/V head (the query heads of a KV head, for each query position
 // in turn) runs in three passes, as flashAttnVec's:

@@ -1,6 +1,6 @@
 //go:build !amd64
 
-package refmath
+package attn
 
 import (
 	"github.com/ainekko/et/internal/ops"

@@ -1,16 +1,15 @@
 //go:build goexperiment.simd && amd64
 
-package refmath
+package attn
 
 import (
 	"math"
 	"simd/archsimd"
 	"testing"
 
-	"github.com/ainekko/et/internal/ops/refmath/reftest"
-
 	"github.com/ainekko/et/internal/ops"
 	"github.com/ainekko/et/internal/ops/opstest"
+	"github.com/ainekko/et/internal/ops/refmath/reftest"
 )
 
 // TestFlashAttnVec: the AVX2 kernels (where the CPU has them) against an

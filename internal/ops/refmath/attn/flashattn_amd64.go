@@ -1,4 +1,4 @@
-package refmath
+package attn
 
 import (
 	"math"
@@ -13,7 +13,7 @@ import (
 // what the plain build (GOEXPERIMENT=simd off) runs in place of the
 // vector kernels of flashattn_simd_amd64.go, and what the vector build
 // would run on a CPU with F16C but without AVX2 and FMA. It computes the
-// scalar loop of refFlashAttn with two differences of order, both the
+// scalar loop of RefFlashAttn with two differences of order, both the
 // vector kernels' too: the dot products k_j·q sum in eight float32 lanes
 // (dot8F: lane l sums the elements i ≡ l mod 8, then the lanes pairwise,
 // as ggml_vec_dot_f16 accumulates in float32 lanes) where the scalar loop

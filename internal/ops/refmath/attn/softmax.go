@@ -1,4 +1,4 @@
-package refmath
+package attn
 
 import (
 	"math"
@@ -8,7 +8,7 @@ import (
 )
 
 // alibiSlopes returns the ALiBi slope function of ggml for n_head heads.
-func alibiSlopes(maxBias float32, nHead int64) func(h int64) float32 {
+func AlibiSlopes(maxBias float32, nHead int64) func(h int64) float32 {
 	if maxBias <= 0 {
 		return func(int64) float32 { return 1 }
 	}
@@ -23,11 +23,11 @@ func alibiSlopes(maxBias float32, nHead int64) func(h int64) float32 {
 	}
 }
 
-func (ks *Kernels) refSoftMax(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) error {
+func (ks *Kernels) RefSoftMax(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) error {
 	x := srcs[0]
 	mask, sinks := ops.MaskSinkTensors(1, srcs, p)
 	scale := p.F32("scale")
-	slope := alibiSlopes(p.F32("max_bias"), x.Ne[2])
+	slope := AlibiSlopes(p.F32("max_bias"), x.Ne[2])
 	n0 := x.Ne[0]
 	cpu.RefParallel(x.NRows(), n0, func(lo, hi int64) {
 		rows := cpu.ScratchF32.Get(int(2 * n0))

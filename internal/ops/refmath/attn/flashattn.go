@@ -1,4 +1,4 @@
-package refmath
+package attn
 
 import (
 	"math"
@@ -7,7 +7,7 @@ import (
 	"github.com/ainekko/et/internal/ops/refmath/cpu"
 )
 
-func (ks *Kernels) refFlashAttn(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) error {
+func (ks *Kernels) RefFlashAttn(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) error {
 	q, k, v := srcs[0], srcs[1], srcs[2]
 	for _, t := range []*ops.Tensor{k, v} {
 		if t.Type != ops.F16 && t.Type != ops.F32 {
@@ -20,7 +20,7 @@ func (ks *Kernels) refFlashAttn(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Param
 	if softcap != 0 {
 		scale /= softcap
 	}
-	slope := alibiSlopes(p.F32("max_bias"), q.Ne[2])
+	slope := AlibiSlopes(p.F32("max_bias"), q.Ne[2])
 	dk, dv, nkv := q.Ne[0], v.Ne[0], k.Ne[1]
 	rk2, rk3 := q.Ne[2]/k.Ne[2], q.Ne[3]/k.Ne[3]
 	rv2, rv3 := q.Ne[2]/v.Ne[2], q.Ne[3]/v.Ne[3]

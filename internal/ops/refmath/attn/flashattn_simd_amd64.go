@@ -1,6 +1,6 @@
 //go:build goexperiment.simd && amd64
 
-package refmath
+package attn
 
 import (
 	"math"
@@ -14,7 +14,7 @@ import (
 )
 
 // The AVX2 form of flash_attn_ext for f16 K and V (GOEXPERIMENT=simd on
-// CPUs with AVX2 and FMA, checked once). It computes what refFlashAttn's
+// CPUs with AVX2 and FMA, checked once). It computes what RefFlashAttn's
 // scalar loop computes, in three passes per tile of up to faTile query
 // rows that read the same K/V head (the query heads of one KV head, for
 // each query position in turn), so that each K and V row is widened from
