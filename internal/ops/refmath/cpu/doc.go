@@ -9,6 +9,6 @@
 // fields of the Kernels it runs with, and has a portable twin its tests
 // compare it with.
 //
-// cpu imports ops, ops/codec, ops/half and ops/parallel. It never prints
+// cpu imports ops, ops/codec and ops/parallel. It never prints
 // and never exits.
 package cpu
