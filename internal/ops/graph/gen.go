@@ -129,7 +129,15 @@ func randomAccess(in Init) bool { return in.Func != "perm" && in.Func != "hadama
 
 // fillF32 writes values [i, i+len(dst)) of a random-access init, seeded
 // with state s (the rng state before the first draw), as float32.
-func fillF32(in Init, s uint64, i int64, dst []float32) {
+func fillF32(in Init, s uint64, i int64, dst []float32) { fillF32With(normalPairs, in, s, i, dst) }
+
+// normalPairs is the normal init's kernel on this CPU: pairs of values a
+// pass (normalKernels' widest), chosen once.
+var normalPairs = normalKernels()[0]
+
+// fillF32With is fillF32 with the normal init's vector kernel of pairs
+// pairs a pass (normalKernels; 0: the scalar loop alone).
+func fillF32With(pairs int, in Init, s uint64, i int64, dst []float32) {
 	a := in.Args
 	switch in.Func {
 	case "zeros":
@@ -161,13 +169,13 @@ func fillF32(in Init, s uint64, i int64, dst []float32) {
 			dst[k] = float32(float64(lo + int64(splitmix(z)%n)))
 		}
 	case "normal":
-		fillNormal(a[0], a[1], s, i, dst)
+		fillNormal(pairs, a[0], a[1], s, i, dst)
 	default:
 		panic("graph: init " + in.Func + " is not random-access")
 	}
 }
 
-func fillNormal(mean, std float64, s uint64, i int64, dst []float32) {
+func fillNormal(pairs int, mean, std float64, s uint64, i int64, dst []float32) {
 	k := 0
 	if i&1 == 1 && len(dst) > 0 {
 		// dst starts on the sine half of pair (i-1)/2.
@@ -177,7 +185,7 @@ func fillNormal(mean, std float64, s uint64, i int64, dst []float32) {
 		k = 1
 	}
 	z := s + uint64(i+int64(k))*splitmixGamma
-	if v := fillNormalVec(mean, std, z, dst[k:]); v > 0 {
+	if v := fillNormalVec(pairs, mean, std, z, dst[k:]); v > 0 {
 		k += v
 		z += uint64(v) * splitmixGamma
 	}

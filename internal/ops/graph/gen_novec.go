@@ -2,14 +2,11 @@
 
 package graph
 
-// normalPairs is 0: off amd64 there are no vector kernels.
-var normalPairs = 0
-
 // normalKernels lists the scalar code alone.
 func normalKernels() []int { return []int{0} }
 
 // fillNormalVec writes nothing: off amd64 there are no vector kernels.
-func fillNormalVec(mean, std float64, z uint64, dst []float32) int { return 0 }
+func fillNormalVec(pairs int, mean, std float64, z uint64, dst []float32) int { return 0 }
 
 // clearUpper does nothing in this build.
 func clearUpper() {}

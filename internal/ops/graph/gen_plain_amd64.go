@@ -9,10 +9,6 @@ import "unsafe"
 // (gen_plain_amd64.s), eight pairs per pass, the scalar path's bits. On
 // CPUs without AVX-512 DQ the scalar loop runs.
 
-// normalPairs is the number of pairs per pass of fillNormalVec's kernel:
-// 8 (AVX-512) or 0 (none: the scalar loop).
-var normalPairs = normalKernels()[0]
-
 // cpuAVX512DQ reports whether the CPU and the OS support AVX-512 F and DQ.
 func cpuAVX512DQ() bool
 
@@ -30,10 +26,11 @@ func fillNormalAVX512(mean, std float64, z1 *[8]uint64, dst *float32, n int)
 
 // fillNormalVec writes the first len(dst) &^ 15 values of dst, which
 // starts on a pair boundary whose rng state (before its first draw) is
-// z, and returns how many it wrote: 0 without the kernel.
-func fillNormalVec(mean, std float64, z uint64, dst []float32) int {
+// z, by the kernel of pairs (8, or 0 for none), and returns how many it
+// wrote: 0 without the kernel.
+func fillNormalVec(pairs int, mean, std float64, z uint64, dst []float32) int {
 	n := len(dst) &^ 15
-	if normalPairs != 8 || n == 0 {
+	if pairs != 8 || n == 0 {
 		return 0
 	}
 	var z1 [8]uint64

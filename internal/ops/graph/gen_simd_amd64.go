@@ -18,10 +18,6 @@ import (
 // conversions between 64-bit integers and float64: the kernel builds
 // them from 32x32-bit multiplies and exact exponent-bias tricks.
 
-// normalPairs is the number of pairs per pass of the kernel fillNormalVec
-// uses: 8 (AVX-512), 4 (AVX2) or 0 (none: the scalar loop).
-var normalPairs = normalKernels()[0]
-
 // normalKernels lists the kernels this CPU runs, widest first, ending
 // with 0 (the scalar code); tests run each.
 func normalKernels() []int {
@@ -38,9 +34,10 @@ func normalKernels() []int {
 // fillNormalVec writes the first values of dst (a multiple of 16 with
 // AVX-512, of 8 with AVX2), which starts on a pair boundary whose rng
 // state (before its first draw) is z, and returns how many it wrote: 0
-// without a vector kernel.
-func fillNormalVec(mean, std float64, z uint64, dst []float32) int {
-	switch normalPairs {
+// without a vector kernel. pairs picks the kernel: 8 (AVX-512), 4 (AVX2)
+// or 0 (none: the scalar loop).
+func fillNormalVec(pairs int, mean, std float64, z uint64, dst []float32) int {
+	switch pairs {
 	case 8:
 		return fillNormal512(mean, std, z, dst)
 	case 4:
@@ -377,13 +374,11 @@ func fillNormal256(mean, std float64, z uint64, dst []float32) int {
 	return n
 }
 
-var hasAVX = archsimd.X86.AVX()
-
 // clearUpper executes VZEROUPPER between rows: see ops' clearUpper (the
 // runtime's asyncPreempt leaves the upper halves dirty in simd builds,
 // which slows the scalar float code that follows).
 func clearUpper() {
-	if hasAVX {
+	if archsimd.X86.AVX() {
 		archsimd.ClearAVXUpperBits()
 	}
 }

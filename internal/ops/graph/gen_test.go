@@ -129,12 +129,10 @@ func TestFillNormalMatchesGenerator(t *testing.T) {
 		want[i] = float32(g.next())
 	}
 	s := newRNG(11, "v").s
-	defer func(p int) { normalPairs = p }(normalPairs)
 	for _, pairs := range normalKernels() {
-		normalPairs = pairs
 		for _, r := range [][2]int{{0, n}, {1, n}, {3, 40}, {2, 35}, {5, 21}, {16, 16 + 15}, {7, 7 + 9}} {
 			got := make([]float32, r[1]-r[0])
-			fillF32(in, s, int64(r[0]), got)
+			fillF32With(pairs, in, s, int64(r[0]), got)
 			for k := range got {
 				if w := want[r[0]+k]; math.Float32bits(got[k]) != math.Float32bits(w) {
 					t.Fatalf("%d pairs per pass, range %v: value %d = %v, sequential generator %v", pairs, r, r[0]+k, got[k], w)
@@ -192,16 +190,13 @@ func TestFillNormalKernelEdges(t *testing.T) {
 		}
 	}
 	in, _ := ParseInit("normal(0.5, 3)")
-	defer func(p int) { normalPairs = p }(normalPairs)
 	check := func(s uint64, what string, u float64) {
 		t.Helper()
-		normalPairs = 0
 		want := make([]float32, 32)
-		fillF32(in, s, 0, want)
+		fillF32With(0, in, s, 0, want)
 		for _, pairs := range normalKernels() {
-			normalPairs = pairs
 			got := make([]float32, 32)
-			fillF32(in, s, 0, got)
+			fillF32With(pairs, in, s, 0, got)
 			for k := range got {
 				if math.Float32bits(got[k]) != math.Float32bits(want[k]) {
 					t.Fatalf("%s = %v: %d pairs per pass, value %d = %v, scalar %v", what, u, pairs, k, got[k], want[k])

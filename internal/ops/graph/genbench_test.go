@@ -27,15 +27,13 @@ func BenchmarkFill(b *testing.B) {
 		}
 		for _, pairs := range kernels {
 			b.Run(fmt.Sprintf("%s/pairs=%d", tc.name, pairs), func(b *testing.B) {
-				defer func(p int) { normalPairs = p }(normalPairs)
-				normalPairs = pairs
 				in, _ := ParseInit(tc.init)
 				row := make([]float32, 4096)
 				dst := make([]byte, tc.typ.RowSize(4096))
 				b.SetBytes(4096 * 4)
 				i := int64(0)
 				for b.Loop() {
-					fillF32(in, 1, i, row)
+					fillF32With(pairs, in, 1, i, row)
 					ops.QuantizeRow(tc.typ, row, dst)
 					i += 4096
 				}

@@ -85,10 +85,8 @@ func TestGeneratorPinned(t *testing.T) {
 		// kernel this CPU has (a pass of the widest is 16 values).
 		for _, pairs := range normalKernels() {
 			func() {
-				defer func(p int) { normalPairs = p }(normalPairs)
-				normalPairs = pairs
 				row := make([]float32, 32)
-				fillF32(in, newRNG(0, "x").s, 0, row)
+				fillF32With(pairs, in, newRNG(0, "x").s, 0, row)
 				if !reflect.DeepEqual(row[:len(tt.want)], tt.want) {
 					t.Errorf("%s with seed 0, name x, filled (%d pairs per pass): %v, want %v", tt.init, pairs, row[:len(tt.want)], tt.want)
 				}
