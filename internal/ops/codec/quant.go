@@ -61,8 +61,10 @@ func NearestInt(f float32) int32 {
 	return int32(math.Float32bits(v)&0x7fffff) - 0x400000
 }
 
+// Abs32 is |x| (the sign bit cleared).
 func Abs32(x float32) float32 { return math.Float32frombits(math.Float32bits(x) &^ (1 << 31)) }
 
+// QuantizeBlockQ8_0 is ggml's quantize_row_q8_0_ref for one q8_0 block.
 func QuantizeBlockQ8_0(x []float32, y []byte) {
 	x = x[:QK8_0]
 	y = y[:34]
@@ -83,6 +85,7 @@ func QuantizeBlockQ8_0(x []float32, y []byte) {
 	}
 }
 
+// DequantizeBlockQ8_0 is ggml's dequantize_row_q8_0 for one q8_0 block.
 func DequantizeBlockQ8_0(x []byte, y []float32) {
 	x = x[:34]
 	y = y[:QK8_0]
@@ -117,6 +120,7 @@ func quantizeBlockQ4_0(x []float32, y []byte) {
 	}
 }
 
+// DequantizeBlockQ4_0 is ggml's dequantize_row_q4_0 for one q4_0 block.
 func DequantizeBlockQ4_0(x []byte, y []float32) {
 	x = x[:18]
 	y = y[:QK4_0]
@@ -136,6 +140,7 @@ func ScaleMinK4(j int, q []byte) (sc, m uint8) {
 	return q[j+4]&0xf | (q[j-4]>>6)<<4, q[j+4]>>4 | (q[j]>>6)<<4
 }
 
+// DequantizeBlockQ4_K is ggml's dequantize_row_q4_K for one q4_K block.
 func DequantizeBlockQ4_K(x []byte, y []float32) {
 	x = x[:144]
 	y = y[:QKK]
@@ -157,6 +162,7 @@ func DequantizeBlockQ4_K(x []byte, y []float32) {
 	}
 }
 
+// QuantizeBlockQ4_K is ggml's quantize_row_q4_K_ref for one q4_K block.
 func QuantizeBlockQ4_K(x []float32, y []byte) {
 	x = x[:QKK]
 	y = y[:144]

@@ -40,6 +40,7 @@ func QuantizeBlockQ1_0(x []float32, y []byte) {
 	}
 }
 
+// DequantizeBlockQ1_0 is ggml's dequantize_row_q1_0 for one q1_0 block.
 func DequantizeBlockQ1_0(x []byte, y []float32) {
 	x = x[:sizeQ1_0]
 	y = y[:128]
@@ -77,6 +78,7 @@ func QuantizeBlockQ2_0(x []float32, y []byte) {
 	}
 }
 
+// DequantizeBlockQ2_0 is ggml's dequantize_row_q2_0 for one q2_0 block.
 func DequantizeBlockQ2_0(x []byte, y []float32) {
 	x = x[:sizeQ2_0]
 	y = y[:64]
@@ -146,6 +148,7 @@ func QuantizeBlockTQ1_0(x []float32, y []byte) {
 	}
 }
 
+// DequantizeBlockTQ1_0 is ggml's dequantize_row_tq1_0 for one tq1_0 block.
 func DequantizeBlockTQ1_0(x []byte, y []float32) {
 	x = x[:sizeTQ1_0]
 	y = y[:QKK]
@@ -205,6 +208,7 @@ func QuantizeBlockTQ2_0(x []float32, y []byte) {
 	}
 }
 
+// DequantizeBlockTQ2_0 is ggml's dequantize_row_tq2_0 for one tq2_0 block.
 func DequantizeBlockTQ2_0(x []byte, y []float32) {
 	x = x[:sizeTQ2_0]
 	y = y[:QKK]
@@ -267,6 +271,7 @@ func QuantizeBlockMXFP4(x []float32, y []byte) {
 	}
 }
 
+// DequantizeBlockMXFP4 is ggml's dequantize_row_mxfp4 for one mxfp4 block.
 func DequantizeBlockMXFP4(x []byte, y []float32) {
 	x = x[:sizeMXFP4]
 	y = y[:32]
@@ -351,6 +356,7 @@ func QuantizeBlockNVFP4(x []float32, y []byte) {
 	}
 }
 
+// DequantizeBlockNVFP4 is ggml's dequantize_row_nvfp4 for one nvfp4 block.
 func DequantizeBlockNVFP4(x []byte, y []float32) {
 	x = x[:sizeNVFP4]
 	y = y[:64]

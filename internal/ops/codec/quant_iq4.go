@@ -47,7 +47,7 @@ func bestIndexInt8(x float32) uint8 {
 	return uint8(mu)
 }
 
-// quantizeIQ4 is quantize_row_iq4_nl_impl without importance weights for
+// QuantizeIQ4 is quantize_row_iq4_nl_impl without importance weights for
 // one super-block x of 32 (iq4_nl: y = d, qs[16]) or 256 values (iq4_xs:
 // y = d, scales_h, scales_l[4], qs[128]), with ggml's ntry (-1 for
 // iq4_nl's reference quantizer, 7 for iq4_xs').
@@ -170,6 +170,8 @@ func QuantizeIQ4(x []float32, y []byte, ntry int) {
 	}
 }
 
+// DequantizeBlockIQ4_NL is ggml's dequantize_row_iq4_nl for one iq4_nl
+// block.
 func DequantizeBlockIQ4_NL(x []byte, y []float32) {
 	x = x[:SizeIQ4_NL]
 	y = y[:32]
@@ -180,6 +182,8 @@ func DequantizeBlockIQ4_NL(x []byte, y []float32) {
 	}
 }
 
+// DequantizeBlockIQ4_XS is ggml's dequantize_row_iq4_xs for one iq4_xs
+// block.
 func DequantizeBlockIQ4_XS(x []byte, y []float32) {
 	x = x[:SizeIQ4_XS]
 	y = y[:QKK]

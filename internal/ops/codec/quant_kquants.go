@@ -80,6 +80,7 @@ func QuantizeBlockQ2_K(x []float32, y []byte) {
 	packQ2(L[:], y[16:80])
 }
 
+// DequantizeBlockQ2_K is ggml's dequantize_row_q2_K for one q2_K block.
 func DequantizeBlockQ2_K(x []byte, y []float32) {
 	x = x[:sizeQ2_K]
 	y = y[:QKK]
@@ -261,6 +262,7 @@ func q3KScales(b []byte) [16]int8 {
 	return s
 }
 
+// DequantizeBlockQ3_K is ggml's dequantize_row_q3_K for one q3_K block.
 func DequantizeBlockQ3_K(x []byte, y []float32) {
 	x = x[:sizeQ3_K]
 	y = y[:QKK]
@@ -399,6 +401,7 @@ func packK4Scales(scales, mins []float32, maxScale, maxMin float32, y []byte) {
 	binary.LittleEndian.PutUint16(y[2:], half.FromF32(maxMin/63))
 }
 
+// DequantizeBlockQ5_K is ggml's dequantize_row_q5_K for one q5_K block.
 func DequantizeBlockQ5_K(x []byte, y []float32) {
 	x = x[:sizeQ5_K]
 	y = y[:QKK]
@@ -546,6 +549,7 @@ func QuantizeBlockQ6_K(x []float32, y []byte) {
 	}
 }
 
+// DequantizeBlockQ6_K is ggml's dequantize_row_q6_K for one q6_K block.
 func DequantizeBlockQ6_K(x []byte, y []float32) {
 	x = x[:SizeQ6_K]
 	y = y[:QKK]

@@ -18,7 +18,7 @@ const (
 	SizeQ6_K = 210
 )
 
-// groupMaxEps is ggml-quants.c's GROUP_MAX_EPS: a group whose largest
+// GroupMaxEps is ggml-quants.c's GROUP_MAX_EPS: a group whose largest
 // magnitude is below it quantizes to zero.
 const GroupMaxEps float32 = 1e-15
 
@@ -46,8 +46,10 @@ func cvtI32(f float32) int32 {
 	return int32(f)
 }
 
+// F16At is the f16 value at b[off:] as float32.
 func F16At(b []byte, off int) float32 { return half.ToF32(binary.LittleEndian.Uint16(b[off:])) }
 
+// QuantizeBlockQ4_1 is ggml's quantize_row_q4_1_ref for one q4_1 block.
 func QuantizeBlockQ4_1(x []float32, y []byte) {
 	x = x[:32]
 	y = y[:sizeQ4_1]
@@ -76,6 +78,7 @@ func QuantizeBlockQ4_1(x []float32, y []byte) {
 	}
 }
 
+// DequantizeBlockQ4_1 is ggml's dequantize_row_q4_1 for one q4_1 block.
 func DequantizeBlockQ4_1(x []byte, y []float32) {
 	x = x[:sizeQ4_1]
 	y = y[:32]
@@ -86,6 +89,7 @@ func DequantizeBlockQ4_1(x []byte, y []float32) {
 	}
 }
 
+// QuantizeBlockQ5_0 is ggml's quantize_row_q5_0_ref for one q5_0 block.
 func QuantizeBlockQ5_0(x []float32, y []byte) {
 	x = x[:32]
 	y = y[:sizeQ5_0]
@@ -115,6 +119,7 @@ func QuantizeBlockQ5_0(x []float32, y []byte) {
 	binary.LittleEndian.PutUint32(y[2:], qh)
 }
 
+// DequantizeBlockQ5_0 is ggml's dequantize_row_q5_0 for one q5_0 block.
 func DequantizeBlockQ5_0(x []byte, y []float32) {
 	x = x[:sizeQ5_0]
 	y = y[:32]
@@ -130,6 +135,7 @@ func DequantizeBlockQ5_0(x []byte, y []float32) {
 	}
 }
 
+// QuantizeBlockQ5_1 is ggml's quantize_row_q5_1_ref for one q5_1 block.
 func QuantizeBlockQ5_1(x []float32, y []byte) {
 	x = x[:32]
 	y = y[:sizeQ5_1]
@@ -162,6 +168,7 @@ func QuantizeBlockQ5_1(x []float32, y []byte) {
 	binary.LittleEndian.PutUint32(y[4:], qh)
 }
 
+// DequantizeBlockQ5_1 is ggml's dequantize_row_q5_1 for one q5_1 block.
 func DequantizeBlockQ5_1(x []byte, y []float32) {
 	x = x[:sizeQ5_1]
 	y = y[:32]

@@ -7,6 +7,8 @@ import (
 	"github.com/ainekko/et/internal/ops/refmath/cpu"
 )
 
+// RefFlashAttn is FLASH_ATTN_EXT's reference math (srcs = q, k, v and
+// the optional mask and sinks).
 func (ks *Kernels) RefFlashAttn(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) error {
 	q, k, v := srcs[0], srcs[1], srcs[2]
 	for _, t := range []*ops.Tensor{k, v} {

@@ -7,7 +7,7 @@ import (
 	"github.com/ainekko/et/internal/ops/refmath/cpu"
 )
 
-// alibiSlopes returns the ALiBi slope function of ggml for n_head heads.
+// AlibiSlopes returns the ALiBi slope function of ggml for n_head heads.
 func AlibiSlopes(maxBias float32, nHead int64) func(h int64) float32 {
 	if maxBias <= 0 {
 		return func(int64) float32 { return 1 }
@@ -23,6 +23,8 @@ func AlibiSlopes(maxBias float32, nHead int64) func(h int64) float32 {
 	}
 }
 
+// RefSoftMax is SOFT_MAX's reference math (srcs = x and the optional
+// mask and sinks).
 func (ks *Kernels) RefSoftMax(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) error {
 	x := srcs[0]
 	mask, sinks := ops.MaskSinkTensors(1, srcs, p)

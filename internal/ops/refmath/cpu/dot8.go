@@ -5,10 +5,10 @@ import (
 	"math"
 )
 
-// finish8 reduces eight running sums as dotF32 does.
+// Finish8 reduces eight running sums as dotF32 does.
 func Finish8(s *[8]float32) float32 {
 	return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]))
 }
 
-// f32At is the little-endian float32 i of a.
+// F32At is the little-endian float32 i of a.
 func F32At(a []byte, i int) float32 { return math.Float32frombits(binary.LittleEndian.Uint32(a[4*i:])) }

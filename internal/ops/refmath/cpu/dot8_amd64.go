@@ -28,7 +28,7 @@ func f16Dot8F16C(p *[8]unsafe.Pointer, b unsafe.Pointer, n int, out *[8][8]float
 //go:noescape
 func f32Dot8AVX(p *[8]unsafe.Pointer, b unsafe.Pointer, n int, out *[8][8]float32)
 
-// dot8F is dotF16Bytes (t F16, by f16Dot8F16C) or dotF32Bytes (t F32, by
+// Dot8F is dotF16Bytes (t F16, by f16Dot8F16C) or dotF32Bytes (t F32, by
 // f32Dot8AVX) of eight weight rows: eight streams from memory and eight
 // independent chains of adds.
 func Dot8F(t ops.Type, a *[8][]byte, b []float32) [8]float32 {

@@ -21,7 +21,7 @@ func softMaxExpScalar(w []float32, m float32) float64 {
 	return sum
 }
 
-// reduce16 is _mm512_reduce_add_ps: the upper eight lanes plus the lower,
+// Reduce16 is _mm512_reduce_add_ps: the upper eight lanes plus the lower,
 // then the upper four of those plus the lower, then lanes 2 and 3 plus 0
 // and 1, then lane 1 plus lane 0.
 func Reduce16(e *[16]float32) float32 {

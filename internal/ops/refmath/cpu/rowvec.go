@@ -18,7 +18,7 @@ import (
 // same way), and silu's exp is a float64 polynomial in the vector code
 // (see expF64x4).
 
-// f32RowView is row (i1, i2, i3) of a float32 tensor whose elements are dense
+// F32RowView is row (i1, i2, i3) of a float32 tensor whose elements are dense
 // (Nb[0] == 4) as a []float32 aliasing Buf, or nil if the tensor is not
 // f32, its row is not dense or not 4-byte aligned, or the host is not
 // little-endian.
@@ -39,7 +39,7 @@ func F32RowView(x *ops.Tensor, i1, i2, i3 int64) []float32 {
 	return unsafe.Slice((*float32)(p), n)
 }
 
-// f32Rows is the rows i1 = 0..ne1-1 at (i2, i3) of a tensor with dense
+// F32Rows is the rows i1 = 0..ne1-1 at (i2, i3) of a tensor with dense
 // f32 rows (denseF32Rows, ne1 > 0) as one []float32 aliasing Buf, row i1
 // starting at i1·stride: one bounds check for all of them.
 func F32Rows(x *ops.Tensor, i2, i3 int64) (rows []float32, stride int64) {
@@ -50,7 +50,7 @@ func F32Rows(x *ops.Tensor, i2, i3 int64) (rows []float32, stride int64) {
 	return unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(b))), n), stride
 }
 
-// f16RowView is f32RowView for an f16 tensor: the row's half bits as []uint16.
+// F16RowView is f32RowView for an f16 tensor: the row's half bits as []uint16.
 func F16RowView(x *ops.Tensor, i1, i2, i3 int64) []uint16 {
 	if x.Type != ops.F16 || x.Nb[0] != 2 || !ops.HostLE {
 		return nil
@@ -68,7 +68,7 @@ func F16RowView(x *ops.Tensor, i1, i2, i3 int64) []uint16 {
 	return unsafe.Slice((*uint16)(p), n)
 }
 
-// denseF32Rows reports whether each tensor has elements and every row of it
+// DenseF32Rows reports whether each tensor has elements and every row of it
 // has an f32RowView
 // (checked on the first and last row, which bound the alignment of all:
 // strides are multiples of 4 when the first row is aligned).
@@ -84,7 +84,7 @@ func DenseF32Rows(ts ...*ops.Tensor) bool {
 	return true
 }
 
-// denseF16Rows is denseF32Rows for f16 tensors (f16RowView).
+// DenseF16Rows is denseF32Rows for f16 tensors (f16RowView).
 func DenseF16Rows(ts ...*ops.Tensor) bool {
 	for _, t := range ts {
 		if t.Type != ops.F16 || t.Nb[0] != 2 || !ops.HostLE || t.NElements() == 0 {
@@ -97,13 +97,13 @@ func DenseF16Rows(ts ...*ops.Tensor) bool {
 	return true
 }
 
-// eltChunk is the most elements of one row that the element-wise ops
+// EltChunk is the most elements of one row that the element-wise ops
 // (unary, glu) hand out as one piece of parallel work, so that a single
 // long row (n = 1) still spreads over the workers. A multiple of 8: the
 // pieces of a row keep the vector kernels' alignment.
 const EltChunk = 4096
 
-// forRowChunks calls fn(r, lo, hi) for every row r < nrows of n elements,
+// ForRowChunks calls fn(r, lo, hi) for every row r < nrows of n elements,
 // in pieces [lo, hi) of at most eltChunk elements, through refParallel
 // with cost work units per element.
 func ForRowChunks(nrows, n, cost int64, fn func(r, lo, hi int64)) {
@@ -148,7 +148,7 @@ func scaleScalar(dst, x []float32, s float32) {
 	}
 }
 
-// sumScalar is Σ float64(x[i]), in order (ggml_float sum).
+// SumScalar is Σ float64(x[i]), in order (ggml_float sum).
 func SumScalar(x []float32) float64 {
 	var s float64
 	for _, v := range x {
@@ -157,7 +157,7 @@ func SumScalar(x []float32) float64 {
 	return s
 }
 
-// sumSqScalar is Σ float64(x[i]·x[i]) (the product in float32), in order.
+// SumSqScalar is Σ float64(x[i]·x[i]) (the product in float32), in order.
 func SumSqScalar(x []float32) float64 {
 	var s float64
 	for _, v := range x {
@@ -166,7 +166,7 @@ func SumSqScalar(x []float32) float64 {
 	return s
 }
 
-// centerSumSqScalar sets dst = x - mean and returns Σ float64(d·d).
+// CenterSumSqScalar sets dst = x - mean and returns Σ float64(d·d).
 func CenterSumSqScalar(dst, x []float32, mean float32) float64 {
 	dst = dst[:len(x)]
 	var s float64
@@ -217,7 +217,7 @@ func ropeNormalScalar(dst, x, cc, ss []float32) {
 	}
 }
 
-// ropeExpand fills cc and ss (2·len(c) each) for ropeNormalRow:
+// RopeExpand fills cc and ss (2·len(c) each) for ropeNormalRow:
 // cc = [c0 c0 c1 c1 ...], ss = [-s0 s0 -s1 s1 ...].
 func RopeExpand(cc, ss, c, s []float32) {
 	cc, ss = cc[:2*len(c)], ss[:2*len(c)]

@@ -49,12 +49,16 @@ func (ks *Kernels) eltRow(dst, a, b []float32, kernel func(dst, a, b *float32, n
 	scalar(dst[n:], a[n:], b[n:])
 }
 
+// AddRow is dst = a + b, element by element (the scalar loop's bits).
 func (ks *Kernels) AddRow(dst, a, b []float32) { ks.eltRow(dst, a, b, addF32AVX, addScalar) }
 
+// SubRow is dst = a - b, element by element.
 func (ks *Kernels) SubRow(dst, a, b []float32) { ks.eltRow(dst, a, b, subF32AVX, subScalar) }
 
+// MulRow is dst = a·b, element by element.
 func (ks *Kernels) MulRow(dst, a, b []float32) { ks.eltRow(dst, a, b, mulF32AVX, mulScalar) }
 
+// ScaleInto is dst = x·s.
 func (ks *Kernels) ScaleInto(dst, x []float32, s float32) {
 	n := len(x) &^ 7
 	if !ks.Row || n == 0 {
@@ -101,6 +105,8 @@ func (ks *Kernels) sumsRow(dst, x []float32, m float32, mode int) (s float64, n 
 	return sum16Lanes(&out), n, true
 }
 
+// SumRow is SumScalar(x) in the lane order of the build's kernel (the
+// norms' float64 sums).
 func (ks *Kernels) SumRow(x []float32) float64 {
 	s, n, ok := ks.sumsRow(nil, x, 0, sumValues)
 	if !ok {
@@ -109,6 +115,7 @@ func (ks *Kernels) SumRow(x []float32) float64 {
 	return s + SumScalar(x[n:])
 }
 
+// SumSqRow is SumSqScalar(x) in the lane order of the build's kernel.
 func (ks *Kernels) SumSqRow(x []float32) float64 {
 	s, n, ok := ks.sumsRow(nil, x, 0, sumSquares)
 	if !ok {
@@ -117,6 +124,8 @@ func (ks *Kernels) SumSqRow(x []float32) float64 {
 	return s + SumSqScalar(x[n:])
 }
 
+// CenterSumSqRow sets dst = x - m and returns Σ float64(dst[i]²), in the
+// lane order of the build's kernel.
 func (ks *Kernels) CenterSumSqRow(dst, x []float32, m float32) float64 {
 	s, n, ok := ks.sumsRow(dst, x, m, sumCentered)
 	if !ok {
@@ -125,6 +134,7 @@ func (ks *Kernels) CenterSumSqRow(dst, x []float32, m float32) float64 {
 	return s + CenterSumSqScalar(dst[n:], x[n:], m)
 }
 
+// DequantQ8_0Row is DequantizeRow(Q8_0, src, dst).
 func (ks *Kernels) DequantQ8_0Row(src []byte, dst []float32) {
 	nb := len(dst) / codec.QK8_0
 	if !ks.Row || !ks.F16C || nb == 0 {
@@ -141,6 +151,8 @@ func ropeNeoxAVX(dst, x, c, s *float32, h, n int)
 //go:noescape
 func ropeNormalAVX(dst, x, cc, ss *float32, n int)
 
+// RopeNeoxRow is ropeNeoxScalar: neox rotation of x by cosines c and sines
+// s into dst.
 func (ks *Kernels) RopeNeoxRow(dst, x, c, s []float32) {
 	h := len(c)
 	n := h &^ 7
@@ -157,6 +169,8 @@ func (ks *Kernels) RopeNeoxRow(dst, x, c, s []float32) {
 	}
 }
 
+// RopeNormalRow is ropeNormalScalar: normal rotation of x in the expanded
+// layout into dst.
 func (ks *Kernels) RopeNormalRow(dst, x, cc, ss []float32) {
 	n2 := len(cc) &^ 1
 	n := n2 &^ 7
@@ -169,6 +183,8 @@ func (ks *Kernels) RopeNormalRow(dst, x, cc, ss []float32) {
 	ropeNormalScalar(dst[n:], x[n:], cc[n:n2], ss[n:])
 }
 
+// SincosRow sets c[i] = cos(th[i])·m and s[i] = sin(th[i])·m and reports
+// whether it did (false: the caller runs the scalar code).
 func (ks *Kernels) SincosRow(c, s, th []float32, m float32) bool {
 	return false
 }

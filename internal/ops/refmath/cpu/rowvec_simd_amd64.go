@@ -23,6 +23,7 @@ func at(p unsafe.Pointer, i int) *[8]float32 { return (*[8]float32)(unsafe.Add(p
 
 func ptr(s []float32) unsafe.Pointer { return unsafe.Pointer(unsafe.SliceData(s)) }
 
+// AddRow is dst = a + b, element by element (the scalar loop's bits).
 func (ks *Kernels) AddRow(dst, a, b []float32) {
 	if !ks.Row || len(a) < 8 {
 		addScalar(dst, a, b)
@@ -38,6 +39,7 @@ func (ks *Kernels) AddRow(dst, a, b []float32) {
 	addScalar(dst[n:], a[n:], b[n:])
 }
 
+// SubRow is dst = a - b, element by element.
 func (ks *Kernels) SubRow(dst, a, b []float32) {
 	if !ks.Row || len(a) < 8 {
 		subScalar(dst, a, b)
@@ -53,6 +55,7 @@ func (ks *Kernels) SubRow(dst, a, b []float32) {
 	subScalar(dst[n:], a[n:], b[n:])
 }
 
+// MulRow is dst = a·b, element by element.
 func (ks *Kernels) MulRow(dst, a, b []float32) {
 	if !ks.Row || len(a) < 8 {
 		mulScalar(dst, a, b)
@@ -68,6 +71,7 @@ func (ks *Kernels) MulRow(dst, a, b []float32) {
 	mulScalar(dst[n:], a[n:], b[n:])
 }
 
+// ScaleInto is dst = x·s.
 func (ks *Kernels) ScaleInto(dst, x []float32, s float32) {
 	if !ks.Row || len(x) < 8 {
 		scaleScalar(dst, x, s)
@@ -121,6 +125,8 @@ func sumSqVec(px unsafe.Pointer, n int, square bool) float64 {
 	return sum16(a, b, c, d)
 }
 
+// SumRow is SumScalar(x) in the lane order of the build's kernel (the
+// norms' float64 sums).
 func (ks *Kernels) SumRow(x []float32) float64 {
 	if !ks.Row || len(x) < 8 {
 		return SumScalar(x)
@@ -131,6 +137,7 @@ func (ks *Kernels) SumRow(x []float32) float64 {
 	return s + SumScalar(x[n:])
 }
 
+// SumSqRow is SumSqScalar(x) in the lane order of the build's kernel.
 func (ks *Kernels) SumSqRow(x []float32) float64 {
 	if !ks.Row || len(x) < 8 {
 		return SumSqScalar(x)
@@ -141,6 +148,8 @@ func (ks *Kernels) SumSqRow(x []float32) float64 {
 	return s + SumSqScalar(x[n:])
 }
 
+// CenterSumSqRow sets dst = x - m and returns Σ float64(dst[i]²), in the
+// lane order of the build's kernel.
 func (ks *Kernels) CenterSumSqRow(dst, x []float32, m float32) float64 {
 	if !ks.Row || len(x) < 8 {
 		return CenterSumSqScalar(dst, x, m)
@@ -225,6 +234,8 @@ func f32ToF16RowInt(dst []uint16, src []float32) {
 	f32ToF16RowScalar(dst[n:], src[n:])
 }
 
+// RopeNeoxRow is ropeNeoxScalar: neox rotation of x by cosines c and sines
+// s into dst.
 func (ks *Kernels) RopeNeoxRow(dst, x, c, s []float32) {
 	h := len(c)
 	if !ks.Row || h < 8 {

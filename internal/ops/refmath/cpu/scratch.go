@@ -52,7 +52,7 @@ var (
 	ScratchU64 ScratchPool[uint64]
 )
 
-// grow returns s with n elements, its own array when that holds them (the
+// Grow returns s with n elements, its own array when that holds them (the
 // values left in it), a new zeroed one otherwise.
 func Grow[T any](s []T, n int) []T {
 	if cap(s) >= n {

@@ -39,11 +39,11 @@ const (
 	expgBig   float32 = 192 // |n| above it: overflow to +Inf or underflow to 0
 )
 
-// siluBlock is the width of ggml's vector silu on AVX-512: a row's first
+// SiluBlock is the width of ggml's vector silu on AVX-512: a row's first
 // len&^(siluBlock-1) values take the vector method, the rest the scalar.
 const SiluBlock = 16
 
-// fma32 is a·b + c rounded once to float32 (VFMADD on float32 lanes). The
+// Fma32 is a·b + c rounded once to float32 (VFMADD on float32 lanes). The
 // product is exact in float64; the float64 sum s may round, and rounding
 // s again to float32 then differs from rounding the exact sum only when s
 // lands exactly on a tie between two float32s (a tie is a float64, so the
@@ -109,7 +109,7 @@ func expGGML(x float32) float32 {
 	return float32(float64(j) * math.Float64frombits(uint64(int64(n)+1023)<<52))
 }
 
-// siluGGML is ggml_v_silu on one value: x / (1 + exp(0 − x)).
+// SiluGGML is ggml_v_silu on one value: x / (1 + exp(0 − x)).
 func SiluGGML(x float32) float32 { return x / (1 + expGGML(0-x)) }
 
 // siluRowScalar is dst = silu(x) for one row (or a piece of one that

@@ -31,6 +31,8 @@ func (ks *Kernels) siluVecRun(pd, px, pg unsafe.Pointer, n int) {
 	}
 }
 
+// SiluRow is dst = silu(x) by ggml's split of a row (siluGGML on the
+// vector part, SiluF32 after).
 func (ks *Kernels) SiluRow(dst, x []float32) {
 	n := len(x) &^ (SiluBlock - 1)
 	if !ks.AVX2 || n == 0 {
@@ -42,6 +44,7 @@ func (ks *Kernels) SiluRow(dst, x []float32) {
 	siluRowScalar(dst[n:], x[n:])
 }
 
+// SwigluRow is dst = silu(a)·b by ggml's split of a row.
 func (ks *Kernels) SwigluRow(dst, a, b []float32) {
 	n := len(a) &^ (SiluBlock - 1)
 	if !ks.AVX2 || n == 0 {
@@ -63,6 +66,8 @@ func softMaxExpAVX512(p unsafe.Pointer, n int, m float32) float64
 //go:noescape
 func softMaxExpAVX2(p unsafe.Pointer, n int, m float32) float64
 
+// SoftMaxExpVec sets w[i] = exp(w[i] - m) as ggml's soft_max does and
+// returns Σ w[i] in float64.
 func (ks *Kernels) SoftMaxExpVec(w []float32, m float32) float64 {
 	switch {
 	case ks.AVX512:

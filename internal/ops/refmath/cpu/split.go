@@ -28,7 +28,7 @@ func refGrain(cost int64) int64 {
 	return grain
 }
 
-// refInline reports whether refParallel(n, cost, fn) runs fn(0, n) on the
+// RefInline reports whether refParallel(n, cost, fn) runs fn(0, n) on the
 // calling goroutine (one chunk, or one worker), as parallel.For decides:
 // a caller can then call fn itself and build no closure for the workers.
 func RefInline(n, cost int64) bool {

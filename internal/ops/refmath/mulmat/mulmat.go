@@ -769,7 +769,7 @@ func f32View(b []byte) (v []float32, ok bool) {
 	return unsafe.Slice((*float32)(unsafe.Pointer(&b[0])), len(b)/4), true
 }
 
-// dotF32 is Σ a[i]·b[i] with eight partial sums.
+// DotF32 is Σ a[i]·b[i] with eight partial sums.
 func DotF32(a, b []float32) float32 {
 	n := len(b)
 	a = a[:n]

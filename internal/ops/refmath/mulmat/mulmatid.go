@@ -10,6 +10,7 @@ import (
 	"github.com/ainekko/et/internal/ops/parallel"
 )
 
+// RefMulMatID is MUL_MAT_ID's reference math (srcs = as, b, ids).
 func (ks *Kernels) RefMulMatID(dst *ops.Tensor, srcs []*ops.Tensor, _ ops.Params) error {
 	as, b, ids := srcs[0], srcs[1], srcs[2]
 	if err := ops.CodecError(as.Type); err != nil {
