@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ainekko/et/internal/infile"
 	"github.com/ainekko/et/internal/ops/abi"
 	"github.com/ainekko/et/internal/ops/graph"
 	"github.com/ainekko/et/internal/ops/testfile"
@@ -48,12 +48,12 @@ func (s *caseSources) load(ctx context.Context, m *abi.Manifest, cases []*graph.
 			bad = append(bad, &graph.Error{File: path, Msg: "cannot read: is a directory (--test-file takes a file)"})
 			continue
 		}
-		b, err := readInput(ctx, path, maxTextInput)
+		b, err := infile.ReadFile(ctx, path, infile.MaxText)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, nil, ctx.Err()
 			}
-			bad = append(bad, &graph.Error{File: path, Msg: "cannot read: " + errText(err)})
+			bad = append(bad, &graph.Error{File: path, Msg: "cannot read: " + infile.ErrText(err)})
 			continue
 		}
 		cs, errs := testfile.Parse(path, b, m)
@@ -95,7 +95,7 @@ func loadRunOpCases(ctx context.Context, opts *runOpOptions) (cases []*graph.Cas
 	for _, path := range opts.Files {
 		st, err := os.Stat(path)
 		if err != nil {
-			bad = append(bad, &graph.Error{File: path, Msg: "cannot read: " + errText(err)})
+			bad = append(bad, &graph.Error{File: path, Msg: "cannot read: " + infile.ErrText(err)})
 			continue
 		}
 		files := []string{path}
@@ -110,18 +110,18 @@ func loadRunOpCases(ctx context.Context, opts *runOpOptions) (cases []*graph.Cas
 			}
 		}
 		for _, file := range files {
-			if st.IsDir() && !isRegular(file) {
+			if st.IsDir() && !infile.IsRegular(file) {
 				// Named *.yaml in a directory, yet a FIFO, device or
 				// directory: not opened, as it could block or never end.
 				bad = append(bad, &graph.Error{File: file, Msg: "cannot read: not a regular file"})
 				continue
 			}
-			b, err := readInput(ctx, file, maxTextInput)
+			b, err := infile.ReadFile(ctx, file, infile.MaxText)
 			if err != nil {
 				if ctx.Err() != nil {
 					return nil, nil, ctx.Err()
 				}
-				bad = append(bad, &graph.Error{File: file, Msg: "cannot read: " + errText(err)})
+				bad = append(bad, &graph.Error{File: file, Msg: "cannot read: " + infile.ErrText(err)})
 				continue
 			}
 			c, err := graph.LoadBytes(file, b, filepath.Dir(file))
@@ -168,18 +168,6 @@ func (b *badCases) err() error {
 		return b.errs[0]
 	}
 	return inputErrorf("%d of %d cases could not be %s (errors above)", len(b.errs), b.total, b.verb())
-}
-
-func errText(err error) string {
-	var pe *os.PathError
-	var le *os.LinkError
-	switch {
-	case errors.As(err, &pe):
-		return pe.Err.Error()
-	case errors.As(err, &le):
-		return le.Err.Error()
-	}
-	return err.Error()
 }
 
 // opArgs checks the ways run-op and ops explain name their work: -f files,

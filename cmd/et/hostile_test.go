@@ -5,13 +5,13 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
-	"github.com/ainekko/et/internal/runner"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/ainekko/et/internal/runner"
 
 	"github.com/ainekko/et/internal/driver"
 	"github.com/ainekko/et/internal/ops/abi"
@@ -119,35 +119,6 @@ func TestInputsFromFIFO(t *testing.T) {
 	code, out, errOut := runCLI(t, nil, "run-op", "-f", fifo)
 	if code != 0 || !strings.Contains(out, "4/4 outputs passed") {
 		t.Errorf("exit %d, stdout %s, stderr %s", code, out, errOut)
-	}
-}
-
-// A read blocked on a FIFO nobody writes ends when the context does.
-func TestReadInputSeesContext(t *testing.T) {
-	fifo := filepath.Join(t.TempDir(), "p")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error)
-	go func() {
-		_, err := readInput(ctx, fifo, maxTextInput)
-		done <- err
-	}()
-	cancel()
-	if err := <-done; !errors.Is(err, context.Canceled) {
-		t.Errorf("readInput = %v, want context.Canceled", err)
-	}
-	pr, pw, _ := os.Pipe()
-	defer pw.Close()
-	ctx, cancel = context.WithCancel(context.Background())
-	r, err := openInput(ctx, "-", pr, maxTraceInput)
-	if err != nil {
-		t.Fatal(err)
-	}
-	go cancel()
-	if _, err := io.ReadAll(r); !errors.Is(err, context.Canceled) {
-		t.Errorf("stdin pipe read = %v, want context.Canceled", err)
 	}
 }
 

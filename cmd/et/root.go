@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/ainekko/et/internal/infile"
 	"github.com/spf13/cobra"
 )
 
@@ -203,7 +204,7 @@ func executeRoot(ctx context.Context, f *factory, root *cobra.Command, args []st
 	cmd, err := root.ExecuteContextC(ctx)
 	if werr := f.IO.outErr(); werr != nil && exitCode(err) != exitUsage {
 		// Results that did not reach stdout are no verdict.
-		err = ioErrorf("write stdout: %v", errText(werr))
+		err = ioErrorf("write stdout: %v", infile.ErrText(werr))
 	}
 	if err == nil {
 		return exitOK

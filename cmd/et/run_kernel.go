@@ -6,11 +6,13 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/ainekko/et/internal/outfile"
-	"github.com/ainekko/et/internal/runner"
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/ainekko/et/internal/infile"
+	"github.com/ainekko/et/internal/outfile"
+	"github.com/ainekko/et/internal/runner"
 
 	"github.com/spf13/cobra"
 
@@ -178,12 +180,12 @@ func runKernelRun(ctx context.Context, f *factory, opts *runKernelOptions) (runE
 	files := map[string][]byte{}
 	for _, a := range opts.Args {
 		if a.File != "" {
-			data, err := readInput(ctx, a.File, maxTextInput)
+			data, err := infile.ReadFile(ctx, a.File, infile.MaxText)
 			if err != nil {
 				if ctx.Err() != nil {
 					return ctx.Err()
 				}
-				return inputErrorf("--arg %q: %s: %s", a.Spec, a.File, errText(err))
+				return inputErrorf("--arg %q: %s: %s", a.Spec, a.File, infile.ErrText(err))
 			}
 			files[a.File] = data
 		}
@@ -302,12 +304,12 @@ func kernelBufInit(ctx context.Context, kb kernelargs.Buf) ([]byte, error) {
 		}
 		data = a.Data
 	default:
-		b, err := readInput(ctx, kb.Init, int64(min(kb.Size, maxTextInput)))
+		b, err := infile.ReadFile(ctx, kb.Init, int64(min(kb.Size, infile.MaxText)))
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
-			return nil, inputErrorf("--buf %s: %s: %s (INIT is zeros, pattern, FILE.npy or FILE)", kb.Name, kb.Init, errText(err))
+			return nil, inputErrorf("--buf %s: %s: %s (INIT is zeros, pattern, FILE.npy or FILE)", kb.Name, kb.Init, infile.ErrText(err))
 		}
 		data = b
 	}

@@ -3,14 +3,16 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/ainekko/et/internal/driver/registry"
-	"github.com/ainekko/et/internal/outfile"
-	"github.com/ainekko/et/internal/runner"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/ainekko/et/internal/driver/registry"
+	"github.com/ainekko/et/internal/infile"
+	"github.com/ainekko/et/internal/outfile"
+	"github.com/ainekko/et/internal/runner"
 
 	"github.com/spf13/cobra"
 
@@ -312,12 +314,12 @@ func runOpRun(ctx context.Context, f *factory, opts *runOpOptions) (runErr error
 func checkOutputPaths(opts *runOpOptions) error {
 	if opts.SaveInputs != "" {
 		if err := os.MkdirAll(opts.SaveInputs, 0o755); err != nil {
-			return inputErrorf("--save-inputs %s: %v", opts.SaveInputs, errText(err))
+			return inputErrorf("--save-inputs %s: %v", opts.SaveInputs, infile.ErrText(err))
 		}
 	}
 	if opts.SaveOutputs != "" {
 		if err := os.MkdirAll(opts.SaveOutputs, 0o755); err != nil {
-			return inputErrorf("--save-outputs %s: %v", opts.SaveOutputs, errText(err))
+			return inputErrorf("--save-outputs %s: %v", opts.SaveOutputs, infile.ErrText(err))
 		}
 	}
 	if opts.JUnit != "" {

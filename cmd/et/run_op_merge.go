@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ainekko/et/internal/infile"
 	"github.com/ainekko/et/internal/outfile"
 	"github.com/ainekko/et/internal/runner"
 )
@@ -60,12 +61,12 @@ shards' shard.errors), or a bad shard file, a shard missing or given twice
 func runOpMergeRun(ctx context.Context, f *factory, opts *runOpMergeOptions) error {
 	var shards []runner.ShardFile
 	for _, file := range opts.Files {
-		b, err := readInput(ctx, file, maxTextInput)
+		b, err := infile.ReadFile(ctx, file, infile.MaxText)
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			return inputErrorf("%s: cannot read: %s", file, errText(err))
+			return inputErrorf("%s: cannot read: %s", file, infile.ErrText(err))
 		}
 		sf, err := runner.DecodeShard(file, b)
 		if err != nil {
