@@ -1,24 +1,21 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
-	"github.com/ainekko/et/internal/driver/registry"
-	"github.com/ainekko/et/internal/runner"
-	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/ainekko/et/internal/driver/registry"
+	"github.com/ainekko/et/internal/runner"
+
 	"github.com/spf13/cobra"
 
 	"github.com/ainekko/et/internal/driver"
-	"github.com/ainekko/et/internal/driver/etrt"
 	"github.com/ainekko/et/internal/ops/abi"
 	"github.com/ainekko/et/internal/sysemu"
 )
@@ -53,7 +50,7 @@ type backendOptions struct {
 
 	// Worker adjusts the worker's options before it starts (tests
 	// re-execute the test binary as the worker).
-	Worker func(*etrt.WorkerOptions)
+	Worker func(*registry.WorkerOptions)
 }
 
 // addBackendFlags adds --backend, --device, --prefix, --run-dir,
@@ -95,16 +92,10 @@ func (b *backendOptions) validate() error {
 	return nil
 }
 
-// withTimeout applies --timeout to the device work that follows. The
-// sysemu and pcie workers count only the time spent in device calls (boot,
-// loads, copies, launches, syncs: etrt.WorkerOptions.Timeout), so for them
-// ctx is unchanged. The reference device runs in this process: ctx gets
-// the deadline, from now.
+// withTimeout applies --timeout to the device work that follows
+// (registry.WithTimeout).
 func (b *backendOptions) withTimeout(ctx context.Context, cmd string) (context.Context, context.CancelFunc) {
-	if b.Timeout <= 0 || b.native() {
-		return ctx, func() {}
-	}
-	return context.WithTimeoutCause(ctx, b.Timeout, fmt.Errorf("%s: %w after %s", cmd, driver.ErrTimeout, b.Timeout))
+	return registry.WithTimeout(ctx, b.Backend, b.Timeout, cmd)
 }
 
 // native reports whether the backend runs through the ET runtime.
@@ -114,133 +105,45 @@ func (b *backendOptions) native() bool { return registry.Native(b.Backend) }
 // into this binary.
 func (b *backendOptions) available() error { return registry.Available(b.Backend) }
 
-// open opens the device through the registry. m is the ABI manifest of
-// the reference device (nil: the built-in one). done must be called with
+// spec is the registry's spec of the device the flags name, with m the
+// ABI manifest of the reference device (nil: the built-in one).
+func (b *backendOptions) spec(f *factory, m *abi.Manifest) registry.Spec {
+	return registry.Spec{Backend: b.Backend, Index: b.Device, Manifest: m, Prefix: b.Prefix, RunDir: b.RunDir,
+		SysemuOpts: b.SysemuOpts, Timeout: b.Timeout, Worker: b.Worker, Host: f.host()}
+}
+
+// open opens the device through the registry. done must be called with
 // the command's final error: it closes the device (stopping the worker),
 // prints the tails of the logs for a timeout or a worker death, and says
 // where a temporary run directory was kept after a device failure.
 func (b *backendOptions) open(ctx context.Context, f *factory, m *abi.Manifest) (driver.Device, func(error), error) {
-	spec := registry.Spec{Backend: b.Backend, Index: b.Device, Manifest: m, RunDir: b.RunDir,
-		SysemuOpts: b.SysemuOpts, Timeout: b.Timeout, Worker: b.Worker, Logf: f.logf, Now: f.Now}
-	if b.native() {
-		if err := b.available(); err != nil {
-			return nil, nil, err
-		}
-		exe, err := f.Executable()
-		if err != nil {
-			return nil, nil, fmt.Errorf("%s backend: find the et binary: %w", b.Backend, err)
-		}
-		spec.Exe = exe
-		spec.Cwd, _ = f.Getwd()
-		spec.Prefix = sysemu.ResolvePrefix(b.Prefix, f.Getenv)
-		if f.IO.ErrTTY {
-			spec.Progress = func(dir string) func() { return bootProgress(dir, f.IO.ErrOut, 250*time.Millisecond) }
-		}
-	}
-	h, err := registry.Open(ctx, spec)
+	h, err := registry.Open(ctx, b.spec(f, m))
 	if err != nil {
-		printWorkerLogs(f, err)
 		return nil, nil, err
 	}
-	done := func(runErr error) {
-		kept := h.Close()
-		printWorkerLogs(f, runErr)
-		if kept != "" {
-			fmt.Fprintf(f.IO.ErrOut, "et: %s logs kept in %s\n", b.Backend, kept)
-		}
-	}
-	return h.Device, done, nil
+	return h.Device, h.Close, nil
 }
 
-// printWorkerLogs prints, on stderr, the log tails a timeout or a worker
-// death carries (the one-line error names only each log's last line).
-func printWorkerLogs(f *factory, err error) {
-	var tails []etrt.LogTail
-	var te *etrt.TimeoutError
-	var we *etrt.WorkerError
-	switch {
-	case errors.As(err, &te):
-		tails = te.Tails
-	case errors.As(err, &we):
-		tails = we.Tails
-		if we.Output != "" {
-			tails = append([]etrt.LogTail{{Name: "worker output", Lines: lastLines(we.Output, etrt.TailLines)}}, tails...)
-		}
-	}
-	for _, t := range tails {
-		fmt.Fprintf(f.IO.ErrOut, "et: %s (last %d lines):\n", t.Name, len(t.Lines))
-		for _, l := range t.Lines {
-			fmt.Fprintf(f.IO.ErrOut, "    %s\n", l)
-		}
-	}
-}
-
-func lastLines(s string, n int) []string {
-	lines := strings.Split(s, "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return lines
-}
-
-// bootProgress copies the new lines of the boot consoles in dir to w,
-// every interval, until the returned stop is called (which does a last
-// pass). It is for a terminal on stderr.
-func bootProgress(dir string, w io.Writer, interval time.Duration) (stop func()) {
-	offs := map[string]int64{}
-	partial := map[string]string{}
-	scan := func() {
-		for _, name := range etrt.BootConsoles {
-			fh, err := os.Open(filepath.Join(dir, name))
-			if err != nil {
-				continue
-			}
-			if st, err := fh.Stat(); err == nil && st.Size() < offs[name] {
-				offs[name], partial[name] = 0, "" // truncated by a new boot
-			}
-			fh.Seek(offs[name], io.SeekStart)
-			b, _ := io.ReadAll(io.LimitReader(fh, 1<<20))
-			fh.Close()
-			offs[name] += int64(len(b))
-			text := partial[name] + string(b)
-			sc := bufio.NewScanner(strings.NewReader(text))
-			var lines []string
-			for sc.Scan() {
-				lines = append(lines, sc.Text())
-			}
-			partial[name] = ""
-			if !strings.HasSuffix(text, "\n") && len(lines) > 0 {
-				partial[name] = lines[len(lines)-1]
-				lines = lines[:len(lines)-1]
-			}
-			for _, l := range lines {
-				if l = strings.TrimSpace(strings.ReplaceAll(l, "\r", "")); l != "" {
-					fmt.Fprintf(w, "et: boot: %s: %s\n", strings.TrimSuffix(name, "_tx.log"), l)
+// host is what the registry needs from this process, and where it tells
+// the user what happens: -v logs and warnings, the boot consoles of a
+// booting emulator (on a terminal), the log tails of a timeout or a
+// worker's death, and a run directory kept after a device failure.
+func (f *factory) host() registry.Host {
+	h := registry.Host{Executable: f.Executable, Getenv: f.Getenv, Getwd: f.Getwd, Now: f.Now, Logf: f.logf, Warnf: f.warnf,
+		Tails: func(tails []registry.LogTail) {
+			for _, t := range tails {
+				fmt.Fprintf(f.IO.ErrOut, "et: %s (last %d lines):\n", t.Name, len(t.Lines))
+				for _, l := range t.Lines {
+					fmt.Fprintf(f.IO.ErrOut, "    %s\n", l)
 				}
 			}
-		}
+		},
+		Kept: func(backend, dir string) { fmt.Fprintf(f.IO.ErrOut, "et: %s logs kept in %s\n", backend, dir) },
 	}
-	quit := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		t := time.NewTicker(interval)
-		defer t.Stop()
-		for {
-			select {
-			case <-quit:
-				return
-			case <-t.C:
-				scan()
-			}
-		}
-	}()
-	return func() {
-		close(quit)
-		wg.Wait()
-		scan()
+	if f.IO.ErrTTY {
+		h.BootLine = func(console, line string) { fmt.Fprintf(f.IO.ErrOut, "et: boot: %s: %s\n", console, line) }
 	}
+	return h
 }
 
 // loadKernelELFs reads DIR/<name>.elf for every name, before anything
@@ -449,44 +352,6 @@ func runOpFaultTable(faults []runner.Fault) table {
 	}
 	t.Notes = append(t.Notes, fmt.Sprintf("%d case(s) stopped by a kernel fault: their outputs were not compared", len(faults)))
 	return t
-}
-
-// devicesBoot opens every usable sysemu and pcie device in devs through
-// the runtime, in a worker (booting the emulator), and replaces its
-// properties with the ones the runtime reports. A device that fails is
-// marked boot-failed; the first failure is returned.
-func devicesBoot(ctx context.Context, opts *devicesOptions, devs []registry.Entry) error {
-	f := opts.f
-	var first error
-	for i := range devs {
-		d := &devs[i]
-		if !d.Usable || d.Index == nil || (d.Kind != string(driver.KindSysemu) && d.Kind != string(driver.KindPCIe)) {
-			continue
-		}
-		b := opts.BootTarget
-		b.Backend, b.Device, b.Prefix = d.Kind, *d.Index, opts.Prefix
-		if b.RunDir != "" && d.Kind == string(driver.KindPCIe) {
-			b.RunDir = filepath.Join(b.RunDir, fmt.Sprintf("pcie%d", *d.Index))
-		}
-		start := f.Now()
-		dev, done, err := b.open(ctx, f, nil)
-		if err != nil {
-			d.Status, d.Usable, d.Detail = "boot-failed", false, "boot failed: "+oneLine(err.Error())
-			if first == nil {
-				first = err
-			}
-			if ctx.Err() != nil {
-				return err
-			}
-			continue
-		}
-		p := dev.Info().Props
-		d.Properties, d.AssumedProperties = &p, nil
-		d.Status, d.Booted, d.BootNS = "ready", true, f.Now().Sub(start).Nanoseconds()
-		d.Detail = "properties reported by the runtime"
-		done(nil)
-	}
-	return first
 }
 
 // jobRunDir is job j's run directory when --run-dir DIR is given for

@@ -6,7 +6,7 @@ import (
 	"fmt"
 
 	"github.com/ainekko/et/internal/driver"
-	"github.com/ainekko/et/internal/driver/etrt"
+	"github.com/ainekko/et/internal/driver/registry"
 	"github.com/ainekko/et/internal/sysemu"
 )
 
@@ -97,7 +97,6 @@ func exitCode(err error) int {
 	var ee *exitError
 	var ue *usageError
 	var ie inputError
-	var we *etrt.WorkerError
 	var mk *sysemu.MissingKernelsError
 	switch {
 	case errors.As(err, &ee):
@@ -110,7 +109,7 @@ func exitCode(err error) int {
 		return exitTimeout
 	case errors.Is(err, driver.ErrUnavailable), errors.As(err, &mk):
 		return exitUnavailable
-	case errors.As(err, &we):
+	case registry.WorkerDied(err):
 		// The emulator or runtime died under a kernel: the kernel's
 		// verdict, as a fault is (docs/etrt.md).
 		return exitNegative

@@ -10,9 +10,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ainekko/et/internal/driver/registry"
 	"github.com/ainekko/et/internal/infile"
 	"github.com/ainekko/et/internal/outfile"
-	"github.com/ainekko/et/internal/runner"
 
 	"github.com/spf13/cobra"
 
@@ -208,7 +208,7 @@ func runKernelRun(ctx context.Context, f *factory, opts *runKernelOptions) (runE
 	defer func() { done(runErr) }()
 	doc.Device = dev.Info().Name
 	fail := func(err error) error {
-		if runner.IsWorkerFailure(err) {
+		if registry.IsWorkerFailure(err) {
 			return err
 		}
 		if ctx.Err() != nil {

@@ -232,17 +232,6 @@ func TestLoadKernelELFs(t *testing.T) {
 	}
 }
 
-func TestBootProgress(t *testing.T) {
-	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "spio_uart0_tx.log"), []byte("MAIN:[txt]Configure NOC\r\nMAIN:[txt]Mem"), 0o644)
-	var out bytes.Buffer
-	stop := bootProgress(dir, &out, time.Hour)
-	stop()
-	if want := "et: boot: spio_uart0: MAIN:[txt]Configure NOC\n"; out.String() != want {
-		t.Errorf("progress = %q, want %q", out.String(), want)
-	}
-}
-
 // replaceCmd swaps the root's subcommand of the same name for c.
 func replaceCmd(root, c *cobra.Command) {
 	for _, old := range root.Commands() {

@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/ainekko/et/internal/outfile"
 	"os"
 	"path/filepath"
 	"time"
 
+	"github.com/ainekko/et/internal/outfile"
+
 	"github.com/ainekko/et/internal/driver"
-	"github.com/ainekko/et/internal/driver/etrt"
 	"github.com/ainekko/et/internal/kernelmap"
 	"github.com/ainekko/et/internal/ops/exec"
 )
@@ -125,7 +125,7 @@ func (p *runOpProfile) abort(ctx context.Context, f *factory) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), profileStopTimeout)
 	defer cancel()
 	if err := p.write(ctx, f); err != nil {
-		if partial := filepath.Join(p.dir, profileTraceFile+etrt.PartialTraceSuffix); fileExists(partial) {
+		if partial := filepath.Join(p.dir, profileTraceFile+driver.PartialTraceSuffix); fileExists(partial) {
 			f.warnf("--profile: the runtime's trace is incomplete (truncated): %s", partial)
 		}
 	}

@@ -10,7 +10,7 @@ import (
 	"sync"
 
 	"github.com/ainekko/et/internal/driver"
-	"github.com/ainekko/et/internal/driver/etrt"
+	"github.com/ainekko/et/internal/driver/registry"
 	"github.com/ainekko/et/internal/ops"
 	"github.com/ainekko/et/internal/ops/abi"
 	"github.com/ainekko/et/internal/ops/exec"
@@ -381,7 +381,7 @@ func runCase(ctx context.Context, dev driver.Device, c *graph.Case, saveDir, inp
 		var nh *ops.NoHostMathError
 		var am *exec.ABIMismatchError
 		switch {
-		case IsWorkerFailure(err):
+		case registry.IsWorkerFailure(err):
 			return caseOutcome{err: fmt.Errorf("%s: %w", c.Name, err)}
 		case ctx.Err() != nil && TimeoutCause(ctx, nil) != nil:
 			return caseOutcome{err: TimeoutCause(ctx, nil)}
@@ -438,14 +438,6 @@ func TimeoutCause(ctx context.Context, err error) error {
 		return cause
 	}
 	return err
-}
-
-// IsWorkerFailure reports a timeout or death of the device's worker: the
-// error carries the log tails and must reach the user as it is.
-func IsWorkerFailure(err error) bool {
-	var te *etrt.TimeoutError
-	var we *etrt.WorkerError
-	return errors.As(err, &te) || errors.As(err, &we)
 }
 
 func newResult(c *graph.Case, o exec.OutputResult) Result {

@@ -71,6 +71,10 @@ type WorkerOptions struct {
 	Timeout time.Duration
 	// Check validates the install before booting; nil means sysemu.Check.
 	Check func(context.Context, sysemu.Options) sysemu.Report
+	// Booting, when set, is called once the run directory exists (its
+	// absolute path), before the install is checked and the worker
+	// starts; the stop it returns is called when the open returns.
+	Booting func(runDir string) (stop func())
 }
 
 // OpenWorker starts a worker process (et re-executing itself) that opens
@@ -118,6 +122,11 @@ func OpenWorker(ctx context.Context, o WorkerOptions) (*Proxy, error) {
 	cleanup := func() {
 		if temp {
 			os.RemoveAll(runDir)
+		}
+	}
+	if o.Booting != nil {
+		if stop := o.Booting(runDir); stop != nil {
+			defer stop()
 		}
 	}
 
