@@ -9,18 +9,17 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ainekko/et/internal/driver/registry"
-	"github.com/ainekko/et/internal/infile"
-	"github.com/ainekko/et/internal/outfile"
-	"github.com/ainekko/et/internal/runner"
-
 	"github.com/spf13/cobra"
 
 	"github.com/ainekko/et/internal/driver"
+	"github.com/ainekko/et/internal/driver/registry"
+	"github.com/ainekko/et/internal/infile"
 	"github.com/ainekko/et/internal/ops/abi"
 	"github.com/ainekko/et/internal/ops/exec"
 	"github.com/ainekko/et/internal/ops/expect"
 	"github.com/ainekko/et/internal/ops/plan"
+	"github.com/ainekko/et/internal/outfile"
+	"github.com/ainekko/et/internal/runner"
 )
 
 type runOpOptions struct {
@@ -203,46 +202,36 @@ func runOpRun(ctx context.Context, f *factory, opts *runOpOptions) (runErr error
 			return err
 		}
 	}
-	cases, badFiles, err := loadRunOpCases(ctx, opts)
-	if err != nil {
-		return err
-	}
-	if cases, badFiles, err = opts.caseSources.load(ctx, m, cases, badFiles); err != nil {
-		return err
-	}
-	cases = opts.shardOptions.apply(cases)
-	opts.shardOptions.log(f)
-	bad := &badCases{total: len(cases) + len(badFiles)}
-	for _, e := range badFiles {
-		bad.add(f, e)
-	}
 	po := runner.PlanOptions{Manifest: m, Uberkernel: opts.Uberkernel, ShireMask: opts.ShireMask}
 	var seed *uint64
 	if opts.SeedSet {
 		seed = &opts.Seed
 	}
-	planned, badPlans, err := runner.PlanAll(cases, po, seed)
+	prep, err := runner.Prepare(ctx, runner.PrepareOptions{Sources: opts.sources(opts.Files, opts.Op, opts.Srcs, opts.Params, nil),
+		Plan: po, Seed: seed, Shard: opts.shard, Logf: f.logf})
 	if err != nil {
 		return err
 	}
-	for _, e := range badPlans {
+	bad := &badCases{total: prep.Total}
+	for _, e := range prep.Bad {
 		bad.add(f, e)
 	}
-	if len(planned) == 0 && len(bad.errs) > 0 && opts.shardOptions.info == nil {
+	planned := prep.Planned
+	if len(planned) == 0 && len(bad.errs) > 0 && prep.Shard == nil {
 		return bad.err()
 	}
 	if opts.Explain {
 		d := explainPlans(planned)
-		d.Shard = opts.shardOptions.report(nil, nil, bad)
+		d.Shard = prep.ShardReport(nil, bad.lines())
 		if err := f.render(opsExplainDocument(d)); err != nil {
 			return err
 		}
 		return bad.err()
 	}
-	if len(planned) == 0 && opts.shardOptions.info != nil {
+	if len(planned) == 0 && prep.Shard != nil {
 		// An empty shard: a valid report, and nothing to boot.
-		doc := emptyShardReport(opts.Backend)
-		doc.Shard = opts.shardOptions.report(nil, nil, bad)
+		doc := runner.EmptyReport(opts.Backend)
+		doc.Shard = prep.ShardReport(nil, bad.lines())
 		return renderRunOp(f, opts, doc, bad)
 	}
 	prof, err := newRunOpProfile(opts.Profile)
@@ -275,7 +264,7 @@ func runOpRun(ctx context.Context, f *factory, opts *runOpOptions) (runErr error
 		bad.add(f, e)
 	}
 	doc := out.Report
-	doc.Shard = opts.shardOptions.report(planned, out.Spans, bad)
+	doc.Shard = prep.ShardReport(out.Spans, bad.lines())
 	if len(doc.Results) == 0 && len(doc.Faults) == 0 && len(bad.errs) > 0 && doc.Shard == nil {
 		return bad.err() // no case could run: nothing to show
 	}

@@ -64,6 +64,17 @@ type Report struct {
 	Shard *ShardInfo `json:"shard,omitempty"`
 }
 
+// EmptyReport is the report of a run without cases (an empty shard):
+// nothing runs, no device is opened (booting an emulator for nothing),
+// and the numerics are those the backend would give.
+func EmptyReport(backend string) Report {
+	numerics := "device"
+	if !registry.Native(backend) {
+		numerics = "reference"
+	}
+	return Report{Schema: ReportSchema, Backend: backend, Numerics: numerics, Results: []Result{}}
+}
+
 // ABIMismatch is a launch whose decoded params differ from the planned
 // ones, field by field.
 type ABIMismatch struct {
