@@ -2,26 +2,18 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"time"
-
-	"github.com/ainekko/et/internal/driver/registry"
-	"github.com/ainekko/et/internal/runner"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ainekko/et/internal/driver"
+	"github.com/ainekko/et/internal/driver/registry"
 	"github.com/ainekko/et/internal/ops/abi"
-	"github.com/ainekko/et/internal/sysemu"
+	"github.com/ainekko/et/internal/runner"
 )
-
-// kernelsPathEnv names ggml-et's kernel folder (GGML_ET_KERNELS_PATH).
-const kernelsPathEnv = "GGML_ET_KERNELS_PATH"
 
 // backendOptions are the flags that choose a device and open it: the
 // reference device in process, or sysemu/pcie through the ET runtime in a
@@ -34,8 +26,8 @@ type backendOptions struct {
 	Devices    []int
 	AllDevices bool
 	// listDevices lists the usable devices for --device all (nil: as et
-	// devices does; tests replace it).
-	listDevices func(context.Context, *factory, *backendOptions) ([]int, error)
+	// devices does, registry.Usable; tests replace it).
+	listDevices func(context.Context) ([]int, error)
 	// Prefix is --prefix (the ET install sysemu boots from); "" means
 	// $ET_TOOLCHAIN, $TOOLCHAIN_ROOT, /opt/et.
 	Prefix string
@@ -72,7 +64,7 @@ func addNativeFlags(cmd *cobra.Command, b *backendOptions, kernels bool) {
 	fl.StringVar(&b.RunDir, "run-dir", "", "`dir` for the UART logs, sysemu.log and worker.log (default: a temporary directory, kept on failure)")
 	fl.StringArrayVar(&b.SysemuOpts, "sysemu-opt", nil, "extra emulator `option` for sys_emu (repeatable, e.g. --sysemu-opt=-l)")
 	if kernels {
-		fl.StringVar(&b.Kernels, "kernels", "", "`dir` of kernel ELFs (<kernel>.elf) for sysemu and pcie (default $"+kernelsPathEnv+")")
+		fl.StringVar(&b.Kernels, "kernels", "", "`dir` of kernel ELFs (<kernel>.elf) for sysemu and pcie (default $"+runner.KernelsPathEnv+")")
 	}
 }
 
@@ -144,26 +136,6 @@ func (f *factory) host() registry.Host {
 		h.BootLine = func(console, line string) { fmt.Fprintf(f.IO.ErrOut, "et: boot: %s: %s\n", console, line) }
 	}
 	return h
-}
-
-// loadKernelELFs reads DIR/<name>.elf for every name, before anything
-// boots (sysemu.LoadKernels: missing kernels exit 3, unusable ones 2,
-// other problems are warnings). dir "" is $GGML_ET_KERNELS_PATH.
-func loadKernelELFs(f *factory, dir string, names []string) (map[string][]byte, error) {
-	if len(names) == 0 {
-		return map[string][]byte{}, nil
-	}
-	if dir == "" {
-		dir = f.Getenv(kernelsPathEnv)
-	}
-	if dir == "" {
-		return nil, usageErrorf("no kernel folder: give --kernels DIR or set %s (this run loads %s)", kernelsPathEnv, strings.Join(names, ", "))
-	}
-	elfs, warns, err := sysemu.LoadKernels(dir, names)
-	for _, w := range warns {
-		f.warnf("%s", w)
-	}
-	return elfs, err
 }
 
 // streamErrorRows are the table rows of stream errors: one per group of
@@ -261,83 +233,6 @@ func hartList(harts []uint32) string {
 // streamErrorHeaders go with streamErrorRows.
 var streamErrorHeaders = []string{"code", "harts", "which", "cause", "epc", "tval", "detail"}
 
-// openRunOpDevices opens run-op's devices, jobs of them. For sysemu and
-// pcie it first makes sure the backend is built and that every kernel the
-// plans launch has its ELF in --kernels (listing the missing ones before
-// anything boots), then boots the devices, each in its own worker with its
-// own run directory, in parallel; kernelELF serves the ELFs to the
-// executor. done closes every device (see backendOptions.open).
-func openRunOpDevices(ctx context.Context, f *factory, opts *runOpOptions, m *abi.Manifest, planned []*runner.Planned, jobs int) (
-	devs []driver.Device, kernelELF func(string) ([]byte, error), done func(error), err error) {
-	b := opts.backendOptions
-	idx, err := b.deviceIndexes(ctx, f, jobs)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	jobs = min(len(idx), max(len(planned), 1)) // no idle device
-	if !b.native() {
-		for j := range jobs {
-			dev, err := opts.OpenDevice(opts.Backend, idx[j], m)
-			if err != nil {
-				closeAll(devs)
-				return nil, nil, nil, err
-			}
-			devs = append(devs, dev)
-		}
-		return devs, nil, func(error) { closeAll(devs) }, nil
-	}
-	if err := b.available(); err != nil {
-		return nil, nil, nil, err
-	}
-	elfs, err := loadKernelELFs(f, b.Kernels, runner.Kernels(planned))
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	kernelELF = func(name string) ([]byte, error) {
-		if elf, ok := elfs[name]; ok {
-			return elf, nil
-		}
-		return nil, fmt.Errorf("no ELF loaded for kernel %s", name)
-	}
-	devs = make([]driver.Device, jobs)
-	dones := make([]func(error), jobs)
-	errs := make([]error, jobs)
-	var wg sync.WaitGroup
-	for j := range jobs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			bj := b
-			bj.Device = idx[j]
-			bj.RunDir = jobRunDir(b.RunDir, j, jobs)
-			devs[j], dones[j], errs[j] = bj.open(ctx, f, m)
-		}()
-	}
-	wg.Wait()
-	done = func(runErr error) {
-		for _, d := range dones {
-			if d != nil {
-				d(runErr)
-			}
-		}
-	}
-	if err := errors.Join(errs...); err != nil {
-		done(err)
-		for _, e := range errs {
-			if e != nil {
-				return nil, nil, nil, e // the first job's error, with its exit code
-			}
-		}
-	}
-	return devs, kernelELF, done, nil
-}
-
-func closeAll(devs []driver.Device) {
-	for _, d := range devs {
-		d.Close()
-	}
-}
-
 // maxFaultContexts bounds the groups of hart contexts shown per stream
 // error in tables (a kernel error can carry one per hart, 2080); JSON has
 // all.
@@ -352,13 +247,4 @@ func runOpFaultTable(faults []runner.Fault) table {
 	}
 	t.Notes = append(t.Notes, fmt.Sprintf("%d case(s) stopped by a kernel fault: their outputs were not compared", len(faults)))
 	return t
-}
-
-// jobRunDir is job j's run directory when --run-dir DIR is given for
-// several jobs: DIR/job<j>, so that each emulator has its own logs.
-func jobRunDir(dir string, j, jobs int) string {
-	if dir == "" || jobs == 1 {
-		return dir
-	}
-	return filepath.Join(dir, fmt.Sprintf("job%d", j))
 }

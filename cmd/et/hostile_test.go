@@ -11,11 +11,9 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/ainekko/et/internal/runner"
-
 	"github.com/ainekko/et/internal/driver"
-	"github.com/ainekko/et/internal/ops/abi"
 	"github.com/ainekko/et/internal/ops/graph"
+	"github.com/ainekko/et/internal/runner"
 )
 
 // failWriter fails every write with err.
@@ -185,10 +183,7 @@ func TestRunOpNaNOutputs(t *testing.T) {
 		f, out, _ := testFactory(nil)
 		f.Global.Output = format
 		opts := &runOpOptions{Files: []string{"../../testcases/binary.yaml"}, backendOptions: backendOptions{Backend: "ref"}, PerfRuns: 1,
-			OpenDevice: func(b string, i int, m *abi.Manifest) (driver.Device, error) {
-				d, err := openDevice(b, i, m)
-				return nanDevice{d}, err
-			}}
+			OpenDevice: openWrapped(func(d driver.Device) driver.Device { return nanDevice{d} })}
 		if err := runOpRun(context.Background(), f, opts); exitCode(err) != exitNegative {
 			t.Fatalf("exit %d (%v)", exitCode(err), err)
 		}
@@ -301,10 +296,7 @@ func (d failingDevice) Read(context.Context, driver.DevPtr, []byte) error {
 func TestRunOpInternalErrorIsNotAVerdict(t *testing.T) {
 	f, _, _ := testFactory(nil)
 	opts := &runOpOptions{Files: []string{"../../testcases/binary.yaml"}, backendOptions: backendOptions{Backend: "ref"}, PerfRuns: 1,
-		OpenDevice: func(b string, i int, m *abi.Manifest) (driver.Device, error) {
-			d, err := openDevice(b, i, m)
-			return failingDevice{d}, err
-		}}
+		OpenDevice: openWrapped(func(d driver.Device) driver.Device { return failingDevice{d} })}
 	err := runOpRun(context.Background(), f, opts)
 	if exitCode(err) != exitInternal || !strings.Contains(err.Error(), "input/output error") {
 		t.Errorf("exit %d (%v), want 5", exitCode(err), err)

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/ainekko/et/internal/ops"
-	"github.com/ainekko/et/internal/ops/exec"
 	"github.com/ainekko/et/internal/ops/plan"
 	"github.com/ainekko/et/internal/runner"
 )
@@ -31,7 +30,7 @@ func htmlRunOp(p *htmlPage, d runner.Report) {
 		verdict = "FAIL"
 	}
 	var parts []string
-	for _, s := range []string{exec.StatusPass, exec.StatusFail, exec.StatusFallback, runner.StatusSkip, runner.StatusXFail, runner.StatusXPass} {
+	for _, s := range []string{runner.StatusPass, runner.StatusFail, runner.StatusFallback, runner.StatusSkip, runner.StatusXFail, runner.StatusXPass} {
 		if counts[s] > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", counts[s], s))
 		}
@@ -56,7 +55,7 @@ func htmlRunOp(p *htmlPage, d runner.Report) {
 			kernel += " (" + r.Fusion + ")"
 		}
 		note := r.Detail
-		if r.Status == exec.StatusFallback && len(r.Reasons) > 0 {
+		if r.Status == runner.StatusFallback && len(r.Reasons) > 0 {
 			note = strings.TrimSpace(note + " ran on the host: " + plan.JoinTexts(r.Reasons))
 		}
 		if r.Expected != "" {
@@ -105,15 +104,15 @@ func htmlRunOp(p *htmlPage, d runner.Report) {
 // statusShape is the mark of a status, readable without colour.
 func statusShape(s string) string {
 	switch s {
-	case exec.StatusPass:
+	case runner.StatusPass:
 		return "●"
-	case exec.StatusFail:
+	case runner.StatusFail:
 		return "✖"
 	case runner.StatusXFail:
 		return "◆"
 	case runner.StatusXPass:
 		return "■"
-	case exec.StatusFallback:
+	case runner.StatusFallback:
 		return "◇"
 	}
 	return "–"
@@ -156,13 +155,13 @@ func chartedResults(results []runner.Result, n int) []runner.Result {
 	keep := make([]bool, len(results))
 	left := n
 	for i, r := range results {
-		if r.Status != exec.StatusPass && left > 0 {
+		if r.Status != runner.StatusPass && left > 0 {
 			keep[i] = true
 			left--
 		}
 	}
 	for i := range results {
-		if !keep[i] && left > 0 && results[i].Status == exec.StatusPass {
+		if !keep[i] && left > 0 && results[i].Status == runner.StatusPass {
 			keep[i] = true
 			left--
 		}
@@ -256,13 +255,13 @@ func statusMark(status string, x, y float64, value string) string {
 	c := "mark " + status
 	X, Y := svgNum(x), svgNum(y)
 	switch status {
-	case exec.StatusFail:
+	case runner.StatusFail:
 		return fmt.Sprintf("<path class=\"%s\" data-value=\"%s\" d=\"M%s,%s m-6,-4 l2,-2 l4,4 l4,-4 l2,2 l-4,4 l4,4 l-2,2 l-4,-4 l-4,4 l-2,-2 l4,-4 z\"/>", c, value, X, Y)
 	case runner.StatusXFail:
 		return fmt.Sprintf("<path class=\"%s\" data-value=\"%s\" d=\"M%s,%s m0,-7 l7,7 l-7,7 l-7,-7 z\"/>", c, value, X, Y)
 	case runner.StatusXPass:
 		return fmt.Sprintf("<rect class=\"%s\" data-value=\"%s\" x=\"%s\" y=\"%s\" width=\"11\" height=\"11\"/>", c, value, svgNum(x-5.5), svgNum(y-5.5))
-	case exec.StatusFallback:
+	case runner.StatusFallback:
 		return fmt.Sprintf("<path class=\"%s\" data-value=\"%s\" d=\"M%s,%s m0,-7 l7,7 l-7,7 l-7,-7 z m0,3 l-4,4 l4,4 l4,-4 z\" fill-rule=\"evenodd\"/>", c, value, X, Y)
 	}
 	return fmt.Sprintf("<circle class=\"%s\" data-value=\"%s\" cx=\"%s\" cy=\"%s\" r=\"5\"/>", c, value, X, Y)

@@ -225,8 +225,7 @@ func executeRoot(ctx context.Context, f *factory, root *cobra.Command, args []st
 		}
 		fmt.Fprintf(f.IO.ErrOut, "et: %s\n", oneLine(msg))
 	}
-	var ue *usageError
-	if errors.As(err, &ue) && cmd != nil {
+	if isUsage(err) && cmd != nil {
 		fmt.Fprintf(f.IO.ErrOut, "Run '%s --help' for usage.\n", cmd.CommandPath())
 	}
 	return code

@@ -209,29 +209,6 @@ func TestRunKernelNotBuilt(t *testing.T) {
 	}
 }
 
-func TestLoadKernelELFs(t *testing.T) {
-	dir := t.TempDir()
-	sysemutest.WriteKernels(t, dir, "a", "b")
-	os.WriteFile(filepath.Join(dir, "bad.elf"), []byte("<html>"), 0o644)
-	f, _, _ := testFactory(map[string]string{kernelsPathEnv: dir})
-	elfs, err := loadKernelELFs(f, "", []string{"a", "b"})
-	if err != nil || len(elfs) != 2 || len(elfs["a"]) == 0 {
-		t.Fatalf("load = %v, %v", len(elfs), err)
-	}
-	_, err = loadKernelELFs(f, dir, []string{"a", "c", "d", "bad"})
-	if exitCode(err) != exitUnavailable || !strings.Contains(err.Error(), "2 kernel ELF(s) missing from "+dir+", nothing booted: c.elf, d.elf") {
-		t.Errorf("missing: %v", err)
-	}
-	_, err = loadKernelELFs(f, dir, []string{"a", "bad"})
-	if exitCode(err) != exitUsage || !strings.Contains(err.Error(), "bad.elf: not an ELF") {
-		t.Errorf("bad: %v", err)
-	}
-	f2, _, _ := testFactory(nil)
-	if _, err := loadKernelELFs(f2, "", []string{"a"}); exitCode(err) != exitUsage || !strings.Contains(err.Error(), "--kernels") {
-		t.Errorf("no dir: %v", err)
-	}
-}
-
 // replaceCmd swaps the root's subcommand of the same name for c.
 func replaceCmd(root, c *cobra.Command) {
 	for _, old := range root.Commands() {

@@ -11,12 +11,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ainekko/et/internal/driver"
 	"github.com/ainekko/et/internal/driver/registry"
 	"github.com/ainekko/et/internal/infile"
 	"github.com/ainekko/et/internal/ops/abi"
-	"github.com/ainekko/et/internal/ops/exec"
-	"github.com/ainekko/et/internal/ops/expect"
 	"github.com/ainekko/et/internal/ops/plan"
 	"github.com/ainekko/et/internal/outfile"
 	"github.com/ainekko/et/internal/runner"
@@ -56,12 +53,12 @@ type runOpOptions struct {
 	// flags (--prefix, --run-dir, --kernels, --sysemu-opt).
 	backendOptions
 
-	// OpenDevice opens the device of a backend (tests inject fakes).
-	OpenDevice func(backend string, index int, m *abi.Manifest) (driver.Device, error)
+	// OpenDevice opens one device (nil: registry.Open; tests wrap it).
+	OpenDevice func(context.Context, registry.Spec) (*registry.Handle, error)
 }
 
 func newRunOpCmd(f *factory, runF func(context.Context, *runOpOptions) error) *cobra.Command {
-	opts := &runOpOptions{OpenDevice: openDevice}
+	opts := &runOpOptions{}
 	var mask string
 	cmd := &cobra.Command{
 		Use:   "run-op [<op> | '<OP(k=v,...)>'] [flags]",
@@ -185,8 +182,7 @@ or flags (the good cases of -f DIR still run), 3 backend unavailable,
 	return cmd
 }
 
-// runOpCase is one loaded case.
-func runOpRun(ctx context.Context, f *factory, opts *runOpOptions) (runErr error) {
+func runOpRun(ctx context.Context, f *factory, opts *runOpOptions) error {
 	m, err := loadManifest(opts.ABI)
 	if err != nil {
 		return err
@@ -196,87 +192,58 @@ func runOpRun(ctx context.Context, f *factory, opts *runOpOptions) (runErr error
 			return err
 		}
 	}
-	var xfail *expect.Set
-	if opts.ExpectedFailures != "" && !opts.Explain {
-		if xfail, err = expect.Load(opts.ExpectedFailures); err != nil {
-			return err
-		}
-	}
 	po := runner.PlanOptions{Manifest: m, Uberkernel: opts.Uberkernel, ShireMask: opts.ShireMask}
 	var seed *uint64
 	if opts.SeedSet {
 		seed = &opts.Seed
 	}
-	prep, err := runner.Prepare(ctx, runner.PrepareOptions{Sources: opts.sources(opts.Files, opts.Op, opts.Srcs, opts.Params, nil),
-		Plan: po, Seed: seed, Shard: opts.shard, Logf: f.logf})
+	prep := runner.PrepareOptions{Sources: opts.sources(opts.Files, opts.Op, opts.Srcs, opts.Params, nil),
+		Plan: po, Seed: seed, Shard: opts.shard, Logf: f.logf}
+	if !opts.Explain {
+		prep.ExpectedFailures = opts.ExpectedFailures
+	}
+	p, err := runner.Prepare(ctx, prep)
 	if err != nil {
 		return err
 	}
-	bad := &badCases{total: prep.Total}
-	for _, e := range prep.Bad {
+	bad := &badCases{total: p.Total}
+	for _, e := range p.Bad {
 		bad.add(f, e)
 	}
-	planned := prep.Planned
-	if len(planned) == 0 && len(bad.errs) > 0 && prep.Shard == nil {
+	if len(p.Planned) == 0 && len(bad.errs) > 0 && p.Shard == nil {
 		return bad.err()
 	}
 	if opts.Explain {
-		d := explainPlans(planned)
-		d.Shard = prep.ShardReport(nil, bad.lines())
+		d := explainPlans(p.Planned)
+		d.Shard = p.ShardReport(nil, bad.lines())
 		if err := f.render(opsExplainDocument(d)); err != nil {
 			return err
 		}
 		return bad.err()
 	}
-	if len(planned) == 0 && prep.Shard != nil {
+	if len(p.Planned) == 0 && p.Shard != nil {
 		// An empty shard: a valid report, and nothing to boot.
 		doc := runner.EmptyReport(opts.Backend)
-		doc.Shard = prep.ShardReport(nil, bad.lines())
+		doc.Shard = p.ShardReport(nil, bad.lines())
 		return renderRunOp(f, opts, doc, bad)
 	}
-	prof, err := newRunOpProfile(opts.Profile)
-	if err != nil {
-		return err
-	}
-	// --timeout starts here: preparing the inputs does not count.
-	ctx, cancel := opts.withTimeout(ctx, "run-op")
-	defer cancel()
-	jobs := min(opts.Jobs, len(planned))
-	devs, kernelELF, done, err := openRunOpDevices(ctx, f, opts, m, planned, max(jobs, 1))
-	if err != nil {
-		return err
-	}
-	defer func() { done(runErr) }()
-	if devs[0], err = prof.start(ctx, f, devs[0]); err != nil {
-		return err
-	}
-	defer prof.abort(ctx, f)
-	ro := runner.Options{Plan: po, Backend: opts.Backend, NMSE: opts.NMSE, Trace: prof.recorder(), KernelELF: kernelELF,
-		SaveOutputs: opts.SaveOutputs, SaveInputs: opts.SaveInputs, Expected: xfail, Logf: f.logf}
+	eo := runner.ExecuteOptions{Target: opts.target(f, m), Jobs: opts.Jobs, Profile: opts.Profile,
+		Options: runner.Options{Plan: po, Backend: opts.Backend, NMSE: opts.NMSE,
+			SaveOutputs: opts.SaveOutputs, SaveInputs: opts.SaveInputs, Logf: f.logf},
+		Bad: func(err error) { bad.add(f, err) }, Warnf: f.warnf}
 	if opts.Perf {
-		ro.Perf = exec.PerfOptions{Warmup: opts.PerfWarmup, Runs: opts.PerfRuns, MinTime: opts.PerfTime}
+		eo.Perf = runner.PerfOptions{Warmup: opts.PerfWarmup, Runs: opts.PerfRuns, MinTime: opts.PerfTime}
 	}
-	out, err := runner.Run(ctx, devs, planned, ro)
+	out, err := runner.Execute(ctx, p, eo)
 	if err != nil {
 		return err
 	}
-	for _, e := range out.Bad {
-		bad.add(f, e)
-	}
-	doc := out.Report
-	doc.Shard = prep.ShardReport(out.Spans, bad.lines())
-	if len(doc.Results) == 0 && len(doc.Faults) == 0 && len(bad.errs) > 0 && doc.Shard == nil {
+	if !out.Ran {
 		return bad.err() // no case could run: nothing to show
 	}
-	for _, w := range out.Warnings {
-		f.warnf("%s", w)
-	}
-	// Files are written after the run; a failure there still prints the
-	// results first, then fails the command.
+	doc := out.Report
+	doc.Shard = p.ShardReport(out.Spans, bad.lines())
 	lateErr := out.LateErr
-	if err := prof.write(ctx, f); err != nil && lateErr == nil {
-		lateErr = err
-	}
 	if opts.JUnit != "" && lateErr == nil {
 		var b []byte
 		if b, lateErr = runner.JUnit(&doc); lateErr == nil {
@@ -296,6 +263,14 @@ func runOpRun(ctx context.Context, f *factory, opts *runOpOptions) (runErr error
 		return errSilent
 	}
 	return nil
+}
+
+// target is where run-op's jobs run: the backend flags, with m the ABI
+// manifest of the reference device.
+func (opts *runOpOptions) target(f *factory, m *abi.Manifest) runner.Target {
+	b := &opts.backendOptions
+	return runner.Target{Spec: b.spec(f, m), Devices: b.Devices, AllDevices: b.AllDevices, Kernels: b.Kernels,
+		ListDevices: b.listDevices, Open: opts.OpenDevice}
 }
 
 // checkOutputPaths fails early, before anything runs, when --save-outputs
@@ -321,18 +296,6 @@ func checkOutputPaths(opts *runOpOptions) error {
 		}
 	}
 	return nil
-}
-
-// openDevice opens the reference device (runOpOptions.OpenDevice; tests
-// replace it). sysemu and pcie open through a worker (backendOptions.open).
-func openDevice(backend string, index int, m *abi.Manifest) (driver.Device, error) {
-	if registry.Native(backend) {
-		if err := registry.Available(backend); err != nil {
-			return nil, err
-		}
-		return nil, fmt.Errorf("%s backend: opens through a worker (backendOptions.open)", backend)
-	}
-	return registry.OpenRef(index, m)
 }
 
 func runOpDocument(d runner.Report, st styles) document {
@@ -364,7 +327,7 @@ func runOpDocument(d runner.Report, st styles) document {
 		if r.Status == runner.StatusXFail {
 			t.Notes = append(t.Notes, fmt.Sprintf("%s/%s: expected failure (%s)", r.Case, r.Node, r.Expected))
 		}
-		if r.Status == exec.StatusFallback && len(r.Reasons) > 0 {
+		if r.Status == runner.StatusFallback && len(r.Reasons) > 0 {
 			t.Notes = append(t.Notes, fmt.Sprintf("%s/%s ran on the host: %s", r.Case, r.Node, plan.JoinTexts(r.Reasons)))
 		}
 	}

@@ -4,14 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"encoding/xml"
-	"github.com/ainekko/et/internal/runner"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/ainekko/et/internal/driver"
-	"github.com/ainekko/et/internal/ops/abi"
+	"github.com/ainekko/et/internal/driver/registry"
+	"github.com/ainekko/et/internal/runner"
 )
 
 // runExpected runs testcases/binary.yaml with an --expected-failures file
@@ -25,13 +25,12 @@ func runExpected(t *testing.T, xf string, corrupt bool, extra func(*runOpOptions
 	}
 	opts := &runOpOptions{Files: []string{"../../testcases/binary.yaml"}, backendOptions: backendOptions{Backend: "ref"}, PerfRuns: 1,
 		ExpectedFailures: path,
-		OpenDevice: func(b string, i int, m *abi.Manifest) (driver.Device, error) {
-			d, err := openDevice(b, i, m)
+		OpenDevice: openWrapped(func(d driver.Device) driver.Device {
 			if corrupt {
-				return corruptDevice{d}, err
+				return corruptDevice{d}
 			}
-			return d, err
-		}}
+			return d
+		})}
 	f.Global.Output = "json"
 	if extra != nil {
 		extra(opts)
@@ -138,9 +137,9 @@ func TestRunOpExpectedFailures(t *testing.T) {
 		os.WriteFile(path, []byte("expected_failures:\n  - {case: a}\n"), 0o644)
 		opened := false
 		opts := &runOpOptions{Files: []string{"../../testcases/binary.yaml"}, backendOptions: backendOptions{Backend: "ref"}, PerfRuns: 1, ExpectedFailures: path,
-			OpenDevice: func(b string, i int, m *abi.Manifest) (driver.Device, error) {
+			OpenDevice: func(ctx context.Context, s registry.Spec) (*registry.Handle, error) {
 				opened = true
-				return openDevice(b, i, m)
+				return registry.Open(ctx, s)
 			}}
 		err := runOpRun(context.Background(), f, opts)
 		if exitCode(err) != 2 || !strings.Contains(err.Error(), "bad.yaml:2: entry has no output") || opened {

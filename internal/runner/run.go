@@ -19,8 +19,11 @@ import (
 	"github.com/ainekko/et/internal/ops/plan"
 )
 
-// Output statuses beyond exec's PASS, FAIL and FALLBACK.
+// Output statuses: exec's PASS, FAIL and FALLBACK, and the run's own.
 const (
+	StatusPass     = exec.StatusPass
+	StatusFail     = exec.StatusFail
+	StatusFallback = exec.StatusFallback
 	// StatusXFail is an output an expected-failures file lists that
 	// failed, as expected: it does not fail the run.
 	StatusXFail = "XFAIL"

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ainekko/et/internal/infile"
 	"github.com/ainekko/et/internal/ops/abi"
+	"github.com/ainekko/et/internal/ops/expect"
 	"github.com/ainekko/et/internal/ops/graph"
 	"github.com/ainekko/et/internal/ops/testfile"
 )
@@ -170,6 +171,9 @@ type PrepareOptions struct {
 	Seed *uint64
 	// Shard, when not nil, keeps the shard's cases (after the filters).
 	Shard *Shard
+	// ExpectedFailures is --expected-failures: a file of known defects
+	// (ops/expect), read before the cases.
+	ExpectedFailures string
 	// Logf reports progress (nil: quiet).
 	Logf func(format string, args ...any)
 }
@@ -188,16 +192,24 @@ type Prepared struct {
 	// ShardReport completes it.
 	Shard      *ShardInfo
 	shardCases []*graph.Case
+	// Expected are the expected failures (nil: none).
+	Expected *expect.Set
 }
 
-// Prepare loads the cases (LoadCases), keeps the shard's, and plans them
-// without data (PlanAll).
+// Prepare reads the expected failures, loads the cases (LoadCases), keeps
+// the shard's, and plans them without data (PlanAll).
 func Prepare(ctx context.Context, o PrepareOptions) (*Prepared, error) {
+	p := &Prepared{}
+	if o.ExpectedFailures != "" {
+		var err error
+		if p.Expected, err = expect.Load(o.ExpectedFailures); err != nil {
+			return nil, err
+		}
+	}
 	cases, bad, err := LoadCases(ctx, o.Sources, o.Plan.manifest())
 	if err != nil {
 		return nil, err
 	}
-	p := &Prepared{}
 	if o.Shard != nil {
 		p.shardCases, p.Shard = o.Shard.Select(cases)
 		cases = p.shardCases
