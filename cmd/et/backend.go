@@ -17,7 +17,7 @@ import (
 
 // backendOptions are the flags that choose a device and open it: the
 // reference device in process, or sysemu/pcie through the ET runtime in a
-// worker process (etrt.OpenWorker).
+// worker process, all through registry.Open.
 type backendOptions struct {
 	Backend string
 	Device  int
@@ -84,36 +84,11 @@ func (b *backendOptions) validate() error {
 	return nil
 }
 
-// withTimeout applies --timeout to the device work that follows
-// (registry.WithTimeout).
-func (b *backendOptions) withTimeout(ctx context.Context, cmd string) (context.Context, context.CancelFunc) {
-	return registry.WithTimeout(ctx, b.Backend, b.Timeout, cmd)
-}
-
-// native reports whether the backend runs through the ET runtime.
-func (b *backendOptions) native() bool { return registry.Native(b.Backend) }
-
-// available fails early, before any work, when the backend is not built
-// into this binary.
-func (b *backendOptions) available() error { return registry.Available(b.Backend) }
-
 // spec is the registry's spec of the device the flags name, with m the
 // ABI manifest of the reference device (nil: the built-in one).
 func (b *backendOptions) spec(f *factory, m *abi.Manifest) registry.Spec {
 	return registry.Spec{Backend: b.Backend, Index: b.Device, Manifest: m, Prefix: b.Prefix, RunDir: b.RunDir,
 		SysemuOpts: b.SysemuOpts, Timeout: b.Timeout, Worker: b.Worker, Host: f.host()}
-}
-
-// open opens the device through the registry. done must be called with
-// the command's final error: it closes the device (stopping the worker),
-// prints the tails of the logs for a timeout or a worker death, and says
-// where a temporary run directory was kept after a device failure.
-func (b *backendOptions) open(ctx context.Context, f *factory, m *abi.Manifest) (driver.Device, func(error), error) {
-	h, err := registry.Open(ctx, b.spec(f, m))
-	if err != nil {
-		return nil, nil, err
-	}
-	return h.Device, h.Close, nil
 }
 
 // host is what the registry needs from this process, and where it tells
