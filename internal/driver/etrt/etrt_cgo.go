@@ -174,7 +174,7 @@ func (d *shimDevice) init(kind driver.Kind, index int) error {
 }
 
 func propsFromC(p *C.et_props) driver.Props {
-	arch := map[int]string{0: "etsoc1", 1: "pantero", 2: "gepardo"}[int(p.arch)]
+	arch := driver.ArchName(int(p.arch))
 	if arch == "" {
 		arch = "unknown"
 	}
