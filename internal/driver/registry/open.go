@@ -29,17 +29,12 @@ func Native(backend string) bool {
 }
 
 // Available fails early, before any work, when the backend is not built
-// into this binary (driver.ErrNotBuilt).
-func Available(backend string) error {
-	if Native(backend) && !etrt.Built {
-		return fmt.Errorf("%s backend: %w", backend, driver.ErrNotBuilt)
-	}
-	return nil
-}
+// into this binary (driver.ErrNotBuilt; etrt.Available).
+func Available(backend string) error { return etrt.Available(backend) }
 
-// OpenRef opens the reference device with ABI manifest m (nil: the
+// openRef opens the reference device with ABI manifest m (nil: the
 // built-in one). Its only index is 0.
-func OpenRef(index int, m *abi.Manifest) (driver.Device, error) {
+func openRef(index int, m *abi.Manifest) (driver.Device, error) {
 	if index != 0 {
 		return nil, fmt.Errorf("ref device %d: %w (the reference device is index 0)", index, driver.ErrNoDevice)
 	}
@@ -175,13 +170,13 @@ func (h *Handle) Close(runErr error) {
 	}
 }
 
-// Open opens the device of s: the reference device in process, sysemu or
-// pcie in a worker process (booting the emulator; etrt.OpenWorker makes
+// Open opens the device of s, the one way every command opens one: the
+// reference device in process, sysemu or pcie in a worker process (booting the emulator; etrt.OpenWorker makes
 // the run directory). When it fails, the log tails the error carries go
 // to Host.Tails.
 func Open(ctx context.Context, s Spec) (*Handle, error) {
 	if s.Backend == string(driver.KindRef) {
-		dev, err := OpenRef(s.Index, s.Manifest)
+		dev, err := openRef(s.Index, s.Manifest)
 		if err != nil {
 			return nil, err
 		}
@@ -190,10 +185,7 @@ func Open(ctx context.Context, s Spec) (*Handle, error) {
 	if !Native(s.Backend) {
 		return nil, fmt.Errorf("unknown backend %q (want ref, sysemu or pcie)", s.Backend)
 	}
-	if err := Available(s.Backend); err != nil {
-		return nil, err
-	}
-	host := &s.Host
+	host := &s.Host // etrt.OpenWorker refuses a backend not built in
 	exe, err := executable(host)
 	if err != nil {
 		return nil, fmt.Errorf("%s backend: find the et binary: %w", s.Backend, err)

@@ -29,7 +29,7 @@ func ServeWorker(ctx context.Context, backend string) error {
 // or sysemu/pcie through the runtime shim (driver.ErrNotBuilt without it).
 func openInProcess(ctx context.Context, req etrt.OpenRequest) (driver.Device, error) {
 	if req.Backend == string(driver.KindRef) {
-		return OpenRef(0, nil)
+		return openRef(0, nil)
 	}
 	return etrt.Open(ctx, req)
 }
