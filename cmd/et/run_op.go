@@ -17,6 +17,7 @@ import (
 	"github.com/ainekko/et/internal/ops/plan"
 	"github.com/ainekko/et/internal/outfile"
 	"github.com/ainekko/et/internal/runner"
+	"github.com/ainekko/et/internal/verdict"
 )
 
 type runOpOptions struct {
@@ -309,9 +310,9 @@ func runOpDocument(d runner.Report, st styles) document {
 		if kernel == "" {
 			kernel = "-"
 		}
-		t.Rows = append(t.Rows, []string{r.Case, r.Node, r.Op, kernel, st.Status(r.Status),
+		t.Rows = append(t.Rows, []string{r.Case, r.Node, r.Op, kernel, st.Status(string(r.Status)),
 			nmseCell(r), maxAbsCell(r), driftCell(r), runTime(r.TimeNS)})
-		if !runner.Failed(r.Status) {
+		if !r.Status.Failed() {
 			pass++
 		}
 	}
@@ -324,10 +325,10 @@ func runOpDocument(d runner.Report, st styles) document {
 		if r.Detail != "" {
 			t.Notes = append(t.Notes, fmt.Sprintf("%s/%s: %s", r.Case, r.Node, r.Detail))
 		}
-		if r.Status == runner.StatusXFail {
+		if r.Status == verdict.XFail {
 			t.Notes = append(t.Notes, fmt.Sprintf("%s/%s: expected failure (%s)", r.Case, r.Node, r.Expected))
 		}
-		if r.Status == runner.StatusFallback && len(r.Reasons) > 0 {
+		if r.Status == verdict.Fallback && len(r.Reasons) > 0 {
 			t.Notes = append(t.Notes, fmt.Sprintf("%s/%s ran on the host: %s", r.Case, r.Node, plan.JoinTexts(r.Reasons)))
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/ainekko/et/internal/driver"
 	"github.com/ainekko/et/internal/driver/registry"
 	"github.com/ainekko/et/internal/runner"
+	"github.com/ainekko/et/internal/verdict"
 )
 
 // runExpected runs testcases/binary.yaml with an --expected-failures file
@@ -45,8 +46,8 @@ func runExpected(t *testing.T, xf string, corrupt bool, extra func(*runOpOptions
 	return err, doc, out.String(), errOut.String()
 }
 
-func statusOf(doc runner.Report) map[string]string {
-	m := map[string]string{}
+func statusOf(doc runner.Report) map[string]verdict.Status {
+	m := map[string]verdict.Status{}
 	for _, r := range doc.Results {
 		m[r.Output] = r.Status
 	}
@@ -64,7 +65,7 @@ func TestRunOpExpectedFailures(t *testing.T) {
 			t.Fatalf("err %v, want success", err)
 		}
 		for out, st := range statusOf(doc) {
-			if st != runner.StatusXFail {
+			if st != verdict.XFail {
 				t.Errorf("%s: status %s, want XFAIL", out, st)
 			}
 		}
@@ -88,7 +89,7 @@ func TestRunOpExpectedFailures(t *testing.T) {
 			t.Fatalf("exit %d (%v), want 1", exitCode(err), err)
 		}
 		st := statusOf(doc)
-		if st["sub_bc"] != runner.StatusXPass || st["add_row"] != "PASS" {
+		if st["sub_bc"] != verdict.XPass || st["add_row"] != "PASS" {
 			t.Errorf("statuses %v", st)
 		}
 		for _, r := range doc.Results {
@@ -104,7 +105,7 @@ func TestRunOpExpectedFailures(t *testing.T) {
 		if exitCode(err) != 1 {
 			t.Fatalf("exit %d, want 1", exitCode(err))
 		}
-		if st := statusOf(doc); st["sub_bc"] != runner.StatusXFail || st["add_row"] != "FAIL" {
+		if st := statusOf(doc); st["sub_bc"] != verdict.XFail || st["add_row"] != "FAIL" {
 			t.Errorf("statuses %v", st)
 		}
 	})

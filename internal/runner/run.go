@@ -17,27 +17,8 @@ import (
 	"github.com/ainekko/et/internal/ops/expect"
 	"github.com/ainekko/et/internal/ops/graph"
 	"github.com/ainekko/et/internal/ops/plan"
+	"github.com/ainekko/et/internal/verdict"
 )
-
-// Output statuses: exec's PASS, FAIL and FALLBACK, and the run's own.
-const (
-	StatusPass     = exec.StatusPass
-	StatusFail     = exec.StatusFail
-	StatusFallback = exec.StatusFallback
-	// StatusXFail is an output an expected-failures file lists that
-	// failed, as expected: it does not fail the run.
-	StatusXFail = "XFAIL"
-	// StatusXPass is a listed output that passed: the defect is gone (or
-	// the list is wrong), and the run fails until the entry is removed.
-	StatusXPass = "XPASS"
-	// StatusSkip is an output of a case et cannot judge because it has no
-	// host math for one of its ops, variants or types (ops.NoHostMathError),
-	// as test-backend-ops reports "not supported". It does not fail the run.
-	StatusSkip = "SKIP"
-)
-
-// Failed reports whether an output status fails the run.
-func Failed(status string) bool { return status == exec.StatusFail || status == StatusXPass }
 
 // Report is the typed result of a run: what et run-op prints in every
 // format (schema et.run-op/v1).
@@ -97,7 +78,7 @@ func (r *Report) Failed() bool {
 		return true
 	}
 	for _, x := range r.Results {
-		if Failed(x.Status) {
+		if x.Status.Failed() {
 			return true
 		}
 	}
@@ -106,14 +87,14 @@ func (r *Report) Failed() bool {
 
 // Result is the verdict on one output of a case.
 type Result struct {
-	Case   string  `json:"case"`
-	Output string  `json:"output"`
-	Node   string  `json:"node"`
-	Op     string  `json:"op"`
-	Kernel string  `json:"kernel"`
-	Fusion string  `json:"fusion,omitempty"`
-	Status string  `json:"status"`
-	NMSE   float64 `json:"nmse"`
+	Case   string         `json:"case"`
+	Output string         `json:"output"`
+	Node   string         `json:"node"`
+	Op     string         `json:"op"`
+	Kernel string         `json:"kernel"`
+	Fusion string         `json:"fusion,omitempty"`
+	Status verdict.Status `json:"status"`
+	NMSE   float64        `json:"nmse"`
 	// Failure is the check that failed (ops.FailNaN "nan", "inf_mismatch",
 	// "nmse", "max_abs"...); nmse is 0 in JSON when it is NaN.
 	Failure   string  `json:"failure,omitempty"`
@@ -227,6 +208,8 @@ type caseOutcome struct {
 	abi     *ABIMismatch
 	// abiChecked counts the kernel runs whose decoded params were checked.
 	abiChecked int
+	// matched are the expected-failure entries its outputs matched.
+	matched []*expect.Entry
 	// err stops the run (a worker failure, a timeout).
 	err error
 	// bad is an input error of this case alone.
@@ -280,7 +263,7 @@ func Run(ctx context.Context, devs []driver.Device, planned []*Planned, o Option
 			out.LateErr = c.lateErr
 		}
 	}
-	out.Warnings = applyExpected(o.Expected, expect.Run{Backend: o.Backend, Uberkernel: o.Plan.Uberkernel}, out.Report.Results)
+	out.Warnings = unusedExpected(o.Expected, o.expectRun(), outcomes, out.Report.Results)
 	return out, nil
 }
 
@@ -367,7 +350,7 @@ func runCase(ctx context.Context, dev driver.Device, c *graph.Case, saveDir, inp
 		case ctx.Err() != nil: // interrupted, or out of time, while generating inputs
 			return caseOutcome{err: TimeoutCause(ctx, err)}
 		case errors.As(err, &nh):
-			return skipped(c, nil, nh)
+			return skipped(c, nil, nh, o)
 		case isInputError(err):
 			return caseOutcome{bad: err}
 		}
@@ -406,7 +389,7 @@ func runCase(ctx context.Context, dev driver.Device, c *graph.Case, saveDir, inp
 		case errors.As(err, &am):
 			return caseOutcome{abi: &ABIMismatch{Case: c.Name, Step: am.Step, Kernel: am.Kernel, Fields: am.Diffs}, lateErr: lateErr}
 		case errors.As(err, &nh):
-			out := skipped(c, pc, nh)
+			out := skipped(c, pc, nh, o)
 			out.lateErr = lateErr
 			return out
 		}
@@ -414,11 +397,9 @@ func runCase(ctx context.Context, dev driver.Device, c *graph.Case, saveDir, inp
 	}
 	out := caseOutcome{abiChecked: res.ABIChecked, lateErr: lateErr}
 	for _, or := range res.Outputs {
-		r := newResult(c, or)
-		if c.Tolerance.MaxAbs != nil && r.Status == exec.StatusPass && or.Compare.MaxAbsErr > *c.Tolerance.MaxAbs {
-			r.Status, r.Failure, r.Detail = exec.StatusFail, "max_abs", fmt.Sprintf("max abs error %g > %g", or.Compare.MaxAbsErr, *c.Tolerance.MaxAbs)
-		}
-		out.results = append(out.results, r)
+		ev := or.Evidence()
+		ev.MaxAbs = c.Tolerance.MaxAbs
+		out.results = append(out.results, out.judged(newResult(c, or), ev, o))
 	}
 	for _, pr := range res.Perf {
 		out.perf = append(out.perf, newTiming(c.Name, pr))
@@ -431,18 +412,36 @@ func runCase(ctx context.Context, dev driver.Device, c *graph.Case, saveDir, inp
 
 // skipped is the outcome of a case et cannot judge: every output SKIP
 // with the reason.
-func skipped(c *graph.Case, pc *Planned, nh *ops.NoHostMathError) caseOutcome {
+func skipped(c *graph.Case, pc *Planned, nh *ops.NoHostMathError, o *Options) caseOutcome {
 	var out caseOutcome
 	for _, name := range c.Outputs {
-		r := Result{Case: c.Name, Output: name, Node: name, Status: StatusSkip, Detail: nh.Error()}
+		r := Result{Case: c.Name, Output: name, Node: name}
 		if pc != nil {
 			if v, ok := pc.Graph.Lookup(name); ok && pc.Graph.Values[v].Node >= 0 {
 				r.Op = string(pc.Graph.Nodes[pc.Graph.Values[v].Node].Op)
 			}
 		}
-		out.results = append(out.results, r)
+		out.results = append(out.results, out.judged(r, verdict.Evidence{Skip: nh.Error()}, o))
 	}
 	return out
+}
+
+// judged gives result r its verdict (verdict.Judge) from the evidence and
+// the expected-failures entry that lists it, which it records as matched.
+func (c *caseOutcome) judged(r Result, ev verdict.Evidence, o *Options) Result {
+	if e := o.Expected.Match(o.expectRun(), r.Case, r.Output); e != nil {
+		c.matched = append(c.matched, e)
+		r.Expected = e.Where()
+		ev.Expected = &verdict.Expected{Where: e.Where(), Why: e.Why, Measured: e.Measured}
+	}
+	v := verdict.Judge(ev)
+	r.Status, r.Failure, r.Detail = v.Status, v.Failure, v.Detail
+	return r
+}
+
+// expectRun is the run expected failures are matched against.
+func (o *Options) expectRun() expect.Run {
+	return expect.Run{Backend: o.Backend, Uberkernel: o.Plan.Uberkernel}
 }
 
 // TimeoutCause is the --timeout error that ended ctx, or err when ctx
@@ -456,17 +455,10 @@ func TimeoutCause(ctx context.Context, err error) error {
 
 func newResult(c *graph.Case, o exec.OutputResult) Result {
 	r := Result{Case: c.Name, Output: o.Output, Node: o.Node, Op: string(o.Op), Kernel: o.Kernel, Fusion: o.Fusion,
-		Status: o.Status, NMSE: finite(o.Compare.NMSE), MaxNMSE: o.Compare.MaxNMSE, MaxAbsErr: finite(o.Compare.MaxAbsErr),
-		TimeNS: o.TimeNS, Reasons: o.Reasons, Failure: o.Compare.Failure, DriftNMSE: finite(o.Drift.NMSE),
-		DriftFailure: o.Drift.Failure}
+		NMSE: finite(o.Compare.NMSE), MaxNMSE: o.Compare.MaxNMSE, MaxAbsErr: finite(o.Compare.MaxAbsErr),
+		TimeNS: o.TimeNS, Reasons: o.Reasons, DriftNMSE: finite(o.Drift.NMSE), DriftFailure: o.Drift.Failure}
 	if o.DriftJudged {
 		r.DriftMaxNMSE = o.Drift.MaxNMSE
-	}
-	switch {
-	case !o.Compare.OK():
-		r.Detail = o.Compare.String()
-	case o.DriftJudged && !o.Drift.OK():
-		r.Detail = "graph drift: " + o.Drift.String()
 	}
 	return r
 }
@@ -491,32 +483,21 @@ func newTiming(name string, p exec.PerfResult) Timing {
 		Flops: p.Flops, Bytes: p.Bytes, FlopsPerS: p.GFLOPS() * 1e9, BytesPerS: p.GBPS() * 1e9}
 }
 
-// applyExpected turns the results that an expected-failures set lists
-// into XFAIL (failed as expected) or XPASS (passed although listed), and
-// returns a warning for each entry that applies to this run and names a
-// case that ran but matched none of its outputs.
-func applyExpected(set *expect.Set, run expect.Run, results []Result) []string {
+// unusedExpected warns of each expected-failures entry that applies to
+// this run and names a case that ran but matched none of its outputs.
+func unusedExpected(set *expect.Set, run expect.Run, outcomes []caseOutcome, results []Result) []string {
 	if set == nil {
 		return nil
 	}
 	matched := map[*expect.Entry]bool{}
+	for _, c := range outcomes {
+		for _, e := range c.matched {
+			matched[e] = true
+		}
+	}
 	ran := map[string]bool{}
-	for i := range results {
-		r := &results[i]
+	for _, r := range results {
 		ran[r.Case] = true
-		e := set.Match(run, r.Case, r.Output)
-		if e == nil {
-			continue
-		}
-		matched[e] = true
-		r.Expected = e.Where()
-		switch r.Status {
-		case exec.StatusFail:
-			r.Status = StatusXFail
-		case exec.StatusPass:
-			r.Status = StatusXPass
-			r.Detail = fmt.Sprintf("listed as an expected failure at %s (%s; measured %s) but passed: remove the entry", e.Where(), e.Why, e.Measured)
-		}
 	}
 	var warns []string
 	for _, e := range set.Unused(run, ran, matched) {
