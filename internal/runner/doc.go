@@ -6,8 +6,8 @@
 //	     │                              directory's *.yaml refused), the
 //	     │                              --shard's cases (Shard.Select)
 //	     ▼
-//	PlanAll / PlanCase ──────────────── BuildGraph (zero leaves, or the inputs
-//	     │                               after CheckMemory) → plan.Build
+//	PlanAll / PlanCase ──────────────── BuildGraph (zero leaves) → plan.Build,
+//	     │                               once per case
 //	     │   *Planned{Case, Graph, Plan}: immutable; et ops explain and
 //	     │   et ops support (Support) stop here
 //	     ▼
@@ -17,10 +17,12 @@
 //	     │                               device per job (registry.Open)
 //	     ▼
 //	Run(ctx, devices, planned, opts) ── one job per device, each taking the
-//	     │                               next case: PlanCase with data →
-//	     │                               SaveInputs → exec.Run → per-output
-//	     │                               Result, Timing, Fault, ABIMismatch,
-//	     │                               SKIP (no host math)
+//	     │                               next case: its plan's leaves bound to
+//	     │                               its data (CheckMemory, inputs made)
+//	     │                               → SaveInputs → exec.Run of that plan
+//	     │                               → per-output Result (verdict.Judge),
+//	     │                               Timing, Fault, ABIMismatch, SKIP (no
+//	     │                               host math); the leaves unbound
 //	     ▼
 //	Report ──────────────────────────── expected failures applied, .npy saved
 //	     │                               (SaveOutputs), JUnit, shard spans;
@@ -29,7 +31,7 @@
 //	errors to exit codes.
 //
 // Progress, warnings and the bad cases go to functions cmd/et supplies
-// (Logf, Warnf, Bad, registry.Host); a run never writes its plans, so a
-// plan runs again with the same results. docs/architecture.md has the map
+// (Logf, Warnf, Bad, registry.Host); a run gives its plans back as
+// planned, so a plan runs again with the same results. docs/architecture.md has the map
 // of the whole project.
 package runner

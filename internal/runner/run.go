@@ -219,8 +219,9 @@ type caseOutcome struct {
 
 // Run runs the planned cases on the devices, one job per device, each job
 // taking the next case in input order; the results are in input order
-// whatever order the jobs finish in. Each case is built again with its
-// data when it runs, so only the cases running hold memory. An error
+// whatever order the jobs finish in. Each case's plan runs as it was
+// planned (and explained), its leaves bound to the case's data only
+// while it runs, so only the cases running hold their data. An error
 // that stops the run (a worker failure, a timeout, an interrupt) stops
 // the other jobs too and is returned: the first one that happened.
 func Run(ctx context.Context, devs []driver.Device, planned []*Planned, o Options) (*Outcome, error) {
@@ -229,7 +230,7 @@ func Run(ctx context.Context, devs []driver.Device, planned []*Planned, o Option
 	}
 	saveDirs, inputDirs := caseDirs(o.SaveOutputs, planned), caseDirs(o.SaveInputs, planned)
 	outcomes, err := runCases(ctx, devs, planned, func(ctx context.Context, dev driver.Device, i int, job string) caseOutcome {
-		return runCase(ctx, dev, planned[i].Case, saveDirs[i], inputDirs[i], job, &o)
+		return runCase(ctx, dev, planned[i], saveDirs[i], inputDirs[i], job, &o)
 	})
 	if err != nil {
 		return nil, err
@@ -341,9 +342,11 @@ func isInputError(err error) bool {
 	return errors.As(err, &ie)
 }
 
-// runCase builds case c with its data, runs it on dev and judges it.
-func runCase(ctx context.Context, dev driver.Device, c *graph.Case, saveDir, inputDir, job string, o *Options) caseOutcome {
-	pc, err := PlanCase(ctx, c, o.Plan, true)
+// runCase runs the planned case pc on dev with its data (bound to the
+// plan's leaves for the time it runs) and judges it.
+func runCase(ctx context.Context, dev driver.Device, pc *Planned, saveDir, inputDir, job string, o *Options) caseOutcome {
+	c := pc.Case
+	unbind, err := pc.bind(ctx)
 	if err != nil {
 		var nh *ops.NoHostMathError
 		switch {
@@ -356,6 +359,7 @@ func runCase(ctx context.Context, dev driver.Device, c *graph.Case, saveDir, inp
 		}
 		return caseOutcome{err: err}
 	}
+	defer unbind()
 	var lateErr error
 	if inputDir != "" {
 		lateErr = SaveInputs(inputDir, pc)

@@ -46,7 +46,7 @@ func Support(ctx context.Context, s Sources, m *abi.Manifest) (verdicts []Suppor
 	}
 	total = len(cases) + len(bad)
 	for _, c := range cases {
-		pc, err := PlanCase(ctx, c, PlanOptions{Manifest: m}, false)
+		pc, err := PlanCase(c, PlanOptions{Manifest: m})
 		if err != nil {
 			if !isInputError(err) {
 				return nil, nil, 0, err
