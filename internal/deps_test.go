@@ -1,4 +1,5 @@
-// Package internal_test enforces the import rules of DESIGN.md §1.
+// Package internal_test enforces the import rules of docs/architecture.md
+// (which supersede DESIGN.md §1), for internal/ and cmd/et.
 package internal_test
 
 import (
@@ -56,16 +57,34 @@ func parentOK(pkg, dep string) bool {
 	return strings.HasPrefix(dep, pkg+"/internal/")
 }
 
+// runSteps are the packages that are steps inside a run: cmd/et calls
+// runner, registry, kernelrun, sysemu and profile and renders their typed
+// results, and imports none of these (docs/architecture.md).
+var runSteps = []string{
+	"internal/ops/graph",
+	"internal/ops/graph/tbocases",
+	"internal/ops/exec",
+	"internal/ops/expect",
+	"internal/ops/testfile",
+	"internal/driver/etrt",
+	"internal/driver/ref",
+}
+
+// checked reports whether the rules apply to pkg: every internal package,
+// and cmd/et (its non-test files).
+func checked(pkg string) bool { return strings.HasPrefix(pkg, "internal/") || pkg == "cmd/et" }
+
 func TestImportRules(t *testing.T) {
 	allowed = loadAllowed(t)
 	touchSources(t)
-	for _, tags := range []string{"", "etrt", "etrtfake"} {
+	for _, tags := range []string{"", "etrt", "etrtfake", "sysemu", "browser"} {
 		args := []string{"list", "-f", `{{.ImportPath}}{{range .Imports}} {{.}}{{end}}`}
 		if tags != "" {
 			args = append(args, "-tags", tags)
 		}
 		args = append(args, "./...")
 		cmd := exec.Command("go", args...)
+		cmd.Dir = ".." // the module's root: cmd/et too
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
 		out, err := cmd.Output()
@@ -75,12 +94,12 @@ func TestImportRules(t *testing.T) {
 		for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 			fields := strings.Fields(line)
 			pkg := strings.TrimPrefix(fields[0], module)
-			if !strings.HasPrefix(pkg, "internal/") {
+			if !checked(pkg) {
 				continue
 			}
 			for _, imp := range fields[1:] {
 				for _, bad := range forbiddenExternal {
-					if imp == bad || strings.HasPrefix(imp, bad+"/") {
+					if pkg != "cmd/et" && (imp == bad || strings.HasPrefix(imp, bad+"/")) {
 						t.Errorf("tags %q: %s imports %s: internal packages must not use CLI libraries", tags, pkg, imp)
 					}
 				}
@@ -109,6 +128,15 @@ func TestRulesCatchForbiddenEdge(t *testing.T) {
 	} {
 		if slices.Contains(allowed[e[0]], e[1]) || parentOK(e[0], e[1]) {
 			t.Errorf("edge %s -> %s should be forbidden", e[0], e[1])
+		}
+	}
+	// cmd/et has a rule, and it names none of the steps inside a run.
+	if _, ok := allowed["cmd/et"]; !ok {
+		t.Error("docs/architecture.md has no rule for cmd/et")
+	}
+	for _, dep := range runSteps {
+		if slices.Contains(allowed["cmd/et"], dep) {
+			t.Errorf("edge cmd/et -> %s should be forbidden: cmd/et renders the typed results of runner, registry and kernelrun", dep)
 		}
 	}
 }

@@ -1,34 +1,23 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"errors"
 	"fmt"
-	"github.com/ainekko/et/internal/driver/registry"
-	"github.com/ainekko/et/internal/runner"
-	"io"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ainekko/et/internal/driver"
-	"github.com/ainekko/et/internal/driver/etrt"
+	"github.com/ainekko/et/internal/driver/registry"
 	"github.com/ainekko/et/internal/ops/abi"
-	"github.com/ainekko/et/internal/sysemu"
+	"github.com/ainekko/et/internal/runner"
 )
-
-// kernelsPathEnv names ggml-et's kernel folder (GGML_ET_KERNELS_PATH).
-const kernelsPathEnv = "GGML_ET_KERNELS_PATH"
 
 // backendOptions are the flags that choose a device and open it: the
 // reference device in process, or sysemu/pcie through the ET runtime in a
-// worker process (etrt.OpenWorker).
+// worker process, all through registry.Open.
 type backendOptions struct {
 	Backend string
 	Device  int
@@ -37,8 +26,8 @@ type backendOptions struct {
 	Devices    []int
 	AllDevices bool
 	// listDevices lists the usable devices for --device all (nil: as et
-	// devices does; tests replace it).
-	listDevices func(context.Context, *factory, *backendOptions) ([]int, error)
+	// devices does, registry.Usable; tests replace it).
+	listDevices func(context.Context) ([]int, error)
 	// Prefix is --prefix (the ET install sysemu boots from); "" means
 	// $ET_TOOLCHAIN, $TOOLCHAIN_ROOT, /opt/et.
 	Prefix string
@@ -53,7 +42,7 @@ type backendOptions struct {
 
 	// Worker adjusts the worker's options before it starts (tests
 	// re-execute the test binary as the worker).
-	Worker func(*etrt.WorkerOptions)
+	Worker func(*registry.WorkerOptions)
 }
 
 // addBackendFlags adds --backend, --device, --prefix, --run-dir,
@@ -75,7 +64,7 @@ func addNativeFlags(cmd *cobra.Command, b *backendOptions, kernels bool) {
 	fl.StringVar(&b.RunDir, "run-dir", "", "`dir` for the UART logs, sysemu.log and worker.log (default: a temporary directory, kept on failure)")
 	fl.StringArrayVar(&b.SysemuOpts, "sysemu-opt", nil, "extra emulator `option` for sys_emu (repeatable, e.g. --sysemu-opt=-l)")
 	if kernels {
-		fl.StringVar(&b.Kernels, "kernels", "", "`dir` of kernel ELFs (<kernel>.elf) for sysemu and pcie (default $"+kernelsPathEnv+")")
+		fl.StringVar(&b.Kernels, "kernels", "", "`dir` of kernel ELFs (<kernel>.elf) for sysemu and pcie (default $"+runner.KernelsPathEnv+")")
 	}
 }
 
@@ -95,172 +84,33 @@ func (b *backendOptions) validate() error {
 	return nil
 }
 
-// withTimeout applies --timeout to the device work that follows. The
-// sysemu and pcie workers count only the time spent in device calls (boot,
-// loads, copies, launches, syncs: etrt.WorkerOptions.Timeout), so for them
-// ctx is unchanged. The reference device runs in this process: ctx gets
-// the deadline, from now.
-func (b *backendOptions) withTimeout(ctx context.Context, cmd string) (context.Context, context.CancelFunc) {
-	if b.Timeout <= 0 || b.native() {
-		return ctx, func() {}
-	}
-	return context.WithTimeoutCause(ctx, b.Timeout, fmt.Errorf("%s: %w after %s", cmd, driver.ErrTimeout, b.Timeout))
+// spec is the registry's spec of the device the flags name, with m the
+// ABI manifest of the reference device (nil: the built-in one).
+func (b *backendOptions) spec(f *factory, m *abi.Manifest) registry.Spec {
+	return registry.Spec{Backend: b.Backend, Index: b.Device, Manifest: m, Prefix: b.Prefix, RunDir: b.RunDir,
+		SysemuOpts: b.SysemuOpts, Timeout: b.Timeout, Worker: b.Worker, Host: f.host()}
 }
 
-// native reports whether the backend runs through the ET runtime.
-func (b *backendOptions) native() bool { return registry.Native(b.Backend) }
-
-// available fails early, before any work, when the backend is not built
-// into this binary.
-func (b *backendOptions) available() error { return registry.Available(b.Backend) }
-
-// open opens the device through the registry. m is the ABI manifest of
-// the reference device (nil: the built-in one). done must be called with
-// the command's final error: it closes the device (stopping the worker),
-// prints the tails of the logs for a timeout or a worker death, and says
-// where a temporary run directory was kept after a device failure.
-func (b *backendOptions) open(ctx context.Context, f *factory, m *abi.Manifest) (driver.Device, func(error), error) {
-	spec := registry.Spec{Backend: b.Backend, Index: b.Device, Manifest: m, RunDir: b.RunDir,
-		SysemuOpts: b.SysemuOpts, Timeout: b.Timeout, Worker: b.Worker, Logf: f.logf, Now: f.Now}
-	if b.native() {
-		if err := b.available(); err != nil {
-			return nil, nil, err
-		}
-		exe, err := f.Executable()
-		if err != nil {
-			return nil, nil, fmt.Errorf("%s backend: find the et binary: %w", b.Backend, err)
-		}
-		spec.Exe = exe
-		spec.Cwd, _ = f.Getwd()
-		spec.Prefix = sysemu.ResolvePrefix(b.Prefix, f.Getenv)
-		if f.IO.ErrTTY {
-			spec.Progress = func(dir string) func() { return bootProgress(dir, f.IO.ErrOut, 250*time.Millisecond) }
-		}
-	}
-	h, err := registry.Open(ctx, spec)
-	if err != nil {
-		printWorkerLogs(f, err)
-		return nil, nil, err
-	}
-	done := func(runErr error) {
-		kept := h.Close()
-		printWorkerLogs(f, runErr)
-		if kept != "" {
-			fmt.Fprintf(f.IO.ErrOut, "et: %s logs kept in %s\n", b.Backend, kept)
-		}
-	}
-	return h.Device, done, nil
-}
-
-// printWorkerLogs prints, on stderr, the log tails a timeout or a worker
-// death carries (the one-line error names only each log's last line).
-func printWorkerLogs(f *factory, err error) {
-	var tails []etrt.LogTail
-	var te *etrt.TimeoutError
-	var we *etrt.WorkerError
-	switch {
-	case errors.As(err, &te):
-		tails = te.Tails
-	case errors.As(err, &we):
-		tails = we.Tails
-		if we.Output != "" {
-			tails = append([]etrt.LogTail{{Name: "worker output", Lines: lastLines(we.Output, etrt.TailLines)}}, tails...)
-		}
-	}
-	for _, t := range tails {
-		fmt.Fprintf(f.IO.ErrOut, "et: %s (last %d lines):\n", t.Name, len(t.Lines))
-		for _, l := range t.Lines {
-			fmt.Fprintf(f.IO.ErrOut, "    %s\n", l)
-		}
-	}
-}
-
-func lastLines(s string, n int) []string {
-	lines := strings.Split(s, "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return lines
-}
-
-// bootProgress copies the new lines of the boot consoles in dir to w,
-// every interval, until the returned stop is called (which does a last
-// pass). It is for a terminal on stderr.
-func bootProgress(dir string, w io.Writer, interval time.Duration) (stop func()) {
-	offs := map[string]int64{}
-	partial := map[string]string{}
-	scan := func() {
-		for _, name := range etrt.BootConsoles {
-			fh, err := os.Open(filepath.Join(dir, name))
-			if err != nil {
-				continue
-			}
-			if st, err := fh.Stat(); err == nil && st.Size() < offs[name] {
-				offs[name], partial[name] = 0, "" // truncated by a new boot
-			}
-			fh.Seek(offs[name], io.SeekStart)
-			b, _ := io.ReadAll(io.LimitReader(fh, 1<<20))
-			fh.Close()
-			offs[name] += int64(len(b))
-			text := partial[name] + string(b)
-			sc := bufio.NewScanner(strings.NewReader(text))
-			var lines []string
-			for sc.Scan() {
-				lines = append(lines, sc.Text())
-			}
-			partial[name] = ""
-			if !strings.HasSuffix(text, "\n") && len(lines) > 0 {
-				partial[name] = lines[len(lines)-1]
-				lines = lines[:len(lines)-1]
-			}
-			for _, l := range lines {
-				if l = strings.TrimSpace(strings.ReplaceAll(l, "\r", "")); l != "" {
-					fmt.Fprintf(w, "et: boot: %s: %s\n", strings.TrimSuffix(name, "_tx.log"), l)
+// host is what the registry needs from this process, and where it tells
+// the user what happens: -v logs and warnings, the boot consoles of a
+// booting emulator (on a terminal), the log tails of a timeout or a
+// worker's death, and a run directory kept after a device failure.
+func (f *factory) host() registry.Host {
+	h := registry.Host{Executable: f.Executable, Getenv: f.Getenv, Getwd: f.Getwd, Now: f.Now, Logf: f.logf, Warnf: f.warnf,
+		Tails: func(tails []registry.LogTail) {
+			for _, t := range tails {
+				fmt.Fprintf(f.IO.ErrOut, "et: %s (last %d lines):\n", t.Name, len(t.Lines))
+				for _, l := range t.Lines {
+					fmt.Fprintf(f.IO.ErrOut, "    %s\n", l)
 				}
 			}
-		}
+		},
+		Kept: func(backend, dir string) { fmt.Fprintf(f.IO.ErrOut, "et: %s logs kept in %s\n", backend, dir) },
 	}
-	quit := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		t := time.NewTicker(interval)
-		defer t.Stop()
-		for {
-			select {
-			case <-quit:
-				return
-			case <-t.C:
-				scan()
-			}
-		}
-	}()
-	return func() {
-		close(quit)
-		wg.Wait()
-		scan()
+	if f.IO.ErrTTY {
+		h.BootLine = func(console, line string) { fmt.Fprintf(f.IO.ErrOut, "et: boot: %s: %s\n", console, line) }
 	}
-}
-
-// loadKernelELFs reads DIR/<name>.elf for every name, before anything
-// boots (sysemu.LoadKernels: missing kernels exit 3, unusable ones 2,
-// other problems are warnings). dir "" is $GGML_ET_KERNELS_PATH.
-func loadKernelELFs(f *factory, dir string, names []string) (map[string][]byte, error) {
-	if len(names) == 0 {
-		return map[string][]byte{}, nil
-	}
-	if dir == "" {
-		dir = f.Getenv(kernelsPathEnv)
-	}
-	if dir == "" {
-		return nil, usageErrorf("no kernel folder: give --kernels DIR or set %s (this run loads %s)", kernelsPathEnv, strings.Join(names, ", "))
-	}
-	elfs, warns, err := sysemu.LoadKernels(dir, names)
-	for _, w := range warns {
-		f.warnf("%s", w)
-	}
-	return elfs, err
+	return h
 }
 
 // streamErrorRows are the table rows of stream errors: one per group of
@@ -358,83 +208,6 @@ func hartList(harts []uint32) string {
 // streamErrorHeaders go with streamErrorRows.
 var streamErrorHeaders = []string{"code", "harts", "which", "cause", "epc", "tval", "detail"}
 
-// openRunOpDevices opens run-op's devices, jobs of them. For sysemu and
-// pcie it first makes sure the backend is built and that every kernel the
-// plans launch has its ELF in --kernels (listing the missing ones before
-// anything boots), then boots the devices, each in its own worker with its
-// own run directory, in parallel; kernelELF serves the ELFs to the
-// executor. done closes every device (see backendOptions.open).
-func openRunOpDevices(ctx context.Context, f *factory, opts *runOpOptions, m *abi.Manifest, planned []*runner.Planned, jobs int) (
-	devs []driver.Device, kernelELF func(string) ([]byte, error), done func(error), err error) {
-	b := opts.backendOptions
-	idx, err := b.deviceIndexes(ctx, f, jobs)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	jobs = min(len(idx), max(len(planned), 1)) // no idle device
-	if !b.native() {
-		for j := range jobs {
-			dev, err := opts.OpenDevice(opts.Backend, idx[j], m)
-			if err != nil {
-				closeAll(devs)
-				return nil, nil, nil, err
-			}
-			devs = append(devs, dev)
-		}
-		return devs, nil, func(error) { closeAll(devs) }, nil
-	}
-	if err := b.available(); err != nil {
-		return nil, nil, nil, err
-	}
-	elfs, err := loadKernelELFs(f, b.Kernels, runner.Kernels(planned))
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	kernelELF = func(name string) ([]byte, error) {
-		if elf, ok := elfs[name]; ok {
-			return elf, nil
-		}
-		return nil, fmt.Errorf("no ELF loaded for kernel %s", name)
-	}
-	devs = make([]driver.Device, jobs)
-	dones := make([]func(error), jobs)
-	errs := make([]error, jobs)
-	var wg sync.WaitGroup
-	for j := range jobs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			bj := b
-			bj.Device = idx[j]
-			bj.RunDir = jobRunDir(b.RunDir, j, jobs)
-			devs[j], dones[j], errs[j] = bj.open(ctx, f, m)
-		}()
-	}
-	wg.Wait()
-	done = func(runErr error) {
-		for _, d := range dones {
-			if d != nil {
-				d(runErr)
-			}
-		}
-	}
-	if err := errors.Join(errs...); err != nil {
-		done(err)
-		for _, e := range errs {
-			if e != nil {
-				return nil, nil, nil, e // the first job's error, with its exit code
-			}
-		}
-	}
-	return devs, kernelELF, done, nil
-}
-
-func closeAll(devs []driver.Device) {
-	for _, d := range devs {
-		d.Close()
-	}
-}
-
 // maxFaultContexts bounds the groups of hart contexts shown per stream
 // error in tables (a kernel error can carry one per hart, 2080); JSON has
 // all.
@@ -449,51 +222,4 @@ func runOpFaultTable(faults []runner.Fault) table {
 	}
 	t.Notes = append(t.Notes, fmt.Sprintf("%d case(s) stopped by a kernel fault: their outputs were not compared", len(faults)))
 	return t
-}
-
-// devicesBoot opens every usable sysemu and pcie device in devs through
-// the runtime, in a worker (booting the emulator), and replaces its
-// properties with the ones the runtime reports. A device that fails is
-// marked boot-failed; the first failure is returned.
-func devicesBoot(ctx context.Context, opts *devicesOptions, devs []registry.Entry) error {
-	f := opts.f
-	var first error
-	for i := range devs {
-		d := &devs[i]
-		if !d.Usable || d.Index == nil || (d.Kind != string(driver.KindSysemu) && d.Kind != string(driver.KindPCIe)) {
-			continue
-		}
-		b := opts.BootTarget
-		b.Backend, b.Device, b.Prefix = d.Kind, *d.Index, opts.Prefix
-		if b.RunDir != "" && d.Kind == string(driver.KindPCIe) {
-			b.RunDir = filepath.Join(b.RunDir, fmt.Sprintf("pcie%d", *d.Index))
-		}
-		start := f.Now()
-		dev, done, err := b.open(ctx, f, nil)
-		if err != nil {
-			d.Status, d.Usable, d.Detail = "boot-failed", false, "boot failed: "+oneLine(err.Error())
-			if first == nil {
-				first = err
-			}
-			if ctx.Err() != nil {
-				return err
-			}
-			continue
-		}
-		p := dev.Info().Props
-		d.Properties, d.AssumedProperties = &p, nil
-		d.Status, d.Booted, d.BootNS = "ready", true, f.Now().Sub(start).Nanoseconds()
-		d.Detail = "properties reported by the runtime"
-		done(nil)
-	}
-	return first
-}
-
-// jobRunDir is job j's run directory when --run-dir DIR is given for
-// several jobs: DIR/job<j>, so that each emulator has its own logs.
-func jobRunDir(dir string, j, jobs int) string {
-	if dir == "" || jobs == 1 {
-		return dir
-	}
-	return filepath.Join(dir, fmt.Sprintf("job%d", j))
 }

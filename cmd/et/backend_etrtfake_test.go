@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"github.com/ainekko/et/internal/runner"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +13,8 @@ import (
 	"time"
 
 	"github.com/ainekko/et/internal/driver/etrt"
+	"github.com/ainekko/et/internal/kernelrun"
+	"github.com/ainekko/et/internal/runner"
 	"github.com/ainekko/et/internal/sysemu/sysemutest"
 )
 
@@ -86,7 +87,7 @@ func TestRunKernelSysemuFake(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("exit %d, stderr %s", code, errOut)
 		}
-		var doc runKernelDoc
+		var doc kernelrun.Report
 		if err := json.Unmarshal([]byte(out), &doc); err != nil {
 			t.Fatal(err)
 		}

@@ -1,19 +1,12 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/ainekko/et/internal/ops/abi"
-	"github.com/ainekko/et/internal/ops/graph"
-	"github.com/ainekko/et/internal/ops/testfile"
+	"github.com/ainekko/et/internal/runner"
 )
 
 // caseSources are the flags that add and select cases the way
@@ -34,105 +27,11 @@ func addCaseSourceFlags(cmd *cobra.Command, s *caseSources) {
 	fl.StringVarP(&s.Params, "params", "p", "", "only the cases whose displayed parameters match this `regex` (test-backend-ops -p)")
 }
 
-// load adds the cases of the test files to cases (a bad line goes to
-// bad, as file:line, and the other lines still give their cases), then
-// keeps the cases that pass --op and --params. No case left is an input
-// error.
-func (s *caseSources) load(ctx context.Context, m *abi.Manifest, cases []*graph.Case, bad []error) ([]*graph.Case, []error, error) {
-	filter, err := graph.NewFilter(s.OpsFilter, s.Params)
-	if err != nil {
-		return nil, nil, err
-	}
-	for _, path := range s.TestFiles {
-		if st, err := os.Stat(path); err == nil && st.IsDir() {
-			bad = append(bad, &graph.Error{File: path, Msg: "cannot read: is a directory (--test-file takes a file)"})
-			continue
-		}
-		b, err := readInput(ctx, path, maxTextInput)
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil, nil, ctx.Err()
-			}
-			bad = append(bad, &graph.Error{File: path, Msg: "cannot read: " + errText(err)})
-			continue
-		}
-		cs, errs := testfile.Parse(path, b, m)
-		if len(cs) == 0 && len(errs) == 0 {
-			errs = append(errs, &graph.Error{File: path, Msg: "no ops in this test file"})
-		}
-		cases = append(cases, cs...)
-		bad = append(bad, errs...)
-	}
-	if filter.Empty() {
-		return cases, bad, nil
-	}
-	kept := filter.Apply(cases)
-	if len(kept) == 0 && len(cases) > 0 {
-		return nil, nil, inputErrorf("no case matches --op %q --params %q (of %d)", s.OpsFilter, s.Params, len(cases))
-	}
-	return kept, bad, nil
-}
-
-// loadRunOpCases reads the cases named by -f, the op flags or a case string.
-// A case file that cannot be read or parsed is returned in bad (input
-// errors, one per file) and the others are still loaded: one bad file of a
-// directory does not stop it. err is an error that stops everything.
-func loadRunOpCases(ctx context.Context, opts *runOpOptions) (cases []*graph.Case, bad []error, err error) {
-	switch {
-	case strings.Contains(opts.Op, "("):
-		c, err := graph.ParseCaseString(opts.Op)
-		if err != nil {
-			return nil, nil, err
-		}
-		return []*graph.Case{c}, nil, nil
-	case opts.Op != "":
-		c, err := graph.FromFlags(opts.Op, opts.Srcs, opts.Params)
-		if err != nil {
-			return nil, nil, err
-		}
-		return []*graph.Case{c}, nil, nil
-	}
-	for _, path := range opts.Files {
-		st, err := os.Stat(path)
-		if err != nil {
-			bad = append(bad, &graph.Error{File: path, Msg: "cannot read: " + errText(err)})
-			continue
-		}
-		files := []string{path}
-		if st.IsDir() {
-			if files, err = filepath.Glob(filepath.Join(path, "*.yaml")); err != nil {
-				return nil, nil, err
-			}
-			sort.Strings(files)
-			if len(files) == 0 {
-				bad = append(bad, &graph.Error{File: path, Msg: "no *.yaml case files in this directory"})
-				continue
-			}
-		}
-		for _, file := range files {
-			if st.IsDir() && !isRegular(file) {
-				// Named *.yaml in a directory, yet a FIFO, device or
-				// directory: not opened, as it could block or never end.
-				bad = append(bad, &graph.Error{File: file, Msg: "cannot read: not a regular file"})
-				continue
-			}
-			b, err := readInput(ctx, file, maxTextInput)
-			if err != nil {
-				if ctx.Err() != nil {
-					return nil, nil, ctx.Err()
-				}
-				bad = append(bad, &graph.Error{File: file, Msg: "cannot read: " + errText(err)})
-				continue
-			}
-			c, err := graph.LoadBytes(file, b, filepath.Dir(file))
-			if err != nil {
-				bad = append(bad, err)
-				continue
-			}
-			cases = append(cases, c)
-		}
-	}
-	return cases, bad, nil
+// sources are the runner's case sources: these flags, with -f files and
+// a positional op (with --src and --param) or case strings.
+func (s *caseSources) sources(files []string, op string, srcs, params, cases []string) runner.Sources {
+	return runner.Sources{Files: files, Op: op, Srcs: srcs, Params: params, Cases: cases,
+		TestFiles: s.TestFiles, OpsFilter: s.OpsFilter, ParamsFilter: s.Params}
 }
 
 // badCases reports the case files that could not be loaded or prepared:
@@ -159,6 +58,16 @@ func (b *badCases) add(f *factory, err error) {
 	}
 }
 
+// lines are the bad cases' errors, one line each (a shard report's
+// errors).
+func (b *badCases) lines() []string {
+	var l []string
+	for _, e := range b.errs {
+		l = append(l, oneLine(e.Error()))
+	}
+	return l
+}
+
 // err is nil without bad cases.
 func (b *badCases) err() error {
 	switch {
@@ -168,18 +77,6 @@ func (b *badCases) err() error {
 		return b.errs[0]
 	}
 	return inputErrorf("%d of %d cases could not be %s (errors above)", len(b.errs), b.total, b.verb())
-}
-
-func errText(err error) string {
-	var pe *os.PathError
-	var le *os.LinkError
-	switch {
-	case errors.As(err, &pe):
-		return pe.Err.Error()
-	case errors.As(err, &le):
-		return le.Err.Error()
-	}
-	return err.Error()
 }
 
 // opArgs checks the ways run-op and ops explain name their work: -f files,

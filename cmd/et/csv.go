@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/ainekko/et/internal/driver"
+	"github.com/ainekko/et/internal/kernelrun"
 	"github.com/ainekko/et/internal/runner"
 )
 
@@ -69,7 +70,7 @@ func csvTablesOf(data any) ([]csvTable, error) {
 		return profileDiffCSV(d), nil
 	case profileExportDoc:
 		return profileExportCSV(d), nil
-	case runKernelDoc:
+	case kernelrun.Report:
 		return runKernelCSV(d), nil
 	case runner.Report:
 		return runOpCSV(d), nil

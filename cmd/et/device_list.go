@@ -1,15 +1,10 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/ainekko/et/internal/driver"
-	"github.com/ainekko/et/internal/driver/registry"
-	"github.com/ainekko/et/internal/sysemu"
 )
 
 // deviceFlag is --device: one index, or (et run-op) a list "0,1" or
@@ -75,58 +70,4 @@ func (b *backendOptions) checkDeviceList(allowed bool, jobs int, profile string)
 		return usageErrorf("--profile records one device: use it with one --device")
 	}
 	return nil
-}
-
-// deviceIndexes are the devices a run-op job opens each: the --device
-// list, every usable device of the backend for "all", or jobs times the
-// one --device index.
-func (b *backendOptions) deviceIndexes(ctx context.Context, f *factory, jobs int) ([]int, error) {
-	switch {
-	case len(b.Devices) > 0:
-		return b.Devices, nil
-	case b.AllDevices:
-		list := b.listDevices
-		if list == nil {
-			list = listUsableDevices
-		}
-		idx, err := list(ctx, f, b)
-		if err != nil {
-			return nil, err
-		}
-		if len(idx) == 0 {
-			return nil, fmt.Errorf("--device all: no usable %s device (see et devices): %w", b.Backend, driver.ErrNoDevice)
-		}
-		f.logf("--device all: %s device(s) %s", b.Backend, deviceFlag{&backendOptions{Devices: idx}})
-		return idx, nil
-	}
-	idx := make([]int, jobs)
-	for j := range idx {
-		idx[j] = b.Device
-	}
-	return idx, nil
-}
-
-// listUsableDevices lists the usable devices of the backend as et devices
-// does: every PCIe card the kernel shows with its nodes, the one sysemu
-// emulator of an install, the one reference device.
-func listUsableDevices(ctx context.Context, f *factory, b *backendOptions) ([]int, error) {
-	o := registry.ListOptions{Kinds: []driver.Kind{driver.Kind(b.Backend)}, Logf: f.logf}
-	if b.Backend == string(driver.KindSysemu) {
-		o.Prefix = sysemu.ResolvePrefix(b.Prefix, f.Getenv)
-		o.Cwd, _ = f.Getwd()
-	}
-	entries, warns, err := registry.List(ctx, o)
-	if err != nil {
-		return nil, err
-	}
-	for _, w := range warns {
-		f.warnf("%s", w)
-	}
-	var idx []int
-	for _, e := range entries {
-		if e.Usable && e.Index != nil {
-			idx = append(idx, *e.Index)
-		}
-	}
-	return idx, nil
 }

@@ -29,7 +29,7 @@ func runFakeCards(t *testing.T, cards string, list []int, args ...string) (int, 
 			w.Args = []string{"-test.run=^TestWorkerHelperProcess$", "--", etrt.WorkerCommand, "--backend", w.Backend}
 			w.Env = []string{"ET_TEST_WORKER_HELPER=1", "ETSHIM_FAKE_FAULT=stream_error", "ETSHIM_FAKE_DEVICES=" + cards}
 		}
-		o.listDevices = func(context.Context, *factory, *backendOptions) ([]int, error) { return list, nil }
+		o.listDevices = func(context.Context) ([]int, error) { return list, nil }
 		return runOpRun(ctx, f, o)
 	}))
 	code := executeRoot(context.Background(), f, root, args)

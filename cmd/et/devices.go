@@ -3,10 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/ainekko/et/internal/driver/registry"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/ainekko/et/internal/driver/registry"
 
 	"github.com/spf13/cobra"
 
@@ -29,7 +30,7 @@ type devicesOptions struct {
 	Require int
 	Verbose bool
 	// Boot boots each usable sysemu and pcie device in a worker (--boot)
-	// and reports the properties the runtime reports; see devicesBoot.
+	// and reports the properties the runtime reports; see registry.Boot.
 	Boot bool
 	// BootTarget holds --run-dir, --sysemu-opt and --timeout for --boot.
 	BootTarget backendOptions
@@ -152,7 +153,9 @@ func devicesRun(ctx context.Context, opts *devicesOptions) error {
 	doc := devicesDoc{Schema: "et.devices/v1", Devices: devs, Warnings: warns}
 	var bootErr error
 	if opts.Boot {
-		bootErr = devicesBoot(ctx, opts, doc.Devices)
+		b := opts.BootTarget
+		b.Prefix = opts.Prefix
+		bootErr = registry.Boot(ctx, doc.Devices, b.spec(f, nil))
 	}
 	for _, w := range doc.Warnings {
 		f.warnf("%s", w)

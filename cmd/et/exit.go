@@ -6,7 +6,7 @@ import (
 	"fmt"
 
 	"github.com/ainekko/et/internal/driver"
-	"github.com/ainekko/et/internal/driver/etrt"
+	"github.com/ainekko/et/internal/driver/registry"
 	"github.com/ainekko/et/internal/sysemu"
 )
 
@@ -89,20 +89,34 @@ type inputError interface {
 	InputError()
 }
 
+// usageMisuse is implemented by the error types of internal packages for
+// a run the flags cannot make (runner.UsageError): exit 2, with the usage
+// hint, as a usageError.
+type usageMisuse interface {
+	error
+	UsageError()
+}
+
+// isUsage reports a usage error: a bad flag or argument, or a run the
+// flags cannot make. et prints the usage hint with it.
+func isUsage(err error) bool {
+	var ue *usageError
+	var um usageMisuse
+	return errors.As(err, &ue) || errors.As(err, &um)
+}
+
 // exitCode maps an error to its exit code.
 func exitCode(err error) int {
 	if err == nil {
 		return exitOK
 	}
 	var ee *exitError
-	var ue *usageError
 	var ie inputError
-	var we *etrt.WorkerError
 	var mk *sysemu.MissingKernelsError
 	switch {
 	case errors.As(err, &ee):
 		return ee.code
-	case errors.As(err, &ue), errors.As(err, &ie):
+	case isUsage(err), errors.As(err, &ie):
 		return exitUsage
 	case errors.Is(err, context.Canceled):
 		return exitInterrupted
@@ -110,7 +124,7 @@ func exitCode(err error) int {
 		return exitTimeout
 	case errors.Is(err, driver.ErrUnavailable), errors.As(err, &mk):
 		return exitUnavailable
-	case errors.As(err, &we):
+	case registry.WorkerDied(err):
 		// The emulator or runtime died under a kernel: the kernel's
 		// verdict, as a fault is (docs/etrt.md).
 		return exitNegative

@@ -1,15 +1,14 @@
 package main
 
 import (
-	"github.com/ainekko/et/internal/runner"
 	"math"
 	"strconv"
 
 	"github.com/ainekko/et/internal/ops"
-	"github.com/ainekko/et/internal/ops/graph"
+	"github.com/ainekko/et/internal/runner"
 )
 
-// seedFlag is --seed: parsed by graph.ParseSeed, so that it accepts
+// seedFlag is --seed: parsed by runner.ParseSeed, so that it accepts
 // exactly what a case file's seed: accepts (0x2a, 0o52, 42; not -1, 1.5
 // or 2^64).
 type seedFlag struct{ v *uint64 }
@@ -22,7 +21,7 @@ func (s seedFlag) String() string {
 }
 
 func (s seedFlag) Set(text string) error {
-	v, err := graph.ParseSeed(text)
+	v, err := runner.ParseSeed(text)
 	if err != nil {
 		return err
 	}

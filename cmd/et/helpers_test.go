@@ -8,6 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ainekko/et/internal/driver"
+	"github.com/ainekko/et/internal/driver/registry"
 )
 
 // update rewrites golden files: go test ./cmd/et -run TestX -update
@@ -53,4 +56,16 @@ func runCLI(t *testing.T, env map[string]string, args ...string) (int, string, s
 	f, out, errOut := testFactory(env)
 	code := execute(context.Background(), f, args)
 	return code, out.String(), errOut.String()
+}
+
+// openWrapped is run-op's device open (registry.Open) with each device
+// wrapped by wrap: runOpOptions.OpenDevice for tests.
+func openWrapped(wrap func(driver.Device) driver.Device) func(context.Context, registry.Spec) (*registry.Handle, error) {
+	return func(ctx context.Context, s registry.Spec) (*registry.Handle, error) {
+		h, err := registry.Open(ctx, s)
+		if err == nil {
+			h.Device = wrap(h.Device)
+		}
+		return h, err
+	}
 }

@@ -5,8 +5,6 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
-	"github.com/ainekko/et/internal/runner"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,8 +12,8 @@ import (
 	"testing"
 
 	"github.com/ainekko/et/internal/driver"
-	"github.com/ainekko/et/internal/ops/abi"
 	"github.com/ainekko/et/internal/ops/graph"
+	"github.com/ainekko/et/internal/runner"
 )
 
 // failWriter fails every write with err.
@@ -122,35 +120,6 @@ func TestInputsFromFIFO(t *testing.T) {
 	}
 }
 
-// A read blocked on a FIFO nobody writes ends when the context does.
-func TestReadInputSeesContext(t *testing.T) {
-	fifo := filepath.Join(t.TempDir(), "p")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error)
-	go func() {
-		_, err := readInput(ctx, fifo, maxTextInput)
-		done <- err
-	}()
-	cancel()
-	if err := <-done; !errors.Is(err, context.Canceled) {
-		t.Errorf("readInput = %v, want context.Canceled", err)
-	}
-	pr, pw, _ := os.Pipe()
-	defer pw.Close()
-	ctx, cancel = context.WithCancel(context.Background())
-	r, err := openInput(ctx, "-", pr, maxTraceInput)
-	if err != nil {
-		t.Fatal(err)
-	}
-	go cancel()
-	if _, err := io.ReadAll(r); !errors.Is(err, context.Canceled) {
-		t.Errorf("stdin pipe read = %v, want context.Canceled", err)
-	}
-}
-
 // --seed accepts exactly what a case file's seed: accepts.
 func TestSeedFlagMatchesYAML(t *testing.T) {
 	for _, s := range []string{"0", "42", "0x2a", "0o52", "+7", "-1", "1.5", "1e3", "18446744073709551615", "18446744073709551616",
@@ -214,10 +183,7 @@ func TestRunOpNaNOutputs(t *testing.T) {
 		f, out, _ := testFactory(nil)
 		f.Global.Output = format
 		opts := &runOpOptions{Files: []string{"../../testcases/binary.yaml"}, backendOptions: backendOptions{Backend: "ref"}, PerfRuns: 1,
-			OpenDevice: func(b string, i int, m *abi.Manifest) (driver.Device, error) {
-				d, err := openDevice(b, i, m)
-				return nanDevice{d}, err
-			}}
+			OpenDevice: openWrapped(func(d driver.Device) driver.Device { return nanDevice{d} })}
 		if err := runOpRun(context.Background(), f, opts); exitCode(err) != exitNegative {
 			t.Fatalf("exit %d (%v)", exitCode(err), err)
 		}
@@ -330,10 +296,7 @@ func (d failingDevice) Read(context.Context, driver.DevPtr, []byte) error {
 func TestRunOpInternalErrorIsNotAVerdict(t *testing.T) {
 	f, _, _ := testFactory(nil)
 	opts := &runOpOptions{Files: []string{"../../testcases/binary.yaml"}, backendOptions: backendOptions{Backend: "ref"}, PerfRuns: 1,
-		OpenDevice: func(b string, i int, m *abi.Manifest) (driver.Device, error) {
-			d, err := openDevice(b, i, m)
-			return failingDevice{d}, err
-		}}
+		OpenDevice: openWrapped(func(d driver.Device) driver.Device { return failingDevice{d} })}
 	err := runOpRun(context.Background(), f, opts)
 	if exitCode(err) != exitInternal || !strings.Contains(err.Error(), "input/output error") {
 		t.Errorf("exit %d (%v), want 5", exitCode(err), err)

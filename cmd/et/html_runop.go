@@ -7,9 +7,9 @@ import (
 	"strings"
 
 	"github.com/ainekko/et/internal/ops"
-	"github.com/ainekko/et/internal/ops/exec"
 	"github.com/ainekko/et/internal/ops/plan"
 	"github.com/ainekko/et/internal/runner"
+	"github.com/ainekko/et/internal/verdict"
 )
 
 // The HTML page of et run-op: the pass/fail count, each output's NMSE
@@ -18,26 +18,26 @@ import (
 
 func htmlRunOp(p *htmlPage, d runner.Report) {
 	p.begin(fmt.Sprintf("et run-op on %s (%s)", d.Device, d.Backend), "et run-op")
-	counts := map[string]int{}
+	counts := map[verdict.Status]int{}
 	pass := 0
 	for _, r := range d.Results {
 		counts[r.Status]++
-		if !runner.Failed(r.Status) {
+		if !r.Status.Failed() {
 			pass++
 		}
 	}
-	verdict := "PASS"
+	overall := "PASS"
 	if d.Failed() {
-		verdict = "FAIL"
+		overall = "FAIL"
 	}
 	var parts []string
-	for _, s := range []string{exec.StatusPass, exec.StatusFail, exec.StatusFallback, runner.StatusSkip, runner.StatusXFail, runner.StatusXPass} {
+	for _, s := range verdict.Statuses {
 		if counts[s] > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", counts[s], s))
 		}
 	}
 	p.printf("<p class=\"verdict\"><span class=\"status %s\">%s %s</span> <span class=\"total\">%d/%d outputs passed</span> on %s (%s, numerics: %s)</p>\n",
-		verdict, statusShape(verdict), verdict, pass, len(d.Results), esc(d.Device), esc(d.Backend), esc(d.Numerics))
+		overall, statusShape(verdict.Status(overall)), overall, pass, len(d.Results), esc(d.Device), esc(d.Backend), esc(d.Numerics))
 	if len(parts) > 0 {
 		p.meta("meta counts", strings.Join(parts, ", "))
 	}
@@ -56,13 +56,13 @@ func htmlRunOp(p *htmlPage, d runner.Report) {
 			kernel += " (" + r.Fusion + ")"
 		}
 		note := r.Detail
-		if r.Status == exec.StatusFallback && len(r.Reasons) > 0 {
+		if r.Status == verdict.Fallback && len(r.Reasons) > 0 {
 			note = strings.TrimSpace(note + " ran on the host: " + plan.JoinTexts(r.Reasons))
 		}
 		if r.Expected != "" {
 			note = strings.TrimSpace(note + " expected failure: " + r.Expected)
 		}
-		rows = append(rows, []string{r.Case, r.Node, r.Op, kernel, statusShape(r.Status) + "\u00a0" + r.Status, nmseCell(r), limitCell(r.MaxNMSE),
+		rows = append(rows, []string{r.Case, r.Node, r.Op, kernel, statusShape(r.Status) + "\u00a0" + string(r.Status), nmseCell(r), limitCell(r.MaxNMSE),
 			maxAbsCell(r), driftCell(r), runTime(r.TimeNS), note})
 	}
 	p.raw("<h2>Results</h2>\n")
@@ -103,17 +103,17 @@ func htmlRunOp(p *htmlPage, d runner.Report) {
 }
 
 // statusShape is the mark of a status, readable without colour.
-func statusShape(s string) string {
+func statusShape(s verdict.Status) string {
 	switch s {
-	case exec.StatusPass:
+	case verdict.Pass:
 		return "●"
-	case exec.StatusFail:
+	case verdict.Fail:
 		return "✖"
-	case runner.StatusXFail:
+	case verdict.XFail:
 		return "◆"
-	case runner.StatusXPass:
+	case verdict.XPass:
 		return "■"
-	case exec.StatusFallback:
+	case verdict.Fallback:
 		return "◇"
 	}
 	return "–"
@@ -131,7 +131,7 @@ func limitCell(v float64) string {
 // NMSE (SKIP).
 func nmsePoint(r runner.Result) (v float64, label string, ok bool) {
 	switch {
-	case r.Status == runner.StatusSkip:
+	case r.Status == verdict.Skip:
 		return 0, "not run", false
 	case r.Failure == ops.FailNaN:
 		return math.Inf(1), "NaN", true
@@ -156,13 +156,13 @@ func chartedResults(results []runner.Result, n int) []runner.Result {
 	keep := make([]bool, len(results))
 	left := n
 	for i, r := range results {
-		if r.Status != exec.StatusPass && left > 0 {
+		if r.Status != verdict.Pass && left > 0 {
 			keep[i] = true
 			left--
 		}
 	}
 	for i := range results {
-		if !keep[i] && left > 0 && results[i].Status == exec.StatusPass {
+		if !keep[i] && left > 0 && results[i].Status == verdict.Pass {
 			keep[i] = true
 			left--
 		}
@@ -231,7 +231,7 @@ func htmlNMSEChart(p *htmlPage, results []runner.Result) {
 	for i, r := range results {
 		y := 2 + rowH*float64(i)
 		cy := y + rowH/2
-		p.printf("<g class=\"row\" data-label=\"%s\" data-status=\"%s\">", esc(r.Case+"/"+r.Node), esc(r.Status))
+		p.printf("<g class=\"row\" data-label=\"%s\" data-status=\"%s\">", esc(r.Case+"/"+r.Node), esc(string(r.Status)))
 		p.printf("<text x=\"%g\" y=\"%g\" text-anchor=\"end\">%s</text>", labelW-6, y+15, esc(clip(r.Case+" "+r.Node, 44)))
 		if r.MaxNMSE > 0 {
 			x := xOf(math.Log10(r.MaxNMSE))
@@ -241,28 +241,28 @@ func htmlNMSEChart(p *htmlPage, results []runner.Result) {
 		if ok {
 			p.raw(statusMark(r.Status, xOf(v), cy, strconv.FormatFloat(r.NMSE, 'g', -1, 64)))
 		}
-		text := r.Status + "  " + label
+		text := string(r.Status) + "  " + label
 		if r.MaxNMSE > 0 {
 			text += " / " + limitCell(r.MaxNMSE)
 		}
-		p.printf("<text class=\"value status %s\" x=\"%g\" y=\"%g\">%s</text></g>\n", esc(r.Status), labelW+plotW+8, y+15, esc(statusShape(r.Status)+" "+text))
+		p.printf("<text class=\"value status %s\" x=\"%g\" y=\"%g\">%s</text></g>\n", esc(string(r.Status)), labelW+plotW+8, y+15, esc(statusShape(r.Status)+" "+text))
 	}
 	p.printf("</svg>\n<figcaption>%s</figcaption>\n</figure>\n", esc(caption))
 	p.raw("<ul class=\"legend\"><li>● PASS</li><li>✖ FAIL</li><li>◇ FALLBACK (ran on the host)</li><li>◆ XFAIL (expected failure)</li><li>■ XPASS (listed as failing, passed)</li><li>┆ tolerance</li></ul>\n")
 }
 
 // statusMark is the SVG shape of a status centred at (x, y).
-func statusMark(status string, x, y float64, value string) string {
-	c := "mark " + status
+func statusMark(status verdict.Status, x, y float64, value string) string {
+	c := "mark " + string(status)
 	X, Y := svgNum(x), svgNum(y)
 	switch status {
-	case exec.StatusFail:
+	case verdict.Fail:
 		return fmt.Sprintf("<path class=\"%s\" data-value=\"%s\" d=\"M%s,%s m-6,-4 l2,-2 l4,4 l4,-4 l2,2 l-4,4 l4,4 l-2,2 l-4,-4 l-4,4 l-2,-2 l4,-4 z\"/>", c, value, X, Y)
-	case runner.StatusXFail:
+	case verdict.XFail:
 		return fmt.Sprintf("<path class=\"%s\" data-value=\"%s\" d=\"M%s,%s m0,-7 l7,7 l-7,7 l-7,-7 z\"/>", c, value, X, Y)
-	case runner.StatusXPass:
+	case verdict.XPass:
 		return fmt.Sprintf("<rect class=\"%s\" data-value=\"%s\" x=\"%s\" y=\"%s\" width=\"11\" height=\"11\"/>", c, value, svgNum(x-5.5), svgNum(y-5.5))
-	case exec.StatusFallback:
+	case verdict.Fallback:
 		return fmt.Sprintf("<path class=\"%s\" data-value=\"%s\" d=\"M%s,%s m0,-7 l7,7 l-7,7 l-7,-7 z m0,3 l-4,4 l4,4 l4,-4 z\" fill-rule=\"evenodd\"/>", c, value, X, Y)
 	}
 	return fmt.Sprintf("<circle class=\"%s\" data-value=\"%s\" cx=\"%s\" cy=\"%s\" r=\"5\"/>", c, value, X, Y)

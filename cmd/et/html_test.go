@@ -18,6 +18,7 @@ import (
 	"github.com/ainekko/et/internal/ops/plan"
 	"github.com/ainekko/et/internal/profile"
 	"github.com/ainekko/et/internal/runner"
+	"github.com/ainekko/et/internal/verdict"
 )
 
 // node is an element of a parsed page.
@@ -419,14 +420,14 @@ func TestHTMLRunOp(t *testing.T) {
 	}
 	for i, r := range rows {
 		want := rep.Results[i]
-		if r.Attr["data-status"] != want.Status || r.Attr["data-label"] != want.Case+"/"+want.Node {
+		if r.Attr["data-status"] != string(want.Status) || r.Attr["data-label"] != want.Case+"/"+want.Node {
 			t.Errorf("row %d: %v, want %s %s/%s", i, r.Attr, want.Status, want.Case, want.Node)
 		}
 		lim := r.byClass("line", "limit")
 		if len(lim) != 1 || attrFloat(t, lim[0], "data-value") != want.MaxNMSE {
 			t.Errorf("row %d: tolerance tick %v, want %g", i, lim, want.MaxNMSE)
 		}
-		if len(r.byClass("", "mark")) != 1 || !strings.Contains(r.text(), want.Status) {
+		if len(r.byClass("", "mark")) != 1 || !strings.Contains(r.text(), string(want.Status)) {
 			t.Errorf("row %d: no mark or status word", i)
 		}
 	}
@@ -526,7 +527,7 @@ func TestHTMLNMSEChartBound(t *testing.T) {
 		if i%1000 == 999 {
 			st = "FAIL"
 		}
-		rep.Results = append(rep.Results, runner.Result{Case: "c", Node: "n" + strconv.Itoa(i), Status: st, NMSE: 1e-9, MaxNMSE: 1e-7})
+		rep.Results = append(rep.Results, runner.Result{Case: "c", Node: "n" + strconv.Itoa(i), Status: verdict.Status(st), NMSE: 1e-9, MaxNMSE: 1e-7})
 	}
 	var buf bytes.Buffer
 	if err := render(&buf, "html", styles{}, document{Data: rep}); err != nil {

@@ -346,32 +346,22 @@ func opsExplainRun(ctx context.Context, f *factory, opts *opsExplainOptions) err
 	if err != nil {
 		return err
 	}
-	cases, badFiles, err := loadRunOpCases(ctx, &runOpOptions{Files: opts.Files, Op: opts.Op, Srcs: opts.Srcs, Params: opts.Params})
+	prep, err := runner.Prepare(ctx, runner.PrepareOptions{Sources: opts.sources(opts.Files, opts.Op, opts.Srcs, opts.Params, nil),
+		Plan: runner.PlanOptions{Manifest: m}, Shard: opts.shard, Logf: f.logf})
 	if err != nil {
 		return err
 	}
-	if cases, badFiles, err = opts.caseSources.load(ctx, m, cases, badFiles); err != nil {
-		return err
-	}
-	cases = opts.shardOptions.apply(cases)
 	// As in run-op: each bad case on stderr, the good ones explained,
 	// then exit 2.
-	bad := &badCases{total: len(cases) + len(badFiles), planOnly: true}
-	for _, e := range badFiles {
+	bad := &badCases{total: prep.Total, planOnly: true}
+	for _, e := range prep.Bad {
 		bad.add(f, e)
 	}
-	planned, badPlans, err := runner.PlanAll(cases, runner.PlanOptions{Manifest: m}, nil)
-	if err != nil {
-		return err
-	}
-	for _, e := range badPlans {
-		bad.add(f, e)
-	}
-	if len(planned) == 0 && opts.shardOptions.info == nil {
+	if len(prep.Planned) == 0 && prep.Shard == nil {
 		return bad.err()
 	}
-	d := explainPlans(planned)
-	d.Shard = opts.shardOptions.report(nil, nil, bad)
+	d := explainPlans(prep.Planned)
+	d.Shard = prep.ShardReport(nil, bad.lines())
 	if err := f.render(opsExplainDocument(d)); err != nil {
 		return err
 	}

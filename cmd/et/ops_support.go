@@ -7,8 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ainekko/et/internal/ops/graph"
-	"github.com/ainekko/et/internal/ops/graph/tbocases"
 	"github.com/ainekko/et/internal/ops/plan"
 	"github.com/ainekko/et/internal/runner"
 )
@@ -95,63 +93,18 @@ func opsSupportRun(ctx context.Context, f *factory, opts *opsSupportOptions) err
 	if err != nil {
 		return err
 	}
-	var cases []*graph.Case
-	var bad []error
-	if len(opts.Cases) == 0 && len(opts.Files) == 0 && len(opts.TestFiles) == 0 {
-		all, err := tbocases.All()
-		if err != nil {
-			return err
-		}
-		for _, tc := range all {
-			c, err := graph.ParseCaseString(tc.String())
-			if err != nil {
-				bad = append(bad, err)
-				continue
-			}
-			cases = append(cases, c)
-		}
-	} else {
-		for _, s := range opts.Cases {
-			c, err := graph.ParseCaseString(s)
-			if err != nil {
-				bad = append(bad, err)
-				continue
-			}
-			cases = append(cases, c)
-		}
-		if len(opts.Files) > 0 {
-			fc, fb, err := loadRunOpCases(ctx, &runOpOptions{Files: opts.Files})
-			if err != nil {
-				return err
-			}
-			cases, bad = append(cases, fc...), append(bad, fb...)
-		}
-	}
-	if cases, bad, err = opts.caseSources.load(ctx, m, cases, bad); err != nil {
+	verdicts, bad, total, err := runner.Support(ctx, opts.sources(opts.Files, "", nil, nil, opts.Cases), m)
+	if err != nil {
 		return err
 	}
-	report := &badCases{total: len(cases) + len(bad), planOnly: true}
+	report := &badCases{total: total, planOnly: true}
 	for _, e := range bad {
 		report.add(f, e)
 	}
-	// One case at a time: only its verdict is kept (a plan holds the
-	// case's tensors, and the whole list is 19,726 cases).
 	doc := opsSupportDoc{Schema: "et.ops-support/v1", Rows: []opsSupportRow{}}
-	for _, c := range cases {
-		pc, err := runner.PlanCase(ctx, c, runner.PlanOptions{Manifest: m}, false)
-		if err != nil {
-			if !isInputErr(err) {
-				return err
-			}
-			report.add(f, err)
-			continue
-		}
-		v := outputVerdict(pc)
-		row := opsSupportRow{BackendName: opsSupportBackend, OpName: c.OpDesc, OpParams: c.Vars,
+	for _, v := range verdicts {
+		row := opsSupportRow{BackendName: opsSupportBackend, OpName: v.Op, OpParams: v.Params,
 			TestMode: "support", Supported: "0", ErrorMessage: "no", BackendRegName: opsSupportBackend}
-		if row.OpName == "" { // a case file: its output node's op
-			row.OpName, row.OpParams = strings.ToUpper(outputOp(pc)), c.Name
-		}
 		if v.Supported {
 			row.Supported, row.ErrorMessage = "1", "yes"
 		}
@@ -165,34 +118,6 @@ func opsSupportRun(ctx context.Context, f *factory, opts *opsSupportOptions) err
 		return err
 	}
 	return report.err()
-}
-
-// isInputErr reports an error that is bad input of one case (the others
-// are still judged).
-func isInputErr(err error) bool { return exitCode(err) == exitUsage }
-
-// outputNode is the node test-backend-ops' support mode judges: the one
-// that produces the case's (last) output.
-func outputNode(pc *runner.Planned) int {
-	g := pc.Graph
-	out := g.Outputs[len(g.Outputs)-1]
-	return g.Values[out].Node
-}
-
-func outputOp(pc *runner.Planned) string {
-	if n := outputNode(pc); n >= 0 {
-		return string(pc.Graph.Nodes[n].Op)
-	}
-	return "NONE"
-}
-
-// outputVerdict is the supports_op verdict of the case's output node (a
-// leaf output is nothing to run: supported).
-func outputVerdict(pc *runner.Planned) plan.Verdict {
-	if n := outputNode(pc); n >= 0 {
-		return pc.Plan.Verdicts[n]
-	}
-	return plan.Verdict{Supported: true}
 }
 
 func opsSupportDocument(d opsSupportDoc) document {

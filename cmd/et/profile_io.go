@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/ainekko/et/internal/infile"
 	"github.com/ainekko/et/internal/kernelmap"
 )
 
@@ -29,14 +30,14 @@ func traceName(path string) string {
 // openTrace opens a trace argument; "-" is stdin. A trace that cannot be
 // opened is an input error (exit 2) naming the path. Reads see ctx: a
 // signal ends them even when the trace is a FIFO or a pipe that blocks,
-// which is read with a bound (maxTraceInput).
+// which is read with a bound (infile.MaxTrace).
 func openTrace(ctx context.Context, path string, stdin io.Reader) (io.Reader, func(), error) {
-	rc, err := openInput(ctx, path, stdin, maxTraceInput)
+	rc, err := infile.Open(ctx, path, stdin, infile.MaxTrace)
 	if err != nil {
 		if strings.Contains(err.Error(), "is a directory") {
 			return nil, nil, inputErrorf("open trace %s: is a directory (give the et_runtime_trace.json inside it)", path)
 		}
-		return nil, nil, inputErrorf("open trace %s: %v", path, errText(err))
+		return nil, nil, inputErrorf("open trace %s: %v", path, infile.ErrText(err))
 	}
 	return &ctxCheckReader{ctx: ctx, r: rc}, func() { rc.Close() }, nil
 }
@@ -45,10 +46,10 @@ func openTrace(ctx context.Context, path string, stdin io.Reader) (io.Reader, fu
 // whatever else is not a regular file are spooled to a temporary file
 // first. cleanup closes (and removes) it.
 func openTraceSeekable(ctx context.Context, path string, stdin io.Reader) (io.ReadSeeker, func(), error) {
-	if path != "-" && isRegular(path) {
+	if path != "-" && infile.IsRegular(path) {
 		fh, err := os.Open(path)
 		if err != nil {
-			return nil, nil, inputErrorf("open trace %s: %v", path, errText(err))
+			return nil, nil, inputErrorf("open trace %s: %v", path, infile.ErrText(err))
 		}
 		return fh, func() { fh.Close() }, nil
 	}
@@ -59,7 +60,7 @@ func openTraceSeekable(ctx context.Context, path string, stdin io.Reader) (io.Re
 	defer closeIn()
 	tmp, err := os.CreateTemp("", "et-trace-*.json")
 	if err != nil {
-		return nil, nil, ioErrorf("spool %s: %v", traceName(path), errText(err))
+		return nil, nil, ioErrorf("spool %s: %v", traceName(path), infile.ErrText(err))
 	}
 	cleanup := func() { tmp.Close(); os.Remove(tmp.Name()) }
 	// A trace is a JSON object: what does not start as one (an endless
@@ -85,11 +86,11 @@ func openTraceSeekable(ctx context.Context, path string, stdin io.Reader) (io.Re
 		if ctx.Err() != nil {
 			return nil, nil, ctx.Err()
 		}
-		return nil, nil, inputErrorf("read trace %s: %v", traceName(path), errText(err))
+		return nil, nil, inputErrorf("read trace %s: %v", traceName(path), infile.ErrText(err))
 	}
 	if _, err := tmp.Seek(0, io.SeekStart); err != nil {
 		cleanup()
-		return nil, nil, ioErrorf("spool %s: %v", traceName(path), errText(err))
+		return nil, nil, ioErrorf("spool %s: %v", traceName(path), infile.ErrText(err))
 	}
 	return tmp, cleanup, nil
 }
@@ -135,7 +136,7 @@ func kernelMapFor(ctx context.Context, trace, flag string) (m *kernelmap.Map, wa
 		}
 		path = besideMap(trace)
 	}
-	b, err := readInput(ctx, path, maxTextInput)
+	b, err := infile.ReadFile(ctx, path, infile.MaxText)
 	if err == nil {
 		m, err = kernelmap.ReadNamed(bytes.NewReader(b), path)
 	}
@@ -147,7 +148,7 @@ func kernelMapFor(ctx context.Context, trace, flag string) (m *kernelmap.Map, wa
 		if errors.As(err, &pe) {
 			return nil, nil, "", err
 		}
-		return nil, nil, "", inputErrorf("read kernel map %s: %v", path, errText(err))
+		return nil, nil, "", inputErrorf("read kernel map %s: %v", path, infile.ErrText(err))
 	}
 	for _, w := range m.Warnings {
 		warns = append(warns, path+": "+w)

@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/ainekko/et/internal/infile"
 	"github.com/spf13/cobra"
 )
 
@@ -203,7 +204,7 @@ func executeRoot(ctx context.Context, f *factory, root *cobra.Command, args []st
 	cmd, err := root.ExecuteContextC(ctx)
 	if werr := f.IO.outErr(); werr != nil && exitCode(err) != exitUsage {
 		// Results that did not reach stdout are no verdict.
-		err = ioErrorf("write stdout: %v", errText(werr))
+		err = ioErrorf("write stdout: %v", infile.ErrText(werr))
 	}
 	if err == nil {
 		return exitOK
@@ -224,8 +225,7 @@ func executeRoot(ctx context.Context, f *factory, root *cobra.Command, args []st
 		}
 		fmt.Fprintf(f.IO.ErrOut, "et: %s\n", oneLine(msg))
 	}
-	var ue *usageError
-	if errors.As(err, &ue) && cmd != nil {
+	if isUsage(err) && cmd != nil {
 		fmt.Fprintf(f.IO.ErrOut, "Run '%s --help' for usage.\n", cmd.CommandPath())
 	}
 	return code

@@ -1,24 +1,16 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/binary"
-	"errors"
 	"fmt"
-	"github.com/ainekko/et/internal/outfile"
-	"github.com/ainekko/et/internal/runner"
 	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/ainekko/et/internal/driver"
 	"github.com/ainekko/et/internal/kernelargs"
-	"github.com/ainekko/et/internal/kernelmap"
-	"github.com/ainekko/et/internal/ops/graph"
-	"github.com/ainekko/et/internal/sysemu"
+	"github.com/ainekko/et/internal/kernelrun"
 )
 
 // runKernelOptions are the flags of et run-kernel.
@@ -120,221 +112,22 @@ Exit status: 0 ran, 1 kernel fault or worker died, 2 bad flags or files,
 	return cmd
 }
 
-// runKernelDoc is the JSON/YAML document (schema et.run-kernel/v1).
-type runKernelDoc struct {
-	Schema   string `json:"schema"`
-	Backend  string `json:"backend"`
-	Device   string `json:"device"`
-	Kernel   string `json:"kernel"`
-	ELF      string `json:"elf"`
-	ELFBytes int    `json:"elf_bytes"`
-	// ShireMask is the launch mask; 0 means the device's whole mask.
-	ShireMask uint64               `json:"shire_mask"`
-	Barrier   bool                 `json:"barrier"`
-	FlushL3   bool                 `json:"flush_l3"`
-	Buffers   []runKernelBuf       `json:"buffers"`
-	Args      []kernelargs.Field   `json:"args"`
-	ArgsBytes int                  `json:"args_bytes"`
-	Status    string               `json:"status"`
-	TimeNS    int64                `json:"time_ns"`
-	Faults    []driver.StreamError `json:"faults,omitempty"`
-	Dumps     []runKernelDumpDoc   `json:"dumps,omitempty"`
-	Warnings  []string             `json:"warnings,omitempty"`
-}
-
-type runKernelBuf struct {
-	Name      string `json:"name"`
-	SizeBytes uint64 `json:"size_bytes"`
-	Addr      uint64 `json:"addr"`
-	Init      string `json:"init"`
-}
-
-type runKernelDumpDoc struct {
-	Name      string `json:"name"`
-	File      string `json:"file"`
-	SizeBytes uint64 `json:"size_bytes"`
-}
-
-func runKernelRun(ctx context.Context, f *factory, opts *runKernelOptions) (runErr error) {
-	b := opts.Target
-	doc := runKernelDoc{Schema: "et.run-kernel/v1", Backend: b.Backend, Kernel: opts.Name, ELF: opts.ELF,
-		ShireMask: opts.ShireMask, Barrier: !opts.NoBarrier, FlushL3: opts.FlushL3,
-		Buffers: []runKernelBuf{}, Args: []kernelargs.Field{}}
-	if err := b.available(); err != nil {
-		return err
-	}
-	// Everything read from files is read before anything boots.
-	elf, warns, err := sysemu.ReadKernel(opts.ELF)
+func runKernelRun(ctx context.Context, f *factory, opts *runKernelOptions) error {
+	d, err := kernelrun.Run(ctx, kernelrun.Options{ELF: opts.ELF, Name: opts.Name, Bufs: opts.Bufs, Args: opts.Args, Dumps: opts.Dumps,
+		ShireMask: opts.ShireMask, NoBarrier: opts.NoBarrier, FlushL3: opts.FlushL3, Spec: opts.Target.spec(f, nil)})
 	if err != nil {
 		return err
 	}
-	doc.ELFBytes = len(elf)
-	inits := make([][]byte, len(opts.Bufs))
-	for i, kb := range opts.Bufs {
-		if inits[i], err = kernelBufInit(ctx, kb); err != nil {
-			return err
-		}
-	}
-	files := map[string][]byte{}
-	for _, a := range opts.Args {
-		if a.File != "" {
-			data, err := readInput(ctx, a.File, maxTextInput)
-			if err != nil {
-				if ctx.Err() != nil {
-					return ctx.Err()
-				}
-				return inputErrorf("--arg %q: %s: %s", a.Spec, a.File, errText(err))
-			}
-			files[a.File] = data
-		}
-	}
-	if info, ok := kernelmap.LookupKernel(opts.Name); ok && info.MatrixEngine && opts.ShireMask != 0 && opts.ShireMask&0xFFFFFFFF != 0xFFFFFFFF {
-		warns = append(warns, fmt.Sprintf("%s uses the matrix engine and assumes all 32 shires: with --shire-mask 0x%x it may leave part of its output unwritten and report no error", opts.Name, opts.ShireMask))
-	}
-	for _, w := range warns {
-		f.warnf("%s", w)
-	}
-	doc.Warnings = warns
-
-	// --timeout starts here: reading the inputs does not count.
-	ctx, cancel := b.withTimeout(ctx, "run-kernel")
-	defer cancel()
-	dev, done, err := b.open(ctx, f, nil)
-	if err != nil {
+	if err := f.render(runKernelDocument(*d, f.styles())); err != nil {
 		return err
 	}
-	defer func() { done(runErr) }()
-	doc.Device = dev.Info().Name
-	fail := func(err error) error {
-		if runner.IsWorkerFailure(err) {
-			return err
-		}
-		if ctx.Err() != nil {
-			if cause := context.Cause(ctx); errors.Is(cause, driver.ErrTimeout) {
-				return cause
-			}
-		}
-		return err
-	}
-
-	addrs := map[string]uint64{}
-	for i, kb := range opts.Bufs {
-		p, err := dev.Malloc(kb.Size, 64)
-		if err != nil {
-			return fail(fmt.Errorf("--buf %s: malloc %d bytes: %w", kb.Name, kb.Size, err))
-		}
-		addrs[kb.Name] = uint64(p)
-		if err := dev.Write(ctx, p, inits[i]); err != nil {
-			return fail(fmt.Errorf("--buf %s: upload: %w", kb.Name, err))
-		}
-		doc.Buffers = append(doc.Buffers, runKernelBuf{Name: kb.Name, SizeBytes: kb.Size, Addr: uint64(p), Init: kb.Init})
-	}
-	blob, fields := kernelargs.Encode(opts.Args, addrs, files)
-	doc.Args, doc.ArgsBytes = fields, len(blob)
-
-	k, err := dev.LoadKernel(ctx, opts.Name, elf)
-	if err != nil {
-		if b.Backend == "ref" {
-			return &exitError{code: exitUnavailable, err: fmt.Errorf("reference device: %v: it runs only its built-in models of the ggml-et kernels, by name; run %s on --backend sysemu or pcie", err, opts.ELF)}
-		}
-		return fail(fmt.Errorf("load %s: %w", opts.ELF, err))
-	}
-	if b.Backend == "ref" {
-		w := fmt.Sprintf("the reference device does not run ELFs: it runs its built-in model of %s with these params", opts.Name)
-		f.warnf("%s", w)
-		doc.Warnings = append(doc.Warnings, w)
-	}
-	f.logf("launching %s (%d bytes of params) on %s", opts.Name, len(blob), doc.Device)
-	start := f.Now()
-	if err := dev.Launch(ctx, k, blob, driver.LaunchOptions{ShireMask: opts.ShireMask, Barrier: !opts.NoBarrier, FlushL3: opts.FlushL3}); err != nil {
-		return fail(fmt.Errorf("launch %s: %w", opts.Name, err))
-	}
-	serrs, err := dev.Sync(ctx)
-	if err != nil {
-		return fail(fmt.Errorf("wait for %s: %w", opts.Name, err))
-	}
-	doc.TimeNS = f.Now().Sub(start).Nanoseconds()
-	doc.Status = "ok"
-	if len(serrs) > 0 {
-		doc.Status, doc.Faults = "fault", serrs
-	}
-	// Buffers are read back after a fault too: the device stays usable
-	// and what the kernel wrote before faulting helps.
-	sizes := map[string]uint64{}
-	for _, kb := range opts.Bufs {
-		sizes[kb.Name] = kb.Size
-	}
-	for _, d := range opts.Dumps {
-		buf := make([]byte, sizes[d.Name])
-		if err := dev.Read(ctx, driver.DevPtr(addrs[d.Name]), buf); err != nil {
-			return fail(fmt.Errorf("--dump %s: read back: %w", d.Name, err))
-		}
-		if err := writeKernelDump(d.File, buf); err != nil {
-			return fmt.Errorf("--dump %s: %w", d.Name, err)
-		}
-		doc.Dumps = append(doc.Dumps, runKernelDumpDoc{Name: d.Name, File: d.File, SizeBytes: uint64(len(buf))})
-	}
-	if err := f.render(runKernelDocument(doc, f.styles())); err != nil {
-		return err
-	}
-	if len(serrs) > 0 {
+	if len(d.Faults) > 0 {
 		return errSilent
 	}
 	return nil
 }
 
-// kernelBufInit builds a buffer's initial bytes.
-func kernelBufInit(ctx context.Context, kb kernelargs.Buf) ([]byte, error) {
-	buf := make([]byte, kb.Size)
-	var data []byte
-	switch {
-	case kb.Init == "zeros":
-		return buf, nil
-	case kb.Init == "pattern":
-		for i := 0; i+4 <= len(buf); i += 4 {
-			binary.LittleEndian.PutUint32(buf[i:], uint32(i/4))
-		}
-		return buf, nil
-	case strings.HasSuffix(kb.Init, ".npy"):
-		a, err := graph.ReadNpyFile(kb.Init)
-		if err != nil {
-			return nil, fmt.Errorf("--buf %s: %w", kb.Name, err)
-		}
-		data = a.Data
-	default:
-		b, err := readInput(ctx, kb.Init, int64(min(kb.Size, maxTextInput)))
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
-			}
-			return nil, inputErrorf("--buf %s: %s: %s (INIT is zeros, pattern, FILE.npy or FILE)", kb.Name, kb.Init, errText(err))
-		}
-		data = b
-	}
-	if uint64(len(data)) > kb.Size {
-		return nil, inputErrorf("--buf %s: %s holds %d bytes, more than the buffer's %d", kb.Name, kb.Init, len(data), kb.Size)
-	}
-	copy(buf, data)
-	return buf, nil
-}
-
-// writeKernelDump writes a buffer read back: raw bytes, or a uint8 .npy.
-func writeKernelDump(path string, data []byte) error {
-	if strings.HasSuffix(path, ".npy") {
-		hdr := fmt.Sprintf("{'descr': '|u1', 'fortran_order': False, 'shape': (%d,), }", len(data))
-		total := 10 + len(hdr) + 1
-		hdr += strings.Repeat(" ", (64-total%64)%64) + "\n"
-		var b bytes.Buffer
-		b.WriteString("\x93NUMPY\x01\x00")
-		binary.Write(&b, binary.LittleEndian, uint16(len(hdr)))
-		b.WriteString(hdr)
-		b.Write(data)
-		data = b.Bytes()
-	}
-	return outfile.WriteFile(path, data)
-}
-
-func runKernelDocument(d runKernelDoc, st styles) document {
+func runKernelDocument(d kernelrun.Report, st styles) document {
 	bt := table{Title: "Buffers", Headers: []string{"name", "size", "addr", "init", "dump"}, Right: []int{1}}
 	dumps := map[string]string{}
 	for _, dd := range d.Dumps {
@@ -364,7 +157,7 @@ func runKernelDocument(d runKernelDoc, st styles) document {
 
 // runKernelCSV is the raw CSV form: the launch (one row), its buffers,
 // params fields, dumps and faults (one row per hart context).
-func runKernelCSV(d runKernelDoc) []csvTable {
+func runKernelCSV(d kernelrun.Report) []csvTable {
 	type run struct {
 		Backend   string `json:"backend"`
 		Device    string `json:"device"`

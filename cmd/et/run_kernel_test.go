@@ -115,39 +115,6 @@ func TestRunKernelExamples(t *testing.T) {
 	}
 }
 
-func TestKernelBufInit(t *testing.T) {
-	dir := t.TempDir()
-	raw := filepath.Join(dir, "a.bin")
-	os.WriteFile(raw, []byte{1, 2, 3}, 0o644)
-	got, err := kernelBufInit(context.Background(), kernelargs.Buf{Name: "a", Size: 8, Init: raw})
-	if err != nil || !bytes.Equal(got, []byte{1, 2, 3, 0, 0, 0, 0, 0}) {
-		t.Errorf("file init = %v, %v", got, err)
-	}
-	got, _ = kernelBufInit(context.Background(), kernelargs.Buf{Name: "a", Size: 10, Init: "pattern"})
-	if !bytes.Equal(got, []byte{0, 0, 0, 0, 1, 0, 0, 0, 0, 0}) {
-		t.Errorf("pattern = %v", got)
-	}
-	if _, err := kernelBufInit(context.Background(), kernelargs.Buf{Name: "a", Size: 2, Init: raw}); exitCode(err) != exitUsage || !strings.Contains(err.Error(), "holds 3 bytes") {
-		t.Errorf("too long: %v", err)
-	}
-	if _, err := kernelBufInit(context.Background(), kernelargs.Buf{Name: "a", Size: 2, Init: filepath.Join(dir, "nope")}); exitCode(err) != exitUsage {
-		t.Errorf("missing file: %v", err)
-	}
-}
-
-func TestWriteKernelDumpNpy(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "d.npy")
-	if err := writeKernelDump(path, []byte{9, 8, 7}); err != nil {
-		t.Fatal(err)
-	}
-	b, _ := os.ReadFile(path)
-	hlen := int(b[8]) | int(b[9])<<8
-	if !bytes.HasPrefix(b, []byte("\x93NUMPY\x01\x00")) || (10+hlen)%64 != 0 || !bytes.Equal(b[10+hlen:], []byte{9, 8, 7}) ||
-		!strings.Contains(string(b[10:10+hlen]), "'descr': '|u1'") || !strings.Contains(string(b[10:10+hlen]), "(3,)") {
-		t.Errorf("npy = %q", b)
-	}
-}
-
 func TestRunKernelRef(t *testing.T) {
 	t.Run("unknown kernel", func(t *testing.T) {
 		code, out, errOut := runCLI(t, nil, "run-kernel", writeKernelFile(t, "my_kernel"), "--buf", "x=64")
@@ -206,40 +173,6 @@ func TestRunKernelNotBuilt(t *testing.T) {
 		if code != exitUnavailable || !strings.Contains(errOut, backend+" backend: backend not built") {
 			t.Errorf("%s: exit %d, stderr %q", backend, code, errOut)
 		}
-	}
-}
-
-func TestLoadKernelELFs(t *testing.T) {
-	dir := t.TempDir()
-	sysemutest.WriteKernels(t, dir, "a", "b")
-	os.WriteFile(filepath.Join(dir, "bad.elf"), []byte("<html>"), 0o644)
-	f, _, _ := testFactory(map[string]string{kernelsPathEnv: dir})
-	elfs, err := loadKernelELFs(f, "", []string{"a", "b"})
-	if err != nil || len(elfs) != 2 || len(elfs["a"]) == 0 {
-		t.Fatalf("load = %v, %v", len(elfs), err)
-	}
-	_, err = loadKernelELFs(f, dir, []string{"a", "c", "d", "bad"})
-	if exitCode(err) != exitUnavailable || !strings.Contains(err.Error(), "2 kernel ELF(s) missing from "+dir+", nothing booted: c.elf, d.elf") {
-		t.Errorf("missing: %v", err)
-	}
-	_, err = loadKernelELFs(f, dir, []string{"a", "bad"})
-	if exitCode(err) != exitUsage || !strings.Contains(err.Error(), "bad.elf: not an ELF") {
-		t.Errorf("bad: %v", err)
-	}
-	f2, _, _ := testFactory(nil)
-	if _, err := loadKernelELFs(f2, "", []string{"a"}); exitCode(err) != exitUsage || !strings.Contains(err.Error(), "--kernels") {
-		t.Errorf("no dir: %v", err)
-	}
-}
-
-func TestBootProgress(t *testing.T) {
-	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "spio_uart0_tx.log"), []byte("MAIN:[txt]Configure NOC\r\nMAIN:[txt]Mem"), 0o644)
-	var out bytes.Buffer
-	stop := bootProgress(dir, &out, time.Hour)
-	stop()
-	if want := "et: boot: spio_uart0: MAIN:[txt]Configure NOC\n"; out.String() != want {
-		t.Errorf("progress = %q, want %q", out.String(), want)
 	}
 }
 

@@ -3,9 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/ainekko/et/internal/driver/registry"
-	"github.com/ainekko/et/internal/outfile"
-	"github.com/ainekko/et/internal/runner"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -14,11 +11,13 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ainekko/et/internal/driver"
+	"github.com/ainekko/et/internal/driver/registry"
+	"github.com/ainekko/et/internal/infile"
 	"github.com/ainekko/et/internal/ops/abi"
-	"github.com/ainekko/et/internal/ops/exec"
-	"github.com/ainekko/et/internal/ops/expect"
 	"github.com/ainekko/et/internal/ops/plan"
+	"github.com/ainekko/et/internal/outfile"
+	"github.com/ainekko/et/internal/runner"
+	"github.com/ainekko/et/internal/verdict"
 )
 
 type runOpOptions struct {
@@ -55,12 +54,12 @@ type runOpOptions struct {
 	// flags (--prefix, --run-dir, --kernels, --sysemu-opt).
 	backendOptions
 
-	// OpenDevice opens the device of a backend (tests inject fakes).
-	OpenDevice func(backend string, index int, m *abi.Manifest) (driver.Device, error)
+	// OpenDevice opens one device (nil: registry.Open; tests wrap it).
+	OpenDevice func(context.Context, registry.Spec) (*registry.Handle, error)
 }
 
 func newRunOpCmd(f *factory, runF func(context.Context, *runOpOptions) error) *cobra.Command {
-	opts := &runOpOptions{OpenDevice: openDevice}
+	opts := &runOpOptions{}
 	var mask string
 	cmd := &cobra.Command{
 		Use:   "run-op [<op> | '<OP(k=v,...)>'] [flags]",
@@ -184,8 +183,7 @@ or flags (the good cases of -f DIR still run), 3 backend unavailable,
 	return cmd
 }
 
-// runOpCase is one loaded case.
-func runOpRun(ctx context.Context, f *factory, opts *runOpOptions) (runErr error) {
+func runOpRun(ctx context.Context, f *factory, opts *runOpOptions) error {
 	m, err := loadManifest(opts.ABI)
 	if err != nil {
 		return err
@@ -195,97 +193,58 @@ func runOpRun(ctx context.Context, f *factory, opts *runOpOptions) (runErr error
 			return err
 		}
 	}
-	var xfail *expect.Set
-	if opts.ExpectedFailures != "" && !opts.Explain {
-		if xfail, err = expect.Load(opts.ExpectedFailures); err != nil {
-			return err
-		}
-	}
-	cases, badFiles, err := loadRunOpCases(ctx, opts)
-	if err != nil {
-		return err
-	}
-	if cases, badFiles, err = opts.caseSources.load(ctx, m, cases, badFiles); err != nil {
-		return err
-	}
-	cases = opts.shardOptions.apply(cases)
-	opts.shardOptions.log(f)
-	bad := &badCases{total: len(cases) + len(badFiles)}
-	for _, e := range badFiles {
-		bad.add(f, e)
-	}
 	po := runner.PlanOptions{Manifest: m, Uberkernel: opts.Uberkernel, ShireMask: opts.ShireMask}
 	var seed *uint64
 	if opts.SeedSet {
 		seed = &opts.Seed
 	}
-	planned, badPlans, err := runner.PlanAll(cases, po, seed)
+	prep := runner.PrepareOptions{Sources: opts.sources(opts.Files, opts.Op, opts.Srcs, opts.Params, nil),
+		Plan: po, Seed: seed, Shard: opts.shard, Logf: f.logf}
+	if !opts.Explain {
+		prep.ExpectedFailures = opts.ExpectedFailures
+	}
+	p, err := runner.Prepare(ctx, prep)
 	if err != nil {
 		return err
 	}
-	for _, e := range badPlans {
+	bad := &badCases{total: p.Total}
+	for _, e := range p.Bad {
 		bad.add(f, e)
 	}
-	if len(planned) == 0 && len(bad.errs) > 0 && opts.shardOptions.info == nil {
+	if len(p.Planned) == 0 && len(bad.errs) > 0 && p.Shard == nil {
 		return bad.err()
 	}
 	if opts.Explain {
-		d := explainPlans(planned)
-		d.Shard = opts.shardOptions.report(nil, nil, bad)
+		d := explainPlans(p.Planned)
+		d.Shard = p.ShardReport(nil, bad.lines())
 		if err := f.render(opsExplainDocument(d)); err != nil {
 			return err
 		}
 		return bad.err()
 	}
-	if len(planned) == 0 && opts.shardOptions.info != nil {
+	if len(p.Planned) == 0 && p.Shard != nil {
 		// An empty shard: a valid report, and nothing to boot.
-		doc := emptyShardReport(opts.Backend)
-		doc.Shard = opts.shardOptions.report(nil, nil, bad)
+		doc := runner.EmptyReport(opts.Backend)
+		doc.Shard = p.ShardReport(nil, bad.lines())
 		return renderRunOp(f, opts, doc, bad)
 	}
-	prof, err := newRunOpProfile(opts.Profile)
-	if err != nil {
-		return err
-	}
-	// --timeout starts here: preparing the inputs does not count.
-	ctx, cancel := opts.withTimeout(ctx, "run-op")
-	defer cancel()
-	jobs := min(opts.Jobs, len(planned))
-	devs, kernelELF, done, err := openRunOpDevices(ctx, f, opts, m, planned, max(jobs, 1))
-	if err != nil {
-		return err
-	}
-	defer func() { done(runErr) }()
-	if devs[0], err = prof.start(ctx, f, devs[0]); err != nil {
-		return err
-	}
-	defer prof.abort(ctx, f)
-	ro := runner.Options{Plan: po, Backend: opts.Backend, NMSE: opts.NMSE, Trace: prof.recorder(), KernelELF: kernelELF,
-		SaveOutputs: opts.SaveOutputs, SaveInputs: opts.SaveInputs, Expected: xfail, Logf: f.logf}
+	eo := runner.ExecuteOptions{Target: opts.target(f, m), Jobs: opts.Jobs, Profile: opts.Profile,
+		Options: runner.Options{Plan: po, Backend: opts.Backend, NMSE: opts.NMSE,
+			SaveOutputs: opts.SaveOutputs, SaveInputs: opts.SaveInputs, Logf: f.logf},
+		Bad: func(err error) { bad.add(f, err) }, Warnf: f.warnf}
 	if opts.Perf {
-		ro.Perf = exec.PerfOptions{Warmup: opts.PerfWarmup, Runs: opts.PerfRuns, MinTime: opts.PerfTime}
+		eo.Perf = runner.PerfOptions{Warmup: opts.PerfWarmup, Runs: opts.PerfRuns, MinTime: opts.PerfTime}
 	}
-	out, err := runner.Run(ctx, devs, planned, ro)
+	out, err := runner.Execute(ctx, p, eo)
 	if err != nil {
 		return err
 	}
-	for _, e := range out.Bad {
-		bad.add(f, e)
-	}
-	doc := out.Report
-	doc.Shard = opts.shardOptions.report(planned, out.Spans, bad)
-	if len(doc.Results) == 0 && len(doc.Faults) == 0 && len(bad.errs) > 0 && doc.Shard == nil {
+	if !out.Ran {
 		return bad.err() // no case could run: nothing to show
 	}
-	for _, w := range out.Warnings {
-		f.warnf("%s", w)
-	}
-	// Files are written after the run; a failure there still prints the
-	// results first, then fails the command.
+	doc := out.Report
+	doc.Shard = p.ShardReport(out.Spans, bad.lines())
 	lateErr := out.LateErr
-	if err := prof.write(ctx, f); err != nil && lateErr == nil {
-		lateErr = err
-	}
 	if opts.JUnit != "" && lateErr == nil {
 		var b []byte
 		if b, lateErr = runner.JUnit(&doc); lateErr == nil {
@@ -307,17 +266,25 @@ func runOpRun(ctx context.Context, f *factory, opts *runOpOptions) (runErr error
 	return nil
 }
 
+// target is where run-op's jobs run: the backend flags, with m the ABI
+// manifest of the reference device.
+func (opts *runOpOptions) target(f *factory, m *abi.Manifest) runner.Target {
+	b := &opts.backendOptions
+	return runner.Target{Spec: b.spec(f, m), Devices: b.Devices, AllDevices: b.AllDevices, Kernels: b.Kernels,
+		ListDevices: b.listDevices, Open: opts.OpenDevice}
+}
+
 // checkOutputPaths fails early, before anything runs, when --save-outputs
 // or --junit cannot be written.
 func checkOutputPaths(opts *runOpOptions) error {
 	if opts.SaveInputs != "" {
 		if err := os.MkdirAll(opts.SaveInputs, 0o755); err != nil {
-			return inputErrorf("--save-inputs %s: %v", opts.SaveInputs, errText(err))
+			return inputErrorf("--save-inputs %s: %v", opts.SaveInputs, infile.ErrText(err))
 		}
 	}
 	if opts.SaveOutputs != "" {
 		if err := os.MkdirAll(opts.SaveOutputs, 0o755); err != nil {
-			return inputErrorf("--save-outputs %s: %v", opts.SaveOutputs, errText(err))
+			return inputErrorf("--save-outputs %s: %v", opts.SaveOutputs, infile.ErrText(err))
 		}
 	}
 	if opts.JUnit != "" {
@@ -332,18 +299,6 @@ func checkOutputPaths(opts *runOpOptions) error {
 	return nil
 }
 
-// openDevice opens the reference device (runOpOptions.OpenDevice; tests
-// replace it). sysemu and pcie open through a worker (backendOptions.open).
-func openDevice(backend string, index int, m *abi.Manifest) (driver.Device, error) {
-	if registry.Native(backend) {
-		if err := registry.Available(backend); err != nil {
-			return nil, err
-		}
-		return nil, fmt.Errorf("%s backend: opens through a worker (backendOptions.open)", backend)
-	}
-	return registry.OpenRef(index, m)
-}
-
 func runOpDocument(d runner.Report, st styles) document {
 	t := table{Headers: []string{"case", "node", "op", "kernel", "status", "nmse", "max_abs_err", "drift", "time"}, Right: []int{5, 6, 7, 8}}
 	pass := 0
@@ -355,9 +310,9 @@ func runOpDocument(d runner.Report, st styles) document {
 		if kernel == "" {
 			kernel = "-"
 		}
-		t.Rows = append(t.Rows, []string{r.Case, r.Node, r.Op, kernel, st.Status(r.Status),
+		t.Rows = append(t.Rows, []string{r.Case, r.Node, r.Op, kernel, st.Status(string(r.Status)),
 			nmseCell(r), maxAbsCell(r), driftCell(r), runTime(r.TimeNS)})
-		if !runner.Failed(r.Status) {
+		if !r.Status.Failed() {
 			pass++
 		}
 	}
@@ -370,10 +325,10 @@ func runOpDocument(d runner.Report, st styles) document {
 		if r.Detail != "" {
 			t.Notes = append(t.Notes, fmt.Sprintf("%s/%s: %s", r.Case, r.Node, r.Detail))
 		}
-		if r.Status == runner.StatusXFail {
+		if r.Status == verdict.XFail {
 			t.Notes = append(t.Notes, fmt.Sprintf("%s/%s: expected failure (%s)", r.Case, r.Node, r.Expected))
 		}
-		if r.Status == exec.StatusFallback && len(r.Reasons) > 0 {
+		if r.Status == verdict.Fallback && len(r.Reasons) > 0 {
 			t.Notes = append(t.Notes, fmt.Sprintf("%s/%s ran on the host: %s", r.Case, r.Node, plan.JoinTexts(r.Reasons)))
 		}
 	}

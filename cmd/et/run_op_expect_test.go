@@ -4,14 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"encoding/xml"
-	"github.com/ainekko/et/internal/runner"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/ainekko/et/internal/driver"
-	"github.com/ainekko/et/internal/ops/abi"
+	"github.com/ainekko/et/internal/driver/registry"
+	"github.com/ainekko/et/internal/runner"
+	"github.com/ainekko/et/internal/verdict"
 )
 
 // runExpected runs testcases/binary.yaml with an --expected-failures file
@@ -25,13 +26,12 @@ func runExpected(t *testing.T, xf string, corrupt bool, extra func(*runOpOptions
 	}
 	opts := &runOpOptions{Files: []string{"../../testcases/binary.yaml"}, backendOptions: backendOptions{Backend: "ref"}, PerfRuns: 1,
 		ExpectedFailures: path,
-		OpenDevice: func(b string, i int, m *abi.Manifest) (driver.Device, error) {
-			d, err := openDevice(b, i, m)
+		OpenDevice: openWrapped(func(d driver.Device) driver.Device {
 			if corrupt {
-				return corruptDevice{d}, err
+				return corruptDevice{d}
 			}
-			return d, err
-		}}
+			return d
+		})}
 	f.Global.Output = "json"
 	if extra != nil {
 		extra(opts)
@@ -46,8 +46,8 @@ func runExpected(t *testing.T, xf string, corrupt bool, extra func(*runOpOptions
 	return err, doc, out.String(), errOut.String()
 }
 
-func statusOf(doc runner.Report) map[string]string {
-	m := map[string]string{}
+func statusOf(doc runner.Report) map[string]verdict.Status {
+	m := map[string]verdict.Status{}
 	for _, r := range doc.Results {
 		m[r.Output] = r.Status
 	}
@@ -65,7 +65,7 @@ func TestRunOpExpectedFailures(t *testing.T) {
 			t.Fatalf("err %v, want success", err)
 		}
 		for out, st := range statusOf(doc) {
-			if st != runner.StatusXFail {
+			if st != verdict.XFail {
 				t.Errorf("%s: status %s, want XFAIL", out, st)
 			}
 		}
@@ -89,7 +89,7 @@ func TestRunOpExpectedFailures(t *testing.T) {
 			t.Fatalf("exit %d (%v), want 1", exitCode(err), err)
 		}
 		st := statusOf(doc)
-		if st["sub_bc"] != runner.StatusXPass || st["add_row"] != "PASS" {
+		if st["sub_bc"] != verdict.XPass || st["add_row"] != "PASS" {
 			t.Errorf("statuses %v", st)
 		}
 		for _, r := range doc.Results {
@@ -105,7 +105,7 @@ func TestRunOpExpectedFailures(t *testing.T) {
 		if exitCode(err) != 1 {
 			t.Fatalf("exit %d, want 1", exitCode(err))
 		}
-		if st := statusOf(doc); st["sub_bc"] != runner.StatusXFail || st["add_row"] != "FAIL" {
+		if st := statusOf(doc); st["sub_bc"] != verdict.XFail || st["add_row"] != "FAIL" {
 			t.Errorf("statuses %v", st)
 		}
 	})
@@ -138,9 +138,9 @@ func TestRunOpExpectedFailures(t *testing.T) {
 		os.WriteFile(path, []byte("expected_failures:\n  - {case: a}\n"), 0o644)
 		opened := false
 		opts := &runOpOptions{Files: []string{"../../testcases/binary.yaml"}, backendOptions: backendOptions{Backend: "ref"}, PerfRuns: 1, ExpectedFailures: path,
-			OpenDevice: func(b string, i int, m *abi.Manifest) (driver.Device, error) {
+			OpenDevice: func(ctx context.Context, s registry.Spec) (*registry.Handle, error) {
 				opened = true
-				return openDevice(b, i, m)
+				return registry.Open(ctx, s)
 			}}
 		err := runOpRun(context.Background(), f, opts)
 		if exitCode(err) != 2 || !strings.Contains(err.Error(), "bad.yaml:2: entry has no output") || opened {

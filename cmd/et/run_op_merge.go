@@ -58,26 +58,11 @@ shards' shard.errors), or a bad shard file, a shard missing or given twice
 }
 
 func runOpMergeRun(ctx context.Context, f *factory, opts *runOpMergeOptions) error {
-	var shards []runner.ShardFile
-	for _, file := range opts.Files {
-		b, err := readInput(ctx, file, maxTextInput)
-		if err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			return inputErrorf("%s: cannot read: %s", file, errText(err))
-		}
-		sf, err := runner.DecodeShard(file, b)
-		if err != nil {
-			return err
-		}
-		shards = append(shards, sf)
-	}
-	doc, errs, err := runner.Merge(shards)
+	doc, shards, errs, err := runner.MergeFiles(ctx, opts.Files)
 	if err != nil {
 		return err
 	}
-	f.logf("merged %d shard(s): %d output(s)", len(shards), len(doc.Results))
+	f.logf("merged %d shard(s): %d output(s)", shards, len(doc.Results))
 	for _, e := range errs {
 		fmt.Fprintf(f.IO.ErrOut, "et: %s\n", e)
 	}

@@ -4,15 +4,15 @@ package main
 
 import (
 	"encoding/json"
-	"github.com/ainekko/et/internal/runner"
 	"maps"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/ainekko/et/internal/driver/etrt"
+	"github.com/ainekko/et/internal/driver"
 	"github.com/ainekko/et/internal/kernelmap"
+	"github.com/ainekko/et/internal/runner"
 	"github.com/ainekko/et/internal/sysemu/sysemutest"
 )
 
@@ -62,7 +62,7 @@ func TestRunOpProfileSysemuFake(t *testing.T) {
 			t.Errorf("kernel_id.json: id %d is %q (%v)", id, name, ok)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(dir, "et_runtime_trace.json"+etrt.PartialTraceSuffix)); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(dir, "et_runtime_trace.json"+driver.PartialTraceSuffix)); !os.IsNotExist(err) {
 		t.Errorf("partial trace left: %v", err)
 	}
 

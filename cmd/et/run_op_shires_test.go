@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/ainekko/et/internal/driver"
-	"github.com/ainekko/et/internal/ops/abi"
 )
 
 // maskDevice records the shire mask of every launch.
@@ -32,10 +31,7 @@ func TestRunOpShireMask(t *testing.T) {
 		f, out, errOut := testFactory(nil)
 		root := newRootCmd(f)
 		replaceCmd(root, newRunOpCmd(f, func(ctx context.Context, o *runOpOptions) error {
-			o.OpenDevice = func(b string, i int, m *abi.Manifest) (driver.Device, error) {
-				d, err := openDevice(b, i, m)
-				return maskDevice{d, &mu, &masks}, err
-			}
+			o.OpenDevice = openWrapped(func(d driver.Device) driver.Device { return maskDevice{d, &mu, &masks} })
 			return runOpRun(ctx, f, o)
 		}))
 		args := []string{"run-op", "-f", "../../testcases/mul_mat.yaml"}

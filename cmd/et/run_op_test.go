@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"encoding/xml"
-	"github.com/ainekko/et/internal/runner"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -14,8 +13,10 @@ import (
 
 	"github.com/ainekko/et/internal/driver"
 	"github.com/ainekko/et/internal/driver/etrt"
+	"github.com/ainekko/et/internal/driver/registry"
 	"github.com/ainekko/et/internal/ops/abi"
 	"github.com/ainekko/et/internal/ops/graph"
+	"github.com/ainekko/et/internal/runner"
 )
 
 func TestNewRunOpCmd(t *testing.T) {
@@ -230,10 +231,7 @@ func TestRunOpMismatchExits1(t *testing.T) {
 	junit := filepath.Join(t.TempDir(), "r.xml")
 	saved := t.TempDir()
 	opts := &runOpOptions{Files: []string{"../../testcases/binary.yaml"}, backendOptions: backendOptions{Backend: "ref"}, PerfRuns: 1, JUnit: junit, SaveOutputs: saved,
-		OpenDevice: func(b string, i int, m *abi.Manifest) (driver.Device, error) {
-			d, err := openDevice(b, i, m)
-			return corruptDevice{d}, err
-		}}
+		OpenDevice: openWrapped(func(d driver.Device) driver.Device { return corruptDevice{d} })}
 	err := runOpRun(context.Background(), f, opts)
 	if exitCode(err) != 1 {
 		t.Fatalf("exit %d (err %v), want 1", exitCode(err), err)
@@ -320,7 +318,10 @@ func TestRunOpABIOverride(t *testing.T) {
 	}
 	opts := &runOpOptions{Files: []string{"../../testcases/binary.yaml"}, ABI: path, PerfRuns: 1,
 		backendOptions: backendOptions{Backend: "ref"},
-		OpenDevice:     func(b string, i int, _ *abi.Manifest) (driver.Device, error) { return openDevice(b, i, abi.Default()) }}
+		OpenDevice: func(ctx context.Context, s registry.Spec) (*registry.Handle, error) {
+			s.Manifest = abi.Default()
+			return registry.Open(ctx, s)
+		}}
 	f, _, _ := testFactory(nil)
 	if err := runOpRun(context.Background(), f, opts); exitCode(err) != exitNegative {
 		t.Errorf("device on the built-in manifest: err %v, want a mismatch", err)

@@ -3,8 +3,6 @@ package main
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/ainekko/et/internal/driver/registry"
-	"github.com/ainekko/et/internal/ops/graph"
 	"github.com/ainekko/et/internal/outfile"
 	"github.com/ainekko/et/internal/runner"
 )
@@ -23,9 +21,6 @@ type shardOptions struct {
 	Shard string
 	// shard is the resolved shard (nil: not sharded).
 	shard *runner.Shard
-	// cases are the shard's cases, info its part of the report.
-	cases []*graph.Case
-	info  *runner.ShardInfo
 }
 
 func addShardFlag(cmd *cobra.Command, s *shardOptions) {
@@ -60,47 +55,6 @@ func (s *shardOptions) resolve(getenv func(string) string) error {
 	}
 	s.shard = &sh
 	return nil
-}
-
-// apply keeps the shard's cases (all of them when not sharded).
-func (s *shardOptions) apply(cases []*graph.Case) []*graph.Case {
-	if s.shard == nil {
-		return cases
-	}
-	s.cases, s.info = s.shard.Select(cases)
-	return s.cases
-}
-
-// logf says, with -v, which part of the run this is.
-func (s *shardOptions) log(f *factory) {
-	if s.info != nil {
-		f.logf("shard %s: %d of %d cases", s.shard, len(s.cases), s.info.CasesTotal)
-	}
-}
-
-// report is the report's shard key: what each case gave to the run and
-// the cases that could not be run (nil when not sharded).
-func (s *shardOptions) report(planned []*runner.Planned, spans []runner.Span, bad *badCases) *runner.ShardInfo {
-	if s.info == nil {
-		return nil
-	}
-	s.info.Fill(s.cases, planned, spans)
-	s.info.Errors = nil
-	for _, e := range bad.errs {
-		s.info.Errors = append(s.info.Errors, oneLine(e.Error()))
-	}
-	return s.info
-}
-
-// emptyShardReport is the report of a shard without cases: nothing runs,
-// no device is opened (booting an emulator for nothing), and the numerics
-// are those the backend would give.
-func emptyShardReport(backend string) runner.Report {
-	numerics := "device"
-	if !registry.Native(backend) {
-		numerics = "reference"
-	}
-	return runner.Report{Schema: runner.ReportSchema, Backend: backend, Numerics: numerics, Results: []runner.Result{}}
 }
 
 // renderRunOp writes a report that ran nothing (an empty shard): the

@@ -20,6 +20,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/ainekko/et/internal/runner"
+	"github.com/ainekko/et/internal/verdict"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -366,7 +367,7 @@ func TestSysemuTestcases(t *testing.T) {
 			decode(t, r, &doc)
 			var bad []string
 			for _, res := range doc.Results {
-				if runner.Failed(res.Status) {
+				if res.Status.Failed() {
 					bad = append(bad, fmt.Sprintf("%s/%s %s: %s", res.Case, res.Output, res.Status, res.Detail))
 				}
 			}
@@ -510,7 +511,7 @@ func TestSysemuTestFileMixed(t *testing.T) {
 	var bad []string
 	for _, res := range doc.Results {
 		count[res.Status]++
-		if runner.Failed(res.Status) {
+		if verdict.Status(res.Status).Failed() {
 			bad = append(bad, fmt.Sprintf("%s/%s %s: %s", res.Case, res.Output, res.Status, res.Detail))
 		}
 	}
@@ -558,7 +559,7 @@ func TestSysemuDeviceList(t *testing.T) {
 		t.Fatalf("%d outputs on two emulators, %d on the reference device", len(doc.Results), len(want.Results))
 	}
 	for i, res := range doc.Results {
-		if w := want.Results[i]; res.Case != w.Case || res.Output != w.Output || res.Kernel != w.Kernel || runner.Failed(res.Status) {
+		if w := want.Results[i]; res.Case != w.Case || res.Output != w.Output || res.Kernel != w.Kernel || res.Status.Failed() {
 			t.Errorf("output %d: %s/%s %s %s, reference device %s/%s %s", i, res.Case, res.Output, res.Kernel, res.Status, w.Case, w.Output, w.Kernel)
 		}
 	}

@@ -1,13 +1,8 @@
 package main
 
 import (
-	"context"
-	"fmt"
-
 	"github.com/spf13/cobra"
 
-	"github.com/ainekko/et/internal/driver"
-	"github.com/ainekko/et/internal/driver/etrt"
 	"github.com/ainekko/et/internal/driver/registry"
 )
 
@@ -16,7 +11,7 @@ func init() {
 }
 
 // newWorkerCmd is the hidden "et __worker": the child process that holds a
-// device for its parent et (etrt.OpenWorker), so that a native call that
+// device for its parent et (registry.ServeWorker), so that a native call that
 // hangs (sys_emu can wait forever for its firmware) is killed with the
 // process rather than leaked. The protocol runs on fds 3 and 4; stdin is
 // /dev/null. --backend only documents the backend in ps output: the
@@ -24,17 +19,12 @@ func init() {
 func newWorkerCmd(f *factory) *cobra.Command {
 	var backend string
 	cmd := &cobra.Command{
-		Use:    etrt.WorkerCommand,
+		Use:    registry.WorkerCommand,
 		Short:  "Serve a device to the et process that started this one (internal)",
 		Hidden: true,
 		Args:   cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return etrt.ServeWorker(cmd.Context(), func(ctx context.Context, req etrt.OpenRequest) (driver.Device, error) {
-				if backend != "" && req.Backend != backend {
-					return nil, fmt.Errorf("worker started for backend %s was asked to open %s", backend, req.Backend)
-				}
-				return registry.OpenInProcess(ctx, req)
-			})
+			return registry.ServeWorker(cmd.Context(), backend)
 		},
 	}
 	cmd.Flags().StringVar(&backend, "backend", "", "the backend the parent asked for: {ref|sysemu|pcie}")

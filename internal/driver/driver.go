@@ -69,6 +69,31 @@ type Props struct {
 	DRAMBase uint64 `json:"dram_base,omitempty"`
 }
 
+// archNames are the ET architectures by the value of their enum, the
+// same in the driver's arch_rev (DevConfig), the runtime's
+// DeviceProperties::arch and a trace's device_arch_rev.
+var archNames = []string{"etsoc1", "pantero", "gepardo"}
+
+// ArchName is the name of an ET architecture enum value (Props.Arch): ""
+// for a value et does not know.
+func ArchName(v int) string {
+	if v < 0 || v >= len(archNames) {
+		return ""
+	}
+	return archNames[v]
+}
+
+// ArchValue is the enum value of an architecture name (ArchName's
+// inverse): -1 for a name et does not know.
+func ArchValue(name string) int {
+	for v, n := range archNames {
+		if n == name {
+			return v
+		}
+	}
+	return -1
+}
+
 // FakeProps are the properties of the runtime's DeviceLayerFake (and, for
 // everything but the shire mask and DRAM, of sys_emu): reference
 // et-driver-and-sysemu.md §2.

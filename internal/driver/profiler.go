@@ -7,6 +7,12 @@ import "context"
 // (reference et-runtime-trace.md §2.4).
 const ProfileTraceFile = "et_runtime_trace.json"
 
+// PartialTraceSuffix is added to the runtime profiler's trace file while
+// it is being written (ProfileTraceFile + PartialTraceSuffix in the
+// profile directory). StopProfile renames it; a run that dies leaves it
+// truncated under that name.
+const PartialTraceSuffix = ".partial"
+
 // Profiler is implemented by devices whose runtime records its own trace:
 // the ET runtime's profiler (rt::IRuntime::getProfiler), reached through
 // the etrt backends. The reference device has none; et records a trace of

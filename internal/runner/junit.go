@@ -4,8 +4,8 @@ import (
 	"encoding/xml"
 	"fmt"
 
-	"github.com/ainekko/et/internal/ops/exec"
 	"github.com/ainekko/et/internal/ops/plan"
+	"github.com/ainekko/et/internal/verdict"
 )
 
 // JUnitSuites is the JUnit XML document (what JUnit marshals).
@@ -59,22 +59,22 @@ func JUnit(r *Report) ([]byte, error) {
 		s := &suites.Suites[i]
 		jc := JUnitCase{Name: x.Node, Classname: "et.run-op." + x.Case, Time: fmt.Sprintf("%.6f", float64(x.TimeNS)/1e9)}
 		switch x.Status {
-		case exec.StatusFail:
+		case verdict.Fail:
 			jc.Failure = &JUnitFailure{Message: x.Detail, Text: fmt.Sprintf("op %s kernel %s: %s", x.Op, x.Kernel, x.Detail)}
 			s.Failures++
-		case StatusXPass:
+		case verdict.XPass:
 			jc.Failure = &JUnitFailure{Message: x.Detail, Text: x.Detail}
 			s.Failures++
-		case StatusXFail:
+		case verdict.XFail:
 			jc.Skipped = &JUnitSkipped{Message: fmt.Sprintf("expected failure (%s): %s", x.Expected, x.Detail)}
 			s.Skipped++
-		case StatusSkip:
+		case verdict.Skip:
 			jc.Skipped = &JUnitSkipped{Message: x.Detail}
 			s.Skipped++
-		case exec.StatusFallback:
+		case verdict.Fallback:
 			jc.Output = "ran on the host (unsupported by ggml-et): " + plan.JoinTexts(x.Reasons) + "\n"
 		}
-		if x.Status != StatusSkip {
+		if x.Status != verdict.Skip {
 			jc.Output += fmt.Sprintf("nmse %.3g (max %.3g), drift nmse %.3g", x.NMSE, x.MaxNMSE, x.DriftNMSE)
 			if x.DriftMaxNMSE > 0 {
 				jc.Output += fmt.Sprintf(" (max %.3g)", x.DriftMaxNMSE)

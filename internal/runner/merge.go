@@ -2,12 +2,15 @@ package runner
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/ainekko/et/internal/infile"
 )
 
 // ShardFile is one shard's report (et run-op --shard I/N -o json) and the
@@ -64,6 +67,29 @@ func DecodeShard(file string, b []byte) (ShardFile, error) {
 		return ShardFile{}, &MergeError{file, "not a shard: the report has no \"shard\" (run et run-op with --shard I/N)"}
 	}
 	return ShardFile{File: file, Report: &r}, nil
+}
+
+// MergeFiles reads the shard reports files (-o json of et run-op --shard
+// I/N, each read with a bound: infile) and merges them (Merge). A file
+// that cannot be read is an input error naming it.
+func MergeFiles(ctx context.Context, files []string) (merged *Report, shards int, errs []string, err error) {
+	var sfs []ShardFile
+	for _, file := range files {
+		b, err := infile.ReadFile(ctx, file, infile.MaxText)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, 0, nil, ctx.Err()
+			}
+			return nil, 0, nil, infile.Errorf("%s: cannot read: %s", file, infile.ErrText(err))
+		}
+		sf, err := DecodeShard(file, b)
+		if err != nil {
+			return nil, 0, nil, err
+		}
+		sfs = append(sfs, sf)
+	}
+	merged, errs, err = Merge(sfs)
+	return merged, len(sfs), errs, err
 }
 
 // Merge joins the reports of every shard of one run into the report one

@@ -32,21 +32,68 @@ func (o PlanOptions) manifest() *abi.Manifest {
 	return o.Manifest
 }
 
-// Planned is one case with its graph and its plan. It is immutable once
-// built: running it returns the results and leaves the plan as it was.
+// Planned is one case with its graph and its plan, planned once: what
+// et ops explain and run-op --explain show is what runs. Its leaves are
+// zero tensors of the right shape; a run binds them to the case's data
+// for the time it runs the case (bind) and then gives them back, so
+// running it returns the results and leaves the plan as it was.
 type Planned struct {
 	Case  *graph.Case
 	Graph *plan.Graph
 	Plan  *plan.Plan
 }
 
-// PlanCase builds case c into a graph and plans it. Without data the
-// leaves are zero tensors of the right shape (enough to plan and explain;
-// nothing is generated or read); with data the inputs are generated or
-// read (after checking that the case fits in host memory), and ctx
-// cancels that work.
-func PlanCase(ctx context.Context, c *graph.Case, o PlanOptions, withData bool) (*Planned, error) {
-	g, err := BuildGraph(ctx, c, withData)
+// bind gives the plan's leaves the case's data, for one run of it: once
+// the case is found to fit in host memory (CheckMemory), its inputs are
+// generated or read (ctx cancels that), and every value that holds a
+// leaf's memory (the leaf, its views, the results written into it in
+// place, all sharing its buffer) holds the data instead. unbind gives
+// them their zero buffers back. Planning reads no data, so the plan is
+// the one the data would have given; a Planned runs on one job at a time.
+func (pc *Planned) bind(ctx context.Context) (unbind func(), err error) {
+	c, g := pc.Case, pc.Graph
+	if err := CheckMemory(c, MemAvailable()); err != nil {
+		return nil, err
+	}
+	leaves, err := graph.MaterializeContext(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	data := map[int][]byte{} // leaf value → its data
+	for _, ts := range c.Tensors {
+		i, ok := g.Lookup(ts.Name)
+		x := leaves[ts.Name]
+		if !ok || x == nil {
+			return nil, fmt.Errorf("%s: leaf %s: no data for it", c.File, ts.Name)
+		}
+		if t := g.Values[i].T; x.Type != t.Type || x.Ne != t.Ne || x.Nb != t.Nb || x.Offs != t.Offs || len(x.Buf) != len(t.Buf) {
+			return nil, fmt.Errorf("%s: leaf %s: its data (%s %s, %d bytes) does not fit the plan's (%s %s, %d bytes)",
+				c.File, ts.Name, x.Type, x.ShapeString(), len(x.Buf), t.Type, t.ShapeString(), len(t.Buf))
+		}
+		data[i] = x.Buf
+	}
+	zero := map[*ops.Tensor][]byte{}
+	for _, v := range g.Values {
+		if b, ok := data[v.Base]; ok {
+			if _, seen := zero[v.T]; !seen {
+				zero[v.T] = v.T.Buf
+			}
+			v.T.Buf = b
+		}
+	}
+	return func() {
+		for t, b := range zero {
+			t.Buf = b
+		}
+	}, nil
+}
+
+// PlanCase builds case c into a graph and plans it: the one plan of the
+// case. The leaves are zero tensors of the right shape (enough to plan
+// and explain: planning reads no data, and nothing is generated or read);
+// a run binds them to the case's data while it runs (Planned.bind).
+func PlanCase(c *graph.Case, o PlanOptions) (*Planned, error) {
+	g, err := BuildGraph(c)
 	if err != nil {
 		return nil, err
 	}
@@ -57,23 +104,12 @@ func PlanCase(ctx context.Context, c *graph.Case, o PlanOptions, withData bool) 
 	return &Planned{Case: c, Graph: g, Plan: p}, nil
 }
 
-// BuildGraph turns case c into a planner graph (see PlanCase for withData).
-// Errors are *graph.Error with the case's file and line.
-func BuildGraph(ctx context.Context, c *graph.Case, withData bool) (*plan.Graph, error) {
-	var leaves map[string]*ops.Tensor
-	if withData {
-		if err := CheckMemory(c, MemAvailable()); err != nil {
-			return nil, err
-		}
-		var err error
-		if leaves, err = graph.MaterializeContext(ctx, c); err != nil {
-			return nil, err
-		}
-	} else {
-		leaves = make(map[string]*ops.Tensor, len(c.Tensors))
-		for _, t := range c.Tensors {
-			leaves[t.Name] = ops.New(t.Type, t.Ne...)
-		}
+// BuildGraph turns case c into a planner graph with zero leaves. Errors
+// are *graph.Error with the case's file and line.
+func BuildGraph(c *graph.Case) (*plan.Graph, error) {
+	leaves := make(map[string]*ops.Tensor, len(c.Tensors))
+	for _, t := range c.Tensors {
+		leaves[t.Name] = ops.New(t.Type, t.Ne...)
 	}
 	g := plan.NewGraph()
 	for _, t := range c.Tensors {
@@ -169,7 +205,7 @@ func PlanAll(cases []*graph.Case, o PlanOptions, seed *uint64) (planned []*Plann
 		if seed != nil {
 			c.Seed = *seed
 		}
-		pc, err := PlanCase(context.Background(), c, o, false)
+		pc, err := PlanCase(c, o)
 		if err != nil {
 			if isInputError(err) {
 				bad = append(bad, err)

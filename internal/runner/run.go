@@ -10,31 +10,15 @@ import (
 	"sync"
 
 	"github.com/ainekko/et/internal/driver"
-	"github.com/ainekko/et/internal/driver/etrt"
+	"github.com/ainekko/et/internal/driver/registry"
 	"github.com/ainekko/et/internal/ops"
 	"github.com/ainekko/et/internal/ops/abi"
 	"github.com/ainekko/et/internal/ops/exec"
 	"github.com/ainekko/et/internal/ops/expect"
 	"github.com/ainekko/et/internal/ops/graph"
 	"github.com/ainekko/et/internal/ops/plan"
+	"github.com/ainekko/et/internal/verdict"
 )
-
-// Output statuses beyond exec's PASS, FAIL and FALLBACK.
-const (
-	// StatusXFail is an output an expected-failures file lists that
-	// failed, as expected: it does not fail the run.
-	StatusXFail = "XFAIL"
-	// StatusXPass is a listed output that passed: the defect is gone (or
-	// the list is wrong), and the run fails until the entry is removed.
-	StatusXPass = "XPASS"
-	// StatusSkip is an output of a case et cannot judge because it has no
-	// host math for one of its ops, variants or types (ops.NoHostMathError),
-	// as test-backend-ops reports "not supported". It does not fail the run.
-	StatusSkip = "SKIP"
-)
-
-// Failed reports whether an output status fails the run.
-func Failed(status string) bool { return status == exec.StatusFail || status == StatusXPass }
 
 // Report is the typed result of a run: what et run-op prints in every
 // format (schema et.run-op/v1).
@@ -64,6 +48,17 @@ type Report struct {
 	Shard *ShardInfo `json:"shard,omitempty"`
 }
 
+// EmptyReport is the report of a run without cases (an empty shard):
+// nothing runs, no device is opened (booting an emulator for nothing),
+// and the numerics are those the backend would give.
+func EmptyReport(backend string) Report {
+	numerics := "device"
+	if !registry.Native(backend) {
+		numerics = "reference"
+	}
+	return Report{Schema: ReportSchema, Backend: backend, Numerics: numerics, Results: []Result{}}
+}
+
 // ABIMismatch is a launch whose decoded params differ from the planned
 // ones, field by field.
 type ABIMismatch struct {
@@ -83,7 +78,7 @@ func (r *Report) Failed() bool {
 		return true
 	}
 	for _, x := range r.Results {
-		if Failed(x.Status) {
+		if x.Status.Failed() {
 			return true
 		}
 	}
@@ -92,14 +87,14 @@ func (r *Report) Failed() bool {
 
 // Result is the verdict on one output of a case.
 type Result struct {
-	Case   string  `json:"case"`
-	Output string  `json:"output"`
-	Node   string  `json:"node"`
-	Op     string  `json:"op"`
-	Kernel string  `json:"kernel"`
-	Fusion string  `json:"fusion,omitempty"`
-	Status string  `json:"status"`
-	NMSE   float64 `json:"nmse"`
+	Case   string         `json:"case"`
+	Output string         `json:"output"`
+	Node   string         `json:"node"`
+	Op     string         `json:"op"`
+	Kernel string         `json:"kernel"`
+	Fusion string         `json:"fusion,omitempty"`
+	Status verdict.Status `json:"status"`
+	NMSE   float64        `json:"nmse"`
 	// Failure is the check that failed (ops.FailNaN "nan", "inf_mismatch",
 	// "nmse", "max_abs"...); nmse is 0 in JSON when it is NaN.
 	Failure   string  `json:"failure,omitempty"`
@@ -213,6 +208,8 @@ type caseOutcome struct {
 	abi     *ABIMismatch
 	// abiChecked counts the kernel runs whose decoded params were checked.
 	abiChecked int
+	// matched are the expected-failure entries its outputs matched.
+	matched []*expect.Entry
 	// err stops the run (a worker failure, a timeout).
 	err error
 	// bad is an input error of this case alone.
@@ -222,8 +219,9 @@ type caseOutcome struct {
 
 // Run runs the planned cases on the devices, one job per device, each job
 // taking the next case in input order; the results are in input order
-// whatever order the jobs finish in. Each case is built again with its
-// data when it runs, so only the cases running hold memory. An error
+// whatever order the jobs finish in. Each case's plan runs as it was
+// planned (and explained), its leaves bound to the case's data only
+// while it runs, so only the cases running hold their data. An error
 // that stops the run (a worker failure, a timeout, an interrupt) stops
 // the other jobs too and is returned: the first one that happened.
 func Run(ctx context.Context, devs []driver.Device, planned []*Planned, o Options) (*Outcome, error) {
@@ -232,7 +230,7 @@ func Run(ctx context.Context, devs []driver.Device, planned []*Planned, o Option
 	}
 	saveDirs, inputDirs := caseDirs(o.SaveOutputs, planned), caseDirs(o.SaveInputs, planned)
 	outcomes, err := runCases(ctx, devs, planned, func(ctx context.Context, dev driver.Device, i int, job string) caseOutcome {
-		return runCase(ctx, dev, planned[i].Case, saveDirs[i], inputDirs[i], job, &o)
+		return runCase(ctx, dev, planned[i], saveDirs[i], inputDirs[i], job, &o)
 	})
 	if err != nil {
 		return nil, err
@@ -266,7 +264,7 @@ func Run(ctx context.Context, devs []driver.Device, planned []*Planned, o Option
 			out.LateErr = c.lateErr
 		}
 	}
-	out.Warnings = applyExpected(o.Expected, expect.Run{Backend: o.Backend, Uberkernel: o.Plan.Uberkernel}, out.Report.Results)
+	out.Warnings = unusedExpected(o.Expected, o.expectRun(), outcomes, out.Report.Results)
 	return out, nil
 }
 
@@ -344,21 +342,24 @@ func isInputError(err error) bool {
 	return errors.As(err, &ie)
 }
 
-// runCase builds case c with its data, runs it on dev and judges it.
-func runCase(ctx context.Context, dev driver.Device, c *graph.Case, saveDir, inputDir, job string, o *Options) caseOutcome {
-	pc, err := PlanCase(ctx, c, o.Plan, true)
+// runCase runs the planned case pc on dev with its data (bound to the
+// plan's leaves for the time it runs) and judges it.
+func runCase(ctx context.Context, dev driver.Device, pc *Planned, saveDir, inputDir, job string, o *Options) caseOutcome {
+	c := pc.Case
+	unbind, err := pc.bind(ctx)
 	if err != nil {
 		var nh *ops.NoHostMathError
 		switch {
 		case ctx.Err() != nil: // interrupted, or out of time, while generating inputs
 			return caseOutcome{err: TimeoutCause(ctx, err)}
 		case errors.As(err, &nh):
-			return skipped(c, nil, nh)
+			return skipped(c, nil, nh, o)
 		case isInputError(err):
 			return caseOutcome{bad: err}
 		}
 		return caseOutcome{err: err}
 	}
+	defer unbind()
 	var lateErr error
 	if inputDir != "" {
 		lateErr = SaveInputs(inputDir, pc)
@@ -381,7 +382,7 @@ func runCase(ctx context.Context, dev driver.Device, c *graph.Case, saveDir, inp
 		var nh *ops.NoHostMathError
 		var am *exec.ABIMismatchError
 		switch {
-		case IsWorkerFailure(err):
+		case registry.IsWorkerFailure(err):
 			return caseOutcome{err: fmt.Errorf("%s: %w", c.Name, err)}
 		case ctx.Err() != nil && TimeoutCause(ctx, nil) != nil:
 			return caseOutcome{err: TimeoutCause(ctx, nil)}
@@ -392,7 +393,7 @@ func runCase(ctx context.Context, dev driver.Device, c *graph.Case, saveDir, inp
 		case errors.As(err, &am):
 			return caseOutcome{abi: &ABIMismatch{Case: c.Name, Step: am.Step, Kernel: am.Kernel, Fields: am.Diffs}, lateErr: lateErr}
 		case errors.As(err, &nh):
-			out := skipped(c, pc, nh)
+			out := skipped(c, pc, nh, o)
 			out.lateErr = lateErr
 			return out
 		}
@@ -400,11 +401,9 @@ func runCase(ctx context.Context, dev driver.Device, c *graph.Case, saveDir, inp
 	}
 	out := caseOutcome{abiChecked: res.ABIChecked, lateErr: lateErr}
 	for _, or := range res.Outputs {
-		r := newResult(c, or)
-		if c.Tolerance.MaxAbs != nil && r.Status == exec.StatusPass && or.Compare.MaxAbsErr > *c.Tolerance.MaxAbs {
-			r.Status, r.Failure, r.Detail = exec.StatusFail, "max_abs", fmt.Sprintf("max abs error %g > %g", or.Compare.MaxAbsErr, *c.Tolerance.MaxAbs)
-		}
-		out.results = append(out.results, r)
+		ev := or.Evidence()
+		ev.MaxAbs = c.Tolerance.MaxAbs
+		out.results = append(out.results, out.judged(newResult(c, or), ev, o))
 	}
 	for _, pr := range res.Perf {
 		out.perf = append(out.perf, newTiming(c.Name, pr))
@@ -417,18 +416,36 @@ func runCase(ctx context.Context, dev driver.Device, c *graph.Case, saveDir, inp
 
 // skipped is the outcome of a case et cannot judge: every output SKIP
 // with the reason.
-func skipped(c *graph.Case, pc *Planned, nh *ops.NoHostMathError) caseOutcome {
+func skipped(c *graph.Case, pc *Planned, nh *ops.NoHostMathError, o *Options) caseOutcome {
 	var out caseOutcome
 	for _, name := range c.Outputs {
-		r := Result{Case: c.Name, Output: name, Node: name, Status: StatusSkip, Detail: nh.Error()}
+		r := Result{Case: c.Name, Output: name, Node: name}
 		if pc != nil {
 			if v, ok := pc.Graph.Lookup(name); ok && pc.Graph.Values[v].Node >= 0 {
 				r.Op = string(pc.Graph.Nodes[pc.Graph.Values[v].Node].Op)
 			}
 		}
-		out.results = append(out.results, r)
+		out.results = append(out.results, out.judged(r, verdict.Evidence{Skip: nh.Error()}, o))
 	}
 	return out
+}
+
+// judged gives result r its verdict (verdict.Judge) from the evidence and
+// the expected-failures entry that lists it, which it records as matched.
+func (c *caseOutcome) judged(r Result, ev verdict.Evidence, o *Options) Result {
+	if e := o.Expected.Match(o.expectRun(), r.Case, r.Output); e != nil {
+		c.matched = append(c.matched, e)
+		r.Expected = e.Where()
+		ev.Expected = &verdict.Expected{Where: e.Where(), Why: e.Why, Measured: e.Measured}
+	}
+	v := verdict.Judge(ev)
+	r.Status, r.Failure, r.Detail = v.Status, v.Failure, v.Detail
+	return r
+}
+
+// expectRun is the run expected failures are matched against.
+func (o *Options) expectRun() expect.Run {
+	return expect.Run{Backend: o.Backend, Uberkernel: o.Plan.Uberkernel}
 }
 
 // TimeoutCause is the --timeout error that ended ctx, or err when ctx
@@ -440,27 +457,12 @@ func TimeoutCause(ctx context.Context, err error) error {
 	return err
 }
 
-// IsWorkerFailure reports a timeout or death of the device's worker: the
-// error carries the log tails and must reach the user as it is.
-func IsWorkerFailure(err error) bool {
-	var te *etrt.TimeoutError
-	var we *etrt.WorkerError
-	return errors.As(err, &te) || errors.As(err, &we)
-}
-
 func newResult(c *graph.Case, o exec.OutputResult) Result {
 	r := Result{Case: c.Name, Output: o.Output, Node: o.Node, Op: string(o.Op), Kernel: o.Kernel, Fusion: o.Fusion,
-		Status: o.Status, NMSE: finite(o.Compare.NMSE), MaxNMSE: o.Compare.MaxNMSE, MaxAbsErr: finite(o.Compare.MaxAbsErr),
-		TimeNS: o.TimeNS, Reasons: o.Reasons, Failure: o.Compare.Failure, DriftNMSE: finite(o.Drift.NMSE),
-		DriftFailure: o.Drift.Failure}
+		NMSE: finite(o.Compare.NMSE), MaxNMSE: o.Compare.MaxNMSE, MaxAbsErr: finite(o.Compare.MaxAbsErr),
+		TimeNS: o.TimeNS, Reasons: o.Reasons, DriftNMSE: finite(o.Drift.NMSE), DriftFailure: o.Drift.Failure}
 	if o.DriftJudged {
 		r.DriftMaxNMSE = o.Drift.MaxNMSE
-	}
-	switch {
-	case !o.Compare.OK():
-		r.Detail = o.Compare.String()
-	case o.DriftJudged && !o.Drift.OK():
-		r.Detail = "graph drift: " + o.Drift.String()
 	}
 	return r
 }
@@ -485,32 +487,21 @@ func newTiming(name string, p exec.PerfResult) Timing {
 		Flops: p.Flops, Bytes: p.Bytes, FlopsPerS: p.GFLOPS() * 1e9, BytesPerS: p.GBPS() * 1e9}
 }
 
-// applyExpected turns the results that an expected-failures set lists
-// into XFAIL (failed as expected) or XPASS (passed although listed), and
-// returns a warning for each entry that applies to this run and names a
-// case that ran but matched none of its outputs.
-func applyExpected(set *expect.Set, run expect.Run, results []Result) []string {
+// unusedExpected warns of each expected-failures entry that applies to
+// this run and names a case that ran but matched none of its outputs.
+func unusedExpected(set *expect.Set, run expect.Run, outcomes []caseOutcome, results []Result) []string {
 	if set == nil {
 		return nil
 	}
 	matched := map[*expect.Entry]bool{}
+	for _, c := range outcomes {
+		for _, e := range c.matched {
+			matched[e] = true
+		}
+	}
 	ran := map[string]bool{}
-	for i := range results {
-		r := &results[i]
+	for _, r := range results {
 		ran[r.Case] = true
-		e := set.Match(run, r.Case, r.Output)
-		if e == nil {
-			continue
-		}
-		matched[e] = true
-		r.Expected = e.Where()
-		switch r.Status {
-		case exec.StatusFail:
-			r.Status = StatusXFail
-		case exec.StatusPass:
-			r.Status = StatusXPass
-			r.Detail = fmt.Sprintf("listed as an expected failure at %s (%s; measured %s) but passed: remove the entry", e.Where(), e.Why, e.Measured)
-		}
 	}
 	var warns []string
 	for _, e := range set.Unused(run, ran, matched) {

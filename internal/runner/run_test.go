@@ -86,8 +86,8 @@ func TestReferenceDeviceChecksTheABI(t *testing.T) {
 	}
 }
 
-// A plan runs twice with the same results: the runner builds each case's
-// data afresh and the plans are never written.
+// A plan runs twice with the same results: the runner binds each case's
+// data afresh for the run and gives the plan back as it was planned.
 func TestPlannedRunsTwice(t *testing.T) {
 	planned := planOne(t, "SOFT_MAX(type=f32,ne=[32,4,2,1],mask=1)")
 	var got [2]Report
@@ -144,15 +144,21 @@ func TestSaveInputsReplays(t *testing.T) {
 			if err != nil || first.LateErr != nil {
 				t.Fatalf("run: %v %v", err, first.LateErr)
 			}
-			orig, err := PlanCase(context.Background(), planned[0].Case, PlanOptions{}, true)
+			orig := planned[0]
+			unbind, err := orig.bind(context.Background())
 			if err != nil {
 				t.Fatal(err)
 			}
+			defer unbind()
 			saved, err := graph.Load(filepath.Join(dir, "case.yaml"))
 			if err != nil {
 				t.Fatal(err)
 			}
-			replay, err := PlanCase(context.Background(), saved, PlanOptions{}, true)
+			replay, err := PlanCase(saved, PlanOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			unbindReplay, err := replay.bind(context.Background())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -163,6 +169,7 @@ func TestSaveInputsReplays(t *testing.T) {
 					t.Errorf("leaf %s (%s) differs after the replay", ts.Name, ts.Type)
 				}
 			}
+			unbindReplay()
 			second, err := Run(context.Background(), []driver.Device{ref.New(ref.Options{})}, []*Planned{replay}, Options{Backend: "ref"})
 			if err != nil {
 				t.Fatal(err)
@@ -174,5 +181,46 @@ func TestSaveInputsReplays(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// maskRecorder records the shire mask of every launch.
+type maskRecorder struct {
+	*ref.Device
+	masks []uint64
+}
+
+func (d *maskRecorder) Launch(ctx context.Context, k driver.KernelID, args []byte, o driver.LaunchOptions) error {
+	d.masks = append(d.masks, o.ShireMask)
+	return d.Device.Launch(ctx, k, args, o)
+}
+
+// TestRunRunsThePlan: a case is planned once; Run runs that plan (here
+// one planned on shire 0 alone, whatever the run's own options say) with
+// the case's data bound to its leaves, and leaves them as planned (zero)
+// afterwards.
+func TestRunRunsThePlan(t *testing.T) {
+	c, err := graph.ParseCaseString("RMS_NORM(type=f32,ne=[64,5,4,3])")
+	if err != nil {
+		t.Fatal(err)
+	}
+	planned, bad, err := PlanAll([]*graph.Case{c}, PlanOptions{ShireMask: 0x1}, nil)
+	if err != nil || len(bad) > 0 {
+		t.Fatalf("plan: %v %v", err, bad)
+	}
+	dev := &maskRecorder{Device: ref.New(ref.Options{})}
+	out, err := Run(context.Background(), []driver.Device{dev}, planned, Options{Backend: "ref"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(dev.masks) == 0 || slices.ContainsFunc(dev.masks, func(m uint64) bool { return m != 0x1 }) || out.Report.Failed() {
+		t.Errorf("launch masks %#x, report %+v: want the planned mask 0x1 and a pass", dev.masks, out.Report)
+	}
+	g := planned[0].Graph
+	for _, ts := range c.Tensors {
+		i, _ := g.Lookup(ts.Name)
+		if slices.ContainsFunc(g.Values[i].T.Buf, func(b byte) bool { return b != 0 }) {
+			t.Errorf("leaf %s keeps the run's data", ts.Name)
+		}
 	}
 }

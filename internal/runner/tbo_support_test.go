@@ -2,7 +2,6 @@ package runner
 
 import (
 	"compress/gzip"
-	"context"
 	"encoding/csv"
 	"fmt"
 	"os"
@@ -83,7 +82,7 @@ func TestTBOSupportList(t *testing.T) {
 		if err != nil {
 			return fmt.Sprintf("parse: %v", err)
 		}
-		g, err := BuildGraph(context.Background(), c, false)
+		g, err := BuildGraph(c)
 		if err != nil {
 			return fmt.Sprintf("graph: %v", err)
 		}

@@ -77,6 +77,11 @@ func (p *Proxy) Failed() bool {
 // RunDir is the worker's run directory (UART logs, sysemu.log), or "".
 func (p *Proxy) RunDir() string { return p.runDir }
 
+// TempRunDir reports whether the run directory is a temporary one
+// OpenWorker created: Close removes it after a clean session and keeps it
+// when the session failed.
+func (p *Proxy) TempRunDir() bool { return p.tempRunDir }
+
 // Info returns the device's description, as the worker reported it at open.
 func (p *Proxy) Info() driver.Info { return p.info }
 

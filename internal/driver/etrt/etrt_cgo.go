@@ -174,7 +174,7 @@ func (d *shimDevice) init(kind driver.Kind, index int) error {
 }
 
 func propsFromC(p *C.et_props) driver.Props {
-	arch := map[int]string{0: "etsoc1", 1: "pantero", 2: "gepardo"}[int(p.arch)]
+	arch := driver.ArchName(int(p.arch))
 	if arch == "" {
 		arch = "unknown"
 	}
@@ -408,7 +408,7 @@ func (d *shimDevice) Close() error {
 }
 
 // StartProfile implements driver.Profiler: the runtime's profiler writes
-// dir/et_runtime_trace.json as it runs, under the name PartialTraceSuffix
+// dir/et_runtime_trace.json as it runs, under the name driver.PartialTraceSuffix
 // gives it until StopProfile completes it, so a run that dies leaves no
 // file that looks complete (its partial trace is truncated, as a crashed
 // ggml run's is).
@@ -425,7 +425,7 @@ func (d *shimDevice) StartProfile(ctx context.Context, dir string) error {
 		return err
 	}
 	path := filepath.Join(dir, driver.ProfileTraceFile)
-	cpath := C.CString(path + PartialTraceSuffix)
+	cpath := C.CString(path + driver.PartialTraceSuffix)
 	defer C.free(unsafe.Pointer(cpath))
 	var eb errBuf
 	if rc := C.et_profiler_start(d.c, cpath, eb.ptr(), eb.len()); rc != C.ET_OK {
@@ -457,7 +457,7 @@ func (d *shimDevice) StopProfile(ctx context.Context) error {
 	if rc := C.et_profiler_stop(d.c, eb.ptr(), eb.len()); rc != C.ET_OK {
 		return eb.err("stop the profiler", rc)
 	}
-	if err := os.Rename(path+PartialTraceSuffix, path); err != nil {
+	if err := os.Rename(path+driver.PartialTraceSuffix, path); err != nil {
 		return fmt.Errorf("etrt: stop the profiler: %w", err)
 	}
 	return nil

@@ -8,12 +8,6 @@ import (
 	"github.com/ainekko/et/internal/driver"
 )
 
-// PartialTraceSuffix is added to the runtime profiler's trace file while
-// it is being written (driver.ProfileTraceFile + PartialTraceSuffix in the
-// profile directory). StopProfile renames it; a run that dies leaves it
-// truncated under that name.
-const PartialTraceSuffix = ".partial"
-
 var _ driver.Profiler = (*Proxy)(nil)
 
 // StartProfile implements driver.Profiler: the worker's runtime starts its

@@ -119,7 +119,7 @@ func TestShimProfiler(t *testing.T) {
 	if err := pr.StopProfile(ctx); err != nil {
 		t.Errorf("second StopProfile = %v", err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, driver.ProfileTraceFile+PartialTraceSuffix)); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(filepath.Join(dir, driver.ProfileTraceFile+driver.PartialTraceSuffix)); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the partial trace is left behind: %v", err)
 	}
 	evs := readTrace(t, filepath.Join(dir, driver.ProfileTraceFile))
@@ -190,7 +190,7 @@ func TestShimProfilerStoppedByClose(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Closed without StopProfile: complete, but under its partial name.
-	evs := readTrace(t, filepath.Join(dir, driver.ProfileTraceFile+PartialTraceSuffix))
+	evs := readTrace(t, filepath.Join(dir, driver.ProfileTraceFile+driver.PartialTraceSuffix))
 	if evs[len(evs)-1].Class != "EndProfiling" {
 		t.Errorf("last event %s", evs[len(evs)-1].Class)
 	}
@@ -231,7 +231,7 @@ func TestWorkerProfileCrash(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, driver.ProfileTraceFile)); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a crashed run left a complete-looking trace: %v", err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, driver.ProfileTraceFile+PartialTraceSuffix)); err != nil {
+	if _, err := os.Stat(filepath.Join(dir, driver.ProfileTraceFile+driver.PartialTraceSuffix)); err != nil {
 		t.Errorf("no partial trace: %v", err)
 	}
 	if err := dev.StopProfile(ctx); err != we {

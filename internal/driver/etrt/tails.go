@@ -1,10 +1,13 @@
 package etrt
 
 import (
+	"bufio"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"time"
 )
 
 // TailLines is how many lines Tails keeps per log.
@@ -79,4 +82,67 @@ func tail(path string, n int) []string {
 		keep = keep[len(keep)-n:]
 	}
 	return keep
+}
+
+// FollowBootConsoles passes the new lines of the boot consoles in dir
+// (BootConsoles) to line, every interval, until the returned stop is
+// called (which does a last pass). console is the console's name
+// ("spio_uart0"); line has no carriage return or surrounding blanks, and
+// blank lines are skipped. A console truncated by a new boot is followed
+// from its start again.
+func FollowBootConsoles(dir string, interval time.Duration, line func(console, line string)) (stop func()) {
+	offs := map[string]int64{}
+	partial := map[string]string{}
+	scan := func() {
+		for _, name := range BootConsoles {
+			fh, err := os.Open(filepath.Join(dir, name))
+			if err != nil {
+				continue
+			}
+			if st, err := fh.Stat(); err == nil && st.Size() < offs[name] {
+				offs[name], partial[name] = 0, "" // truncated by a new boot
+			}
+			fh.Seek(offs[name], io.SeekStart)
+			b, _ := io.ReadAll(io.LimitReader(fh, 1<<20))
+			fh.Close()
+			offs[name] += int64(len(b))
+			text := partial[name] + string(b)
+			sc := bufio.NewScanner(strings.NewReader(text))
+			var lines []string
+			for sc.Scan() {
+				lines = append(lines, sc.Text())
+			}
+			partial[name] = ""
+			if !strings.HasSuffix(text, "\n") && len(lines) > 0 {
+				partial[name] = lines[len(lines)-1]
+				lines = lines[:len(lines)-1]
+			}
+			for _, l := range lines {
+				if l = strings.TrimSpace(strings.ReplaceAll(l, "\r", "")); l != "" {
+					line(strings.TrimSuffix(name, "_tx.log"), l)
+				}
+			}
+		}
+	}
+	quit := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(interval)
+		defer t.Stop()
+		for {
+			select {
+			case <-quit:
+				return
+			case <-t.C:
+				scan()
+			}
+		}
+	}()
+	return func() {
+		close(quit)
+		wg.Wait()
+		scan()
+	}
 }

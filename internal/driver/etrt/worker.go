@@ -71,6 +71,21 @@ type WorkerOptions struct {
 	Timeout time.Duration
 	// Check validates the install before booting; nil means sysemu.Check.
 	Check func(context.Context, sysemu.Options) sysemu.Report
+	// Booting, when set, is called once the run directory exists (its
+	// absolute path), before the install is checked and the worker
+	// starts; the stop it returns is called when the open returns.
+	Booting func(runDir string) (stop func())
+}
+
+// Available fails with driver.ErrNotBuilt when backend needs the runtime
+// shim (sysemu, pcie) and this binary has none (built without the etrt or
+// etrtfake tag, or without cgo): the one answer to "is this backend built
+// in?". Other backends are served by the worker's Opener.
+func Available(backend string) error {
+	if (backend == string(driver.KindSysemu) || backend == string(driver.KindPCIe)) && !Built {
+		return fmt.Errorf("%s backend: %w", backend, driver.ErrNotBuilt)
+	}
+	return nil
 }
 
 // OpenWorker starts a worker process (et re-executing itself) that opens
@@ -86,9 +101,8 @@ type WorkerOptions struct {
 // directory's logs; when ctx is cancelled the worker gets SIGINT, then
 // SIGKILL. Close always stops the worker.
 func OpenWorker(ctx context.Context, o WorkerOptions) (*Proxy, error) {
-	isShim := o.Backend == string(driver.KindSysemu) || o.Backend == string(driver.KindPCIe)
-	if isShim && !Built {
-		return nil, fmt.Errorf("%s backend: %w", o.Backend, driver.ErrNotBuilt)
+	if err := Available(o.Backend); err != nil {
+		return nil, err
 	}
 	exe := o.Exe
 	if exe == "" {
@@ -118,6 +132,11 @@ func OpenWorker(ctx context.Context, o WorkerOptions) (*Proxy, error) {
 	cleanup := func() {
 		if temp {
 			os.RemoveAll(runDir)
+		}
+	}
+	if o.Booting != nil {
+		if stop := o.Booting(runDir); stop != nil {
+			defer stop()
 		}
 	}
 

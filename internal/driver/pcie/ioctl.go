@@ -134,19 +134,6 @@ func (c DevConfig) Encode() []byte {
 	return b
 }
 
-// ArchName maps arch_rev to et's names; unknown values give "".
-func ArchName(rev uint8) string {
-	switch rev {
-	case 0:
-		return "etsoc1"
-	case 1:
-		return "pantero"
-	case 2:
-		return "gepardo"
-	}
-	return ""
-}
-
 // FormFactorName maps form_factor to et's names (0 is invalid); unknown
 // values give "".
 func FormFactorName(ff uint8) string {
@@ -175,7 +162,7 @@ func (c DevConfig) Props() driver.Props {
 		MemoryBandwidthMBps: c.DDRBandwidthMBps,
 		L2CacheBanks:        uint32(c.NumL2CacheBanks),
 		SpareShireID:        uint32(c.SyncMinShireID),
-		Arch:                ArchName(c.ArchRev),
+		Arch:                driver.ArchName(int(c.ArchRev)),
 		FormFactor:          FormFactorName(c.FormFactor),
 		TDPW:                uint32(c.TDPW),
 	}

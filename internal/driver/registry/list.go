@@ -262,3 +262,31 @@ func refEntry() Entry {
 		Properties: &p,
 	}
 }
+
+// Usable lists the indexes of the usable devices of s.Backend as et
+// devices lists them: every PCIe card the kernel shows with its nodes,
+// the one sysemu emulator of an install (s.Prefix), the one reference
+// device (run-op --device all). Warnings go to s.Host.Warnf.
+func Usable(ctx context.Context, s Spec) ([]int, error) {
+	o := ListOptions{Kinds: []driver.Kind{driver.Kind(s.Backend)}, Logf: s.Host.Logf}
+	if s.Backend == string(driver.KindSysemu) {
+		o.Prefix = sysemu.ResolvePrefix(s.Prefix, s.Host.getenv)
+		if s.Host.Getwd != nil {
+			o.Cwd, _ = s.Host.Getwd()
+		}
+	}
+	entries, warns, err := List(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range warns {
+		s.Host.warnf("%s", w)
+	}
+	var idx []int
+	for _, e := range entries {
+		if e.Usable && e.Index != nil {
+			idx = append(idx, *e.Index)
+		}
+	}
+	return idx, nil
+}

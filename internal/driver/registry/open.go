@@ -1,15 +1,15 @@
 // Package registry is the one place that lists and opens et's devices:
 // the reference device (in process), and sysemu and PCIe cards through
-// the ET runtime in a worker process (etrt.OpenWorker), or in process in
-// the worker itself (OpenInProcess). Every command opens devices here.
+// the ET runtime in a worker process (etrt.OpenWorker), which serves them
+// in process (ServeWorker). Every command opens devices here, with Open.
 package registry
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/ainekko/et/internal/driver"
@@ -29,17 +29,12 @@ func Native(backend string) bool {
 }
 
 // Available fails early, before any work, when the backend is not built
-// into this binary (driver.ErrNotBuilt).
-func Available(backend string) error {
-	if Native(backend) && !etrt.Built {
-		return fmt.Errorf("%s backend: %w", backend, driver.ErrNotBuilt)
-	}
-	return nil
-}
+// into this binary (driver.ErrNotBuilt; etrt.Available).
+func Available(backend string) error { return etrt.Available(backend) }
 
-// OpenRef opens the reference device with ABI manifest m (nil: the
+// openRef opens the reference device with ABI manifest m (nil: the
 // built-in one). Its only index is 0.
-func OpenRef(index int, m *abi.Manifest) (driver.Device, error) {
+func openRef(index int, m *abi.Manifest) (driver.Device, error) {
 	if index != 0 {
 		return nil, fmt.Errorf("ref device %d: %w (the reference device is index 0)", index, driver.ErrNoDevice)
 	}
@@ -49,151 +44,254 @@ func OpenRef(index int, m *abi.Manifest) (driver.Device, error) {
 	return ref.New(ref.Options{Manifest: m}), nil
 }
 
-// OpenInProcess opens the device a worker serves: the reference device,
-// or sysemu/pcie through the runtime shim (driver.ErrNotBuilt without it).
-func OpenInProcess(ctx context.Context, req etrt.OpenRequest) (driver.Device, error) {
-	if req.Backend == string(driver.KindRef) {
-		return OpenRef(0, nil)
-	}
-	return etrt.Open(ctx, req)
+// WorkerOptions say how a sysemu or pcie worker starts (Spec.Worker may
+// adjust them: tests re-execute the test binary as the worker).
+type WorkerOptions = etrt.WorkerOptions
+
+// LogTail is the end of one log of a run directory.
+type LogTail = etrt.LogTail
+
+// Host is what opening a device needs from the process that runs et, and
+// where it tells the user what happens: the command supplies it. Every
+// field may be nil (the process's own environment, nothing reported).
+type Host struct {
+	// Executable is the path of the running et binary: the worker runs it.
+	Executable func() (string, error)
+	Getenv     func(string) string
+	Getwd      func() (string, error)
+	// Now is the clock for boot times (time.Now when nil).
+	Now func() time.Time
+	// Logf reports progress (-v).
+	Logf func(format string, args ...any)
+	// Warnf reports a warning.
+	Warnf func(format string, args ...any)
+	// BootLine receives the new lines of a booting sysemu device's boot
+	// consoles (the Service Processor's and the Master Minion's; console
+	// is "spio_uart0" or "pu_uart0"), as they come: progress for a
+	// terminal.
+	BootLine func(console, line string)
+	// Tails receives the log tails that a timeout or a worker's death
+	// carries (the one-line error names only each log's last line): when
+	// an open fails, and when a device closes after such a failure.
+	Tails func([]LogTail)
+	// Kept says where the temporary run directory of a device that failed
+	// (a timeout, a crash, a stream error, an interrupted call) was kept.
+	Kept func(backend, dir string)
 }
 
-// Spec says which device to open and how.
+// bootPoll is how often BootLine's consoles are read.
+const bootPoll = 250 * time.Millisecond
+
+func (h *Host) logf(format string, args ...any) {
+	if h.Logf != nil {
+		h.Logf(format, args...)
+	}
+}
+
+func (h *Host) warnf(format string, args ...any) {
+	if h.Warnf != nil {
+		h.Warnf(format, args...)
+	}
+}
+
+func (h *Host) getenv(k string) string {
+	if h.Getenv == nil {
+		return ""
+	}
+	return h.Getenv(k)
+}
+
+func (h *Host) now() time.Time {
+	if h.Now == nil {
+		return time.Now()
+	}
+	return h.Now()
+}
+
+// tails passes the log tails err carries to Tails.
+func (h *Host) tails(err error) {
+	if t := LogTails(err); len(t) > 0 && h.Tails != nil {
+		h.Tails(t)
+	}
+}
+
+// Spec says which device to open and how: the --backend, --device,
+// --prefix, --run-dir, --sysemu-opt and --timeout flags of the commands
+// that open a device.
 type Spec struct {
 	Backend string
 	Index   int
 	// Manifest is the reference device's ABI (nil: the built-in one).
 	Manifest *abi.Manifest
-	// Prefix is the ET install sysemu boots from, resolved
-	// (sysemu.ResolvePrefix); a relative one is taken from Cwd.
-	Prefix sysemu.Prefix
-	Cwd    string
+	// Prefix is --prefix, the ET install sysemu boots from: "" means
+	// $ET_TOOLCHAIN, $TOOLCHAIN_ROOT, /opt/et (sysemu.ResolvePrefix); a
+	// relative one is taken from the working directory.
+	Prefix string
 	// RunDir holds the UART logs, sysemu.log and worker.log; "" means a
 	// new temporary directory, removed after a clean run and kept when
 	// the device failed.
 	RunDir     string
 	SysemuOpts []string
-	// Timeout bounds each device call in the worker (0: none).
+	// Timeout bounds the time the device spends in calls in all (boot,
+	// loads, copies, launches, syncs), counted by the worker (0: none).
 	Timeout time.Duration
-	// Exe is the et binary the worker runs.
-	Exe string
-	// Worker adjusts the worker's options before it starts (tests
-	// re-execute the test binary as the worker).
-	Worker func(*etrt.WorkerOptions)
-	// Logf reports progress (nil: quiet).
-	Logf func(format string, args ...any)
-	// Progress, when set, shows the boot of a sysemu device from its run
-	// directory until the returned stop is called.
-	Progress func(runDir string) (stop func())
-	// Now is the clock for the boot time (time.Now when nil).
-	Now func() time.Time
-}
-
-func (s *Spec) logf(format string, args ...any) {
-	if s.Logf != nil {
-		s.Logf(format, args...)
-	}
+	// Worker adjusts the worker's options before it starts.
+	Worker func(*WorkerOptions)
+	// Host is the process's environment and what the user is told.
+	Host Host
 }
 
 // Handle is an open device and its run directory.
 type Handle struct {
-	Device driver.Device
+	Device  driver.Device
+	Backend string
 	// RunDir is the device's run directory ("" for the reference device).
 	RunDir string
-	// Temp is true when RunDir is a temporary directory of this handle.
+	// Temp is true when RunDir is a temporary directory of this device.
 	Temp bool
+	host Host
 }
 
-// Close closes the device (stopping its worker). A temporary run
-// directory is removed after a clean run and kept when the device failed
-// (a timeout, a crash, a stream error, an interrupted call: not an
-// out-of-tolerance verdict); kept names it then ("" otherwise).
-func (h *Handle) Close() (kept string) {
+// Close closes the device (stopping its worker), with runErr the error
+// the work on it ended with (nil: none). It shows the log tails runErr
+// carries (Host.Tails). A temporary run directory is removed after a
+// clean run and kept when the device failed (a timeout, a crash, a
+// stream error, an interrupted call: not an out-of-tolerance verdict);
+// Host.Kept then names it.
+func (h *Handle) Close(runErr error) {
 	failed := false
 	if f, ok := h.Device.(interface{ Failed() bool }); ok {
 		failed = f.Failed()
 	}
-	h.Device.Close()
-	if !h.Temp {
-		return ""
+	h.Device.Close() // removes a clean temporary run directory
+	h.host.tails(runErr)
+	if h.Temp && failed && h.host.Kept != nil {
+		h.host.Kept(h.Backend, h.RunDir)
 	}
-	if failed {
-		return h.RunDir
-	}
-	os.RemoveAll(h.RunDir)
-	return ""
 }
 
-// Open opens the device of s: the reference device in process, sysemu or
-// pcie in a worker process (booting the emulator). A boot that fails
-// keeps the temporary run directory unless nothing ran (the install
-// check or the binary refused it).
+// Open opens the device of s, the one way every command opens one: the
+// reference device in process, sysemu or pcie in a worker process (booting the emulator; etrt.OpenWorker makes
+// the run directory). When it fails, the log tails the error carries go
+// to Host.Tails.
 func Open(ctx context.Context, s Spec) (*Handle, error) {
 	if s.Backend == string(driver.KindRef) {
-		dev, err := OpenRef(s.Index, s.Manifest)
+		dev, err := openRef(s.Index, s.Manifest)
 		if err != nil {
 			return nil, err
 		}
-		return &Handle{Device: dev}, nil
+		return &Handle{Device: dev, Backend: s.Backend, host: s.Host}, nil
 	}
 	if !Native(s.Backend) {
 		return nil, fmt.Errorf("unknown backend %q (want ref, sysemu or pcie)", s.Backend)
 	}
-	if err := Available(s.Backend); err != nil {
-		return nil, err
+	host := &s.Host // etrt.OpenWorker refuses a backend not built in
+	exe, err := executable(host)
+	if err != nil {
+		return nil, fmt.Errorf("%s backend: find the et binary: %w", s.Backend, err)
 	}
-	now := s.Now
-	if now == nil {
-		now = time.Now
+	cwd := ""
+	if host.Getwd != nil {
+		cwd, _ = host.Getwd()
 	}
-	prefix := s.Prefix
-	if prefix.Dir != "" && !filepath.IsAbs(prefix.Dir) && s.Cwd != "" {
-		prefix.Dir = filepath.Join(s.Cwd, prefix.Dir)
+	prefix := sysemu.ResolvePrefix(s.Prefix, host.getenv)
+	if prefix.Dir != "" && !filepath.IsAbs(prefix.Dir) && cwd != "" {
+		prefix.Dir = filepath.Join(cwd, prefix.Dir)
 	}
-	h := &Handle{RunDir: s.RunDir}
-	if h.RunDir == "" {
-		var err error
-		if h.RunDir, err = os.MkdirTemp("", "et-"+s.Backend+"-"); err != nil {
-			return nil, fmt.Errorf("%s backend: run directory: %w", s.Backend, err)
-		}
-		h.Temp = true
-	} else if !filepath.IsAbs(h.RunDir) && s.Cwd != "" {
-		h.RunDir = filepath.Join(s.Cwd, h.RunDir)
+	runDir := s.RunDir
+	if runDir != "" && !filepath.IsAbs(runDir) && cwd != "" {
+		runDir = filepath.Join(cwd, runDir)
 	}
-	wo := etrt.WorkerOptions{
-		Exe:        s.Exe,
+	wo := WorkerOptions{
+		Exe:        exe,
 		Backend:    s.Backend,
 		Index:      s.Index,
 		Prefix:     prefix,
-		RunDir:     h.RunDir,
+		RunDir:     runDir,
 		SysemuOpts: s.SysemuOpts,
 		Timeout:    s.Timeout,
+		Booting: func(dir string) func() {
+			if s.Backend != string(driver.KindSysemu) {
+				host.logf("opening pcie device %d through the runtime (run directory %s)", s.Index, dir)
+				return nil
+			}
+			host.logf("booting sysemu from %s (run directory %s)", prefix.Dir, dir)
+			if host.BootLine == nil {
+				return nil
+			}
+			return etrt.FollowBootConsoles(dir, bootPoll, host.BootLine)
+		},
 	}
 	if s.Worker != nil {
 		s.Worker(&wo)
 	}
-	if s.Backend == string(driver.KindSysemu) {
-		s.logf("booting sysemu from %s (run directory %s)", prefix.Dir, h.RunDir)
-	} else {
-		s.logf("opening pcie device %d through the runtime (run directory %s)", s.Index, h.RunDir)
-	}
-	var stop func()
-	if s.Backend == string(driver.KindSysemu) && s.Progress != nil {
-		stop = s.Progress(h.RunDir)
-	}
-	start := now()
+	start := host.now()
 	dev, err := etrt.OpenWorker(ctx, wo)
-	if stop != nil {
-		stop()
-	}
 	if err != nil {
-		var ce *etrt.CheckError
-		if h.Temp && (errors.As(err, &ce) || errors.Is(err, driver.ErrNotBuilt)) {
-			os.RemoveAll(h.RunDir) // nothing ran: nothing to keep
-		}
+		host.tails(err)
 		return nil, err
 	}
-	s.logf("%s device ready in %s", s.Backend, now().Sub(start).Round(time.Millisecond))
-	h.Device = dev
-	return h, nil
+	host.logf("%s device ready in %s", s.Backend, host.now().Sub(start).Round(time.Millisecond))
+	return &Handle{Device: dev, Backend: s.Backend, RunDir: dev.RunDir(), Temp: dev.TempRunDir(), host: s.Host}, nil
+}
+
+func executable(h *Host) (string, error) {
+	if h.Executable == nil {
+		return "", nil // etrt.OpenWorker: os.Executable
+	}
+	return h.Executable()
+}
+
+// WithTimeout applies --timeout to the device work that follows, for a
+// command (cmd) on backend. The sysemu and pcie workers count only the
+// time spent in device calls (boot, loads, copies, launches, syncs:
+// Spec.Timeout), so for them ctx is unchanged. The reference device runs
+// in this process: ctx gets the deadline, from now, and its cause is a
+// driver.ErrTimeout naming cmd.
+func WithTimeout(ctx context.Context, backend string, timeout time.Duration, cmd string) (context.Context, context.CancelFunc) {
+	if timeout <= 0 || Native(backend) {
+		return ctx, func() {}
+	}
+	return context.WithTimeoutCause(ctx, timeout, fmt.Errorf("%s: %w after %s", cmd, driver.ErrTimeout, timeout))
+}
+
+// LogTails are the log tails a timeout or a worker's death carries: the
+// worker's own output first (of a death), then the run directory's logs.
+func LogTails(err error) []LogTail {
+	var te *etrt.TimeoutError
+	var we *etrt.WorkerError
+	switch {
+	case errors.As(err, &te):
+		return te.Tails
+	case errors.As(err, &we):
+		tails := we.Tails
+		if we.Output != "" {
+			tails = append([]LogTail{{Name: "worker output", Lines: lastLines(we.Output, etrt.TailLines)}}, tails...)
+		}
+		return tails
+	}
+	return nil
+}
+
+func lastLines(s string, n int) []string {
+	lines := strings.Split(s, "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return lines
+}
+
+// WorkerDied reports the death of a device's worker: the emulator or the
+// runtime died under a kernel, the kernel's verdict as a fault is
+// (docs/etrt.md).
+func WorkerDied(err error) bool {
+	var we *etrt.WorkerError
+	return errors.As(err, &we)
+}
+
+// IsWorkerFailure reports a timeout or death of the device's worker: the
+// error carries the log tails and must reach the user as it is.
+func IsWorkerFailure(err error) bool {
+	var te *etrt.TimeoutError
+	return errors.As(err, &te) || WorkerDied(err)
 }

@@ -5,20 +5,22 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ainekko/et/internal/driver"
 	"github.com/ainekko/et/internal/driver/etrt"
 )
 
 func TestOpenRef(t *testing.T) {
-	h, err := Open(context.Background(), Spec{Backend: "ref"})
+	kept := ""
+	h, err := Open(context.Background(), Spec{Backend: "ref", Host: Host{Kept: func(_, dir string) { kept = dir }}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if h.Device.Info().Kind != driver.KindRef || h.RunDir != "" || h.Temp {
 		t.Errorf("handle %+v, info %+v", h, h.Device.Info())
 	}
-	if kept := h.Close(); kept != "" {
+	if h.Close(nil); kept != "" {
 		t.Errorf("kept %q", kept)
 	}
 	if _, err := Open(context.Background(), Spec{Backend: "ref", Index: 1}); !errors.Is(err, driver.ErrNoDevice) {
@@ -40,9 +42,42 @@ func TestNativeAvailable(t *testing.T) {
 			t.Errorf("Available(%s) = %v (built %v)", b, err, etrt.Built)
 		}
 	}
-	d, err := OpenInProcess(context.Background(), etrt.OpenRequest{Backend: "ref"})
+	d, err := openInProcess(context.Background(), etrt.OpenRequest{Backend: "ref"})
 	if err != nil || d.Info().Kind != driver.KindRef {
 		t.Fatalf("in process ref: %v", err)
 	}
 	d.Close()
+}
+
+// --timeout is for device work: the sysemu and pcie workers count their
+// calls themselves, so run-op and run-kernel give them no deadline (input
+// preparation must not count); only the in-process reference device gets
+// one, from the moment the device work starts.
+func TestBackendWithTimeout(t *testing.T) {
+	for _, tt := range []struct {
+		backend  string
+		timeout  time.Duration
+		deadline bool
+	}{
+		{"sysemu", time.Minute, false},
+		{"pcie", time.Minute, false},
+		{"ref", time.Minute, true},
+		{"ref", 0, false},
+	} {
+		ctx, cancel := WithTimeout(context.Background(), tt.backend, tt.timeout, "run-op")
+		dl, ok := ctx.Deadline()
+		if ok != tt.deadline {
+			t.Errorf("%s --timeout %s: deadline %v %v, want one: %v", tt.backend, tt.timeout, dl, ok, tt.deadline)
+		}
+		cancel()
+		if tt.deadline && !errors.Is(context.Cause(ctx), context.Canceled) {
+			t.Errorf("%s: cause after cancel %v", tt.backend, context.Cause(ctx))
+		}
+	}
+	ctx, cancel := WithTimeout(context.Background(), "ref", time.Nanosecond, "run-op")
+	defer cancel()
+	<-ctx.Done()
+	if cause := context.Cause(ctx); !errors.Is(cause, driver.ErrTimeout) || cause.Error() != "run-op: "+driver.ErrTimeout.Error()+" after 1ns" {
+		t.Errorf("cause %v", cause)
+	}
 }

@@ -13,13 +13,7 @@ import (
 	"github.com/ainekko/et/internal/ops"
 	"github.com/ainekko/et/internal/ops/abi"
 	"github.com/ainekko/et/internal/ops/plan"
-)
-
-// Status of one compared output.
-const (
-	StatusPass     = "PASS"
-	StatusFail     = "FAIL"
-	StatusFallback = "FALLBACK"
+	"github.com/ainekko/et/internal/verdict"
 )
 
 // Options control a run.
@@ -84,7 +78,11 @@ type OutputResult struct {
 	// of an input).
 	Kernel string
 	Fusion string
-	Status string
+	// Status is the verdict on the device's numbers (verdict.Judge of
+	// Evidence): PASS, FAIL or FALLBACK.
+	Status verdict.Status
+	// Fallback: the node is unsupported by ggml-et and ran on the host.
+	Fallback bool
 	// Compare is the test-backend-ops style comparison of the output with
 	// Want, the verdict.
 	Compare ops.Comparison
@@ -166,10 +164,18 @@ type LaunchRecord struct {
 	Start, End time.Time
 }
 
+// Evidence is what the output's verdict is decided from: the node's
+// comparison, the drift when judged, whether it ran on the host. A case's
+// own tolerances and expected failures are added by its run.
+func (o *OutputResult) Evidence() verdict.Evidence {
+	return verdict.Evidence{Fallback: o.Fallback, NMSEFailure: o.Compare.Failure, NMSEText: o.Compare.String(),
+		DriftJudged: o.DriftJudged, DriftFailure: o.Drift.Failure, DriftText: o.Drift.String(), MaxAbsErr: o.Compare.MaxAbsErr}
+}
+
 // Passed reports whether every output passed (fallbacks count as passed).
 func (r *Result) Passed() bool {
 	for _, o := range r.Outputs {
-		if o.Status == StatusFail {
+		if o.Status.Failed() {
 			return false
 		}
 	}
@@ -801,7 +807,7 @@ func (r *runner) compare() error {
 	final := map[int][]byte{}
 	for _, o := range g.Outputs {
 		val := &g.Values[o]
-		res := OutputResult{Output: val.Name, Node: val.Name, Status: StatusPass}
+		res := OutputResult{Output: val.Name, Node: val.Name}
 		if val.Node >= 0 {
 			res.Op = g.Nodes[val.Node].Op
 		}
@@ -814,7 +820,7 @@ func (r *runner) compare() error {
 			res.Node, res.Op, res.Kernel, res.Fusion = last.Name, last.Op, s.Kernel, s.Fusion
 			res.TimeNS = r.stepT[si]
 			if s.Kind == plan.StepFallback {
-				res.Status = StatusFallback
+				res.Fallback = true
 				res.Reasons = s.Verdict.Reasons
 			}
 			limit = StepMaxNMSE(g, s)
@@ -834,9 +840,6 @@ func (r *runner) compare() error {
 		}
 		got := res.Got.ToF32()
 		res.Compare = ops.Compare(got, res.Want.ToF32(), limit)
-		if !res.Compare.OK() {
-			res.Status = StatusFail
-		}
 		dlimit := r.opts.GraphNMSE
 		res.DriftJudged = dlimit > 0
 		if !res.DriftJudged {
@@ -846,9 +849,8 @@ func (r *runner) compare() error {
 		res.Drift = ops.Compare(got, res.Chained.ToF32(), dlimit)
 		if !res.DriftJudged {
 			res.Drift.MaxNMSE = 0
-		} else if !res.Drift.OK() {
-			res.Status = StatusFail
 		}
+		res.Status = verdict.Judge(res.Evidence()).Status
 		r.res.Outputs = append(r.res.Outputs, res)
 	}
 	return nil

@@ -14,6 +14,7 @@ import (
 	"github.com/ainekko/et/internal/ops"
 	"github.com/ainekko/et/internal/ops/abi"
 	"github.com/ainekko/et/internal/ops/plan"
+	"github.com/ainekko/et/internal/verdict"
 )
 
 // buildGraph: x -> rms_norm -> mul(w) (fused), q4_K mul_mat (fallback),
@@ -76,7 +77,7 @@ func TestRunOnReferenceDevice(t *testing.T) {
 		if err != nil {
 			t.Fatalf("uberkernel=%v: %v", uber, err)
 		}
-		want := map[string]string{"xw": StatusPass, "mk": StatusFallback, "rows": StatusPass}
+		want := map[string]verdict.Status{"xw": verdict.Pass, "mk": verdict.Fallback, "rows": verdict.Pass}
 		if len(res.Outputs) != 3 {
 			t.Fatalf("%d outputs", len(res.Outputs))
 		}
@@ -145,7 +146,7 @@ func TestMismatchIsFail(t *testing.T) {
 	if res.Passed() {
 		t.Fatal("corrupted outputs passed")
 	}
-	if res.Outputs[0].Status != StatusFail || res.Outputs[0].Compare.OK() {
+	if res.Outputs[0].Status != verdict.Fail || res.Outputs[0].Compare.OK() {
 		t.Errorf("xw: %+v", res.Outputs[0])
 	}
 }

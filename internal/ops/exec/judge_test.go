@@ -11,6 +11,7 @@ import (
 	"github.com/ainekko/et/internal/ops"
 	"github.com/ainekko/et/internal/ops/abi"
 	"github.com/ainekko/et/internal/ops/plan"
+	"github.com/ainekko/et/internal/verdict"
 )
 
 // launch is one launch as the device saw it: the kernel and its params
@@ -161,10 +162,10 @@ func TestNodeJudgedOnDeviceInputs(t *testing.T) {
 	dev := newSpy(t, "scale_f32", 1.001)
 	res := build().run(dev, false, Options{}, "y", "z")
 	y, z := output(t, res, "y"), output(t, res, "z")
-	if y.Status != StatusFail || y.Compare.NMSE < 1e-7 {
+	if y.Status != verdict.Fail || y.Compare.NMSE < 1e-7 {
 		t.Errorf("y (perturbed scale): %s %s, want FAIL", y.Status, y.Compare)
 	}
-	if z.Status != StatusPass || z.Compare.NMSE > 1e-12 {
+	if z.Status != verdict.Pass || z.Compare.NMSE > 1e-12 {
 		t.Errorf("z on the device's y: %s %s, want PASS", z.Status, z.Compare)
 	}
 	// sqr doubles the relative error: (1.001^2 - 1)^2 ~ 4e-6.
@@ -177,11 +178,11 @@ func TestNodeJudgedOnDeviceInputs(t *testing.T) {
 
 	// A case's graph tolerance judges the drift.
 	res = build().run(newSpy(t, "scale_f32", 1.001), false, Options{GraphNMSE: 1e-6}, "z")
-	if z := output(t, res, "z"); z.Status != StatusFail || !z.DriftJudged || z.Compare.NMSE > 1e-12 {
+	if z := output(t, res, "z"); z.Status != verdict.Fail || !z.DriftJudged || z.Compare.NMSE > 1e-12 {
 		t.Errorf("z with graph_nmse 1e-6: %s nmse %g drift %s, want FAIL on drift", z.Status, z.Compare.NMSE, z.Drift)
 	}
 	res = build().run(newSpy(t, "scale_f32", 1.001), false, Options{GraphNMSE: 1e-4}, "z")
-	if z := output(t, res, "z"); z.Status != StatusPass {
+	if z := output(t, res, "z"); z.Status != verdict.Pass {
 		t.Errorf("z with graph_nmse 1e-4: %s drift %s, want PASS", z.Status, z.Drift)
 	}
 }
@@ -195,7 +196,7 @@ func TestNodeJudgedInsideUberkernelSegment(t *testing.T) {
 		node("z", ops.OpScale, []string{"y"}, map[string]any{"scale": 0.5}, false)
 	res := g.run(newSpy(t, "", 1), true, Options{}, "y", "z")
 	for _, o := range res.Outputs {
-		if o.Status != StatusPass || o.Compare.NMSE != 0 {
+		if o.Status != verdict.Pass || o.Compare.NMSE != 0 {
 			t.Errorf("%s: %s %s", o.Output, o.Status, o.Compare)
 		}
 	}
@@ -213,13 +214,13 @@ func TestFusedStepTolerance(t *testing.T) {
 	// 1.001: NMSE ~1e-6 on h, over ADD's 1e-7, inside MUL_MAT's 5e-4.
 	res := g.run(newSpy(t, "mul_mat_Q8_0", 1.001), false, Options{}, "h", "hg")
 	h, hg := output(t, res, "h"), output(t, res, "hg")
-	if h.Fusion != plan.FusionMulMatAdd || h.Compare.MaxNMSE != ops.MatMulMaxNMSE || h.Status != StatusPass {
+	if h.Fusion != plan.FusionMulMatAdd || h.Compare.MaxNMSE != ops.MatMulMaxNMSE || h.Status != verdict.Pass {
 		t.Errorf("h: fusion %q max %g status %s (%s), want mul_mat+add at %g, PASS", h.Fusion, h.Compare.MaxNMSE, h.Status, h.Compare, ops.MatMulMaxNMSE)
 	}
 	if h.Compare.NMSE <= ops.DefaultMaxNMSE {
 		t.Errorf("h NMSE %g: the perturbation is too small to tell the limits apart", h.Compare.NMSE)
 	}
-	if hg.Fusion != plan.FusionRMSNormMul || hg.Compare.MaxNMSE != ops.DefaultMaxNMSE || hg.Status != StatusPass {
+	if hg.Fusion != plan.FusionRMSNormMul || hg.Compare.MaxNMSE != ops.DefaultMaxNMSE || hg.Status != verdict.Pass {
 		t.Errorf("hg: fusion %q max %g status %s", hg.Fusion, hg.Compare.MaxNMSE, hg.Status)
 	}
 }
@@ -252,7 +253,7 @@ func TestInPlaceAliasing(t *testing.T) {
 				t.Errorf("src0.data %#x dst.data %#x, want the same buffer", src.Data, dst.Data)
 			}
 		}
-		if o := output(t, res, "out"); o.Status != StatusPass || o.Compare.NMSE != 0 {
+		if o := output(t, res, "out"); o.Status != verdict.Pass || o.Compare.NMSE != 0 {
 			t.Errorf("uberkernel=%v: %s %s", uber, o.Status, o.Compare)
 		}
 	}
@@ -273,7 +274,7 @@ func TestInPlaceKernelErrorIsCaught(t *testing.T) {
 	g := newGraph(t).leaf("x", ops.F32, 64, 5).
 		node("out", ops.OpRMSNorm, []string{"x"}, map[string]any{"eps": 1e-6}, true)
 	res := g.run(newSpy(t, "rms_norm_f32", 1.5), false, Options{}, "out")
-	if o := output(t, res, "out"); o.Status != StatusFail {
+	if o := output(t, res, "out"); o.Status != verdict.Fail {
 		t.Errorf("%s %s, want FAIL", o.Status, o.Compare)
 	}
 }
@@ -291,7 +292,7 @@ func TestInPlaceChain(t *testing.T) {
 		for _, o := range res.Outputs {
 			// Drift is 0 too: a is compared with the chained reference as
 			// scale left it, not with b, which overwrote its memory.
-			if o.Status != StatusPass || o.Compare.NMSE != 0 || o.Drift.NMSE != 0 {
+			if o.Status != verdict.Pass || o.Compare.NMSE != 0 || o.Drift.NMSE != 0 {
 				t.Errorf("uberkernel=%v: %s %s %s drift %s", uber, o.Output, o.Status, o.Compare, o.Drift)
 			}
 		}
@@ -328,7 +329,7 @@ func TestSetRowsAndSetAliasTheirSource(t *testing.T) {
 	leafBytes := func(name string) []byte { return uploaded[name] }
 	res := g.run(dev, false, Options{}, "rows", "patched")
 	for _, o := range res.Outputs {
-		if o.Status != StatusPass {
+		if o.Status != verdict.Pass {
 			t.Errorf("%s: %s %s", o.Output, o.Status, o.Compare)
 		}
 	}
@@ -364,10 +365,10 @@ func TestInPlaceNodeJudgedOnSnapshot(t *testing.T) {
 		node("b", ops.OpSqr, []string{"a"}, nil, true)
 	res := g.run(newSpy(t, "scale_f32", 1.001), false, Options{}, "a", "b")
 	a, b := output(t, res, "a"), output(t, res, "b")
-	if a.Status != StatusFail {
+	if a.Status != verdict.Fail {
 		t.Errorf("a (perturbed): %s %s, want FAIL", a.Status, a.Compare)
 	}
-	if b.Status != StatusPass || b.Compare.NMSE > 1e-12 || b.Drift.NMSE < 1e-6 {
+	if b.Status != verdict.Pass || b.Compare.NMSE > 1e-12 || b.Drift.NMSE < 1e-6 {
 		t.Errorf("b: %s %s drift %g, want PASS on a's device memory with drift", b.Status, b.Compare, b.Drift.NMSE)
 	}
 }

@@ -150,15 +150,7 @@ func sameDevice(a, b driver.Device) (same bool) {
 
 // traceProps converts device properties to the trace's.
 func traceProps(p driver.Props) *profile.DeviceProps {
-	arch := -1
-	switch p.Arch {
-	case "etsoc1":
-		arch = 0
-	case "pantero":
-		arch = 1
-	case "gepardo":
-		arch = 2
-	}
+	arch := driver.ArchValue(p.Arch)
 	form := 0
 	if p.FormFactor == "m2" {
 		form = 1

@@ -1,7 +1,6 @@
 package testfile_test
 
 import (
-	"context"
 	"encoding/csv"
 	"os"
 	"strings"
@@ -36,7 +35,7 @@ func TestOpParamsRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, err := runner.PlanCase(context.Background(), c, runner.PlanOptions{Manifest: m}, false)
+		p, err := runner.PlanCase(c, runner.PlanOptions{Manifest: m})
 		if err != nil {
 			t.Fatalf("%s: %v", c.Name, err)
 		}
@@ -113,7 +112,7 @@ func checkAgainstTBO(t *testing.T, file, csvFile string) {
 		if c.OpDesc != opName || c.Vars != vars {
 			t.Errorf("%s:\n got %s(%s)\nwant %s(%s)", c.Name, c.OpDesc, c.Vars, opName, vars)
 		}
-		p, err := runner.PlanCase(context.Background(), c, runner.PlanOptions{Manifest: m}, false)
+		p, err := runner.PlanCase(c, runner.PlanOptions{Manifest: m})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,36 +1,69 @@
-package main
-
-import (
-	"context"
-	"fmt"
-	"io"
-	"os"
-)
-
+// Package infile reads the input files a command is given, as outfile
+// writes its outputs.
+//
 // Inputs named by the user may be anything: a FIFO nobody writes, a pipe
 // from a slow producer, /dev/zero. A regular file is read as it is (its
 // size bounds it). Anything else is opened and read on a goroutine, so
 // that a signal (ctx) ends a blocked open or read at once, and with a
 // bound, so that an endless device fails with an error naming the path
 // instead of filling memory or the disk.
+package infile
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+)
 
 // Bounds on inputs that are not regular files.
 const (
-	maxTextInput  = 64 << 20 // case YAML, kernel maps, --arg file:, raw --buf init
-	maxTraceInput = 4 << 30  // traces from a pipe or FIFO
+	MaxText  = 64 << 20 // case YAML, kernel maps, --arg file:, raw --buf init, shard reports
+	MaxTrace = 4 << 30  // traces from a pipe or FIFO
 )
 
-// isRegular tells whether path names a regular file (following links).
+// Error is an input that cannot be used: a file that cannot be read, or
+// that says something wrong. It is bad user input (exit 2).
+type Error struct{ Msg string }
+
+func (e *Error) Error() string { return e.Msg }
+
+// InputError marks Error as bad user input.
+func (e *Error) InputError() {}
+
+// Errorf is an *Error with a formatted message.
+func Errorf(format string, args ...any) error {
+	return &Error{Msg: fmt.Sprintf(format, args...)}
+}
+
+// ErrText is the reason of a file error without the operation and path
+// an *os.PathError or *os.LinkError repeats ("no such file or
+// directory"), for messages that name the path themselves.
+func ErrText(err error) string {
+	var pe *os.PathError
+	var le *os.LinkError
+	switch {
+	case errors.As(err, &pe):
+		return pe.Err.Error()
+	case errors.As(err, &le):
+		return le.Err.Error()
+	}
+	return err.Error()
+}
+
+// IsRegular tells whether path names a regular file (following links).
 // Stat never blocks, even on a FIFO.
-func isRegular(path string) bool {
+func IsRegular(path string) bool {
 	fi, err := os.Stat(path)
 	return err == nil && fi.Mode().IsRegular()
 }
 
-// readInput reads a whole input. Errors are the open or read error (an
+// ReadFile reads a whole input. Errors are the open or read error (an
 // *os.PathError), the context's error, or, past limit bytes of something
 // that is not a regular file, an error saying so.
-func readInput(ctx context.Context, path string, limit int64) ([]byte, error) {
+func ReadFile(ctx context.Context, path string, limit int64) ([]byte, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return nil, err
@@ -46,10 +79,10 @@ func readInput(ctx context.Context, path string, limit int64) ([]byte, error) {
 	return io.ReadAll(r)
 }
 
-// openInput opens a stream input for reading: "-" is stdin. A regular file
+// Open opens a stream input for reading: "-" is stdin. A regular file
 // (or stdin redirected from one) is returned as an *os.File; anything else
-// as a asyncReader bounded by limit.
-func openInput(ctx context.Context, path string, stdin io.Reader, limit int64) (io.ReadCloser, error) {
+// as a reader bounded by limit that ends when ctx does.
+func Open(ctx context.Context, path string, stdin io.Reader, limit int64) (io.ReadCloser, error) {
 	if path == "-" {
 		if fh, ok := stdin.(*os.File); ok {
 			if fi, err := fh.Stat(); err == nil && fi.Mode().IsRegular() {
@@ -138,7 +171,7 @@ func (r *asyncReader) Read(p []byte) (int, error) {
 			r.buf, r.err = c.b, c.err
 			r.n += int64(len(c.b))
 			if r.n > r.limit {
-				r.buf, r.err = nil, fmt.Errorf("not a regular file and longer than %s (et reads no more than that from a pipe, FIFO or device)", fmtBytes(uint64(r.limit)))
+				r.buf, r.err = nil, fmt.Errorf("not a regular file and longer than %s (et reads no more than that from a pipe, FIFO or device)", sizeText(uint64(r.limit)))
 			}
 		}
 	}
@@ -155,4 +188,22 @@ func (r *asyncReader) Close() error {
 		close(r.closed)
 	}
 	return nil
+}
+
+// sizeText is a size with binary units as et's tables write it: "512 B",
+// "64 MiB" (exact multiples without a decimal), "1.5 GiB".
+func sizeText(b uint64) string {
+	units := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB"}
+	i := 0
+	for x := b; x >= 1024 && i < len(units)-1; x /= 1024 {
+		i++
+	}
+	if i == 0 {
+		return strconv.FormatUint(b, 10) + " B"
+	}
+	div := uint64(1) << (10 * i)
+	if b%div == 0 {
+		return strconv.FormatUint(b/div, 10) + " " + units[i]
+	}
+	return strconv.FormatFloat(float64(b)/float64(div), 'f', 1, 64) + " " + units[i]
 }

@@ -1,32 +1,29 @@
-package main
+package runner
 
 import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/ainekko/et/internal/outfile"
 	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/ainekko/et/internal/driver"
-	"github.com/ainekko/et/internal/driver/etrt"
 	"github.com/ainekko/et/internal/kernelmap"
 	"github.com/ainekko/et/internal/ops/exec"
+	"github.com/ainekko/et/internal/outfile"
 )
 
-// Files written by et run-op --profile DIR, named as ggml-et names them
-// with GGML_ET_PROFILE=DIR.
-const (
-	profileTraceFile     = driver.ProfileTraceFile
-	profileKernelMapFile = "kernel_id.json"
-)
+// ProfileKernelMapFile is the kernel map --profile DIR writes beside the
+// trace (driver.ProfileTraceFile), named as ggml-et names it with
+// GGML_ET_PROFILE=DIR.
+const ProfileKernelMapFile = "kernel_id.json"
 
 // profileStopTimeout bounds stopping a runtime profiler an early return
 // left running.
 const profileStopTimeout = 30 * time.Second
 
-// runOpProfile is run-op's --profile DIR.
+// profile is run-op's --profile DIR.
 //
 // On a device whose runtime has its own profiler (driver.Profiler: sysemu
 // and pcie through the ET runtime) the runtime writes
@@ -34,7 +31,7 @@ const profileStopTimeout = 30 * time.Second
 // writes DIR/kernel_id.json from the KernelIds the runtime's loads
 // returned. On other devices (the reference device) et records the run
 // itself (exec.TraceRecorder) and writes both files.
-type runOpProfile struct {
+type profile struct {
 	dir string
 	// rec is et's recorder; nil with a runtime profiler.
 	rec *exec.TraceRecorder
@@ -42,23 +39,25 @@ type runOpProfile struct {
 	// loaded meanwhile.
 	prof  driver.Profiler
 	loads *kernelLoads
+	logf  func(format string, args ...any)
+	warnf func(format string, args ...any)
 }
 
-// newRunOpProfile creates DIR, or returns nil without --profile. It runs
+// newProfile creates DIR, or returns nil without --profile. It runs
 // before the device opens, so a bad DIR boots nothing.
-func newRunOpProfile(dir string) (*runOpProfile, error) {
+func newProfile(dir string, logf, warnf func(format string, args ...any)) (*profile, error) {
 	if dir == "" {
 		return nil, nil
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, usageErrorf("--profile: %v", err)
 	}
-	return &runOpProfile{dir: dir}, nil
+	return &profile{dir: dir, logf: logf, warnf: warnf}, nil
 }
 
 // start begins profiling dev, before anything runs on it, and returns the
 // device the run must use: dev, or dev logging its kernel loads.
-func (p *runOpProfile) start(ctx context.Context, f *factory, dev driver.Device) (driver.Device, error) {
+func (p *profile) start(ctx context.Context, dev driver.Device) (driver.Device, error) {
 	if p == nil {
 		return dev, nil
 	}
@@ -71,12 +70,12 @@ func (p *runOpProfile) start(ctx context.Context, f *factory, dev driver.Device)
 		return nil, fmt.Errorf("--profile: start the runtime profiler: %w", err)
 	}
 	p.prof, p.loads = pr, &kernelLoads{Device: dev}
-	f.logf("runtime profiler writing %s", filepath.Join(p.dir, profileTraceFile))
+	p.logf("runtime profiler writing %s", filepath.Join(p.dir, driver.ProfileTraceFile))
 	return p.loads, nil
 }
 
 // recorder is the run's exec.Options.Trace: et's recorder, or nil.
-func (p *runOpProfile) recorder() *exec.TraceRecorder {
+func (p *profile) recorder() *exec.TraceRecorder {
 	if p == nil {
 		return nil
 	}
@@ -88,12 +87,12 @@ func (p *runOpProfile) recorder() *exec.TraceRecorder {
 // work) or writes et's recording. Every file is complete before it takes
 // its name (a temporary file renamed, or the runtime's partial trace
 // renamed by StopProfile).
-func (p *runOpProfile) write(ctx context.Context, f *factory) error {
+func (p *profile) write(ctx context.Context) error {
 	if p == nil {
 		return nil
 	}
 	if p.rec != nil {
-		return writeRecordedProfile(f, p.dir, p.rec)
+		return p.writeRecorded()
 	}
 	if p.prof == nil {
 		return nil
@@ -107,26 +106,26 @@ func (p *runOpProfile) write(ctx context.Context, f *factory) error {
 	if err := kernelmap.Write(&km, p.loads.entries); err != nil {
 		return fmt.Errorf("--profile: %w", err)
 	}
-	if err := outfile.WriteFile(filepath.Join(p.dir, profileKernelMapFile), km.Bytes()); err != nil {
+	if err := outfile.WriteFile(filepath.Join(p.dir, ProfileKernelMapFile), km.Bytes()); err != nil {
 		return fmt.Errorf("--profile: %w", err)
 	}
-	f.logf("the runtime wrote %s; wrote %s (%d kernels)", filepath.Join(p.dir, profileTraceFile), profileKernelMapFile, len(p.loads.entries))
+	p.logf("the runtime wrote %s; wrote %s (%d kernels)", filepath.Join(p.dir, driver.ProfileTraceFile), ProfileKernelMapFile, len(p.loads.entries))
 	return nil
 }
 
-// abort runs when run-op returns early: a runtime profiler still running
+// abort runs when a run returns early: a runtime profiler still running
 // is stopped, so that its trace of the part that ran is complete, with its
 // kernel map. When that fails (the worker died or hung), the partial trace
 // is named in a warning.
-func (p *runOpProfile) abort(ctx context.Context, f *factory) {
+func (p *profile) abort(ctx context.Context) {
 	if p == nil || p.prof == nil {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), profileStopTimeout)
 	defer cancel()
-	if err := p.write(ctx, f); err != nil {
-		if partial := filepath.Join(p.dir, profileTraceFile+etrt.PartialTraceSuffix); fileExists(partial) {
-			f.warnf("--profile: the runtime's trace is incomplete (truncated): %s", partial)
+	if err := p.write(ctx); err != nil {
+		if partial := filepath.Join(p.dir, driver.ProfileTraceFile+driver.PartialTraceSuffix); fileExists(partial) {
+			p.warnf("--profile: the runtime's trace is incomplete (truncated): %s", partial)
 		}
 	}
 }
@@ -153,24 +152,24 @@ func (k *kernelLoads) LoadKernel(ctx context.Context, name string, elf []byte) (
 	return id, err
 }
 
-// writeRecordedProfile writes DIR/et_runtime_trace.json and
-// DIR/kernel_id.json from et's recording, each through a temporary file
-// renamed when complete.
-func writeRecordedProfile(f *factory, dir string, rec *exec.TraceRecorder) error {
+// writeRecorded writes DIR/et_runtime_trace.json and DIR/kernel_id.json
+// from et's recording, each through a temporary file renamed when
+// complete.
+func (p *profile) writeRecorded() error {
 	var trace, km bytes.Buffer
-	if err := rec.WriteTrace(&trace); err != nil {
+	if err := p.rec.WriteTrace(&trace); err != nil {
 		return fmt.Errorf("--profile: %w", err)
 	}
-	if err := rec.WriteKernelMap(&km); err != nil {
+	if err := p.rec.WriteKernelMap(&km); err != nil {
 		return fmt.Errorf("--profile: %w", err)
 	}
-	tracePath := filepath.Join(dir, profileTraceFile)
+	tracePath := filepath.Join(p.dir, driver.ProfileTraceFile)
 	if err := outfile.WriteFile(tracePath, trace.Bytes()); err != nil {
 		return fmt.Errorf("--profile: %w", err)
 	}
-	if err := outfile.WriteFile(filepath.Join(dir, profileKernelMapFile), km.Bytes()); err != nil {
+	if err := outfile.WriteFile(filepath.Join(p.dir, ProfileKernelMapFile), km.Bytes()); err != nil {
 		return fmt.Errorf("--profile: %w", err)
 	}
-	f.logf("wrote %s (%d bytes) and %s (%d kernels)", tracePath, trace.Len(), profileKernelMapFile, len(rec.Kernels()))
+	p.logf("wrote %s (%d bytes) and %s (%d kernels)", tracePath, trace.Len(), ProfileKernelMapFile, len(p.rec.Kernels()))
 	return nil
 }

@@ -1,0 +1,50 @@
+package infile
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+)
+
+// A read blocked on a FIFO nobody writes ends when the context does.
+func TestReadInputSeesContext(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "p")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() {
+		_, err := ReadFile(ctx, fifo, MaxText)
+		done <- err
+	}()
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Errorf("readInput = %v, want context.Canceled", err)
+	}
+	pr, pw, _ := os.Pipe()
+	defer pw.Close()
+	ctx, cancel = context.WithCancel(context.Background())
+	r, err := Open(ctx, "-", pr, MaxTrace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go cancel()
+	if _, err := io.ReadAll(r); !errors.Is(err, context.Canceled) {
+		t.Errorf("stdin pipe read = %v, want context.Canceled", err)
+	}
+}
+
+// sizeText writes sizes as et's tables do (the bound in the error of an
+// endless input).
+func TestSizeText(t *testing.T) {
+	for b, want := range map[uint64]string{512: "512 B", MaxText: "64 MiB", MaxTrace: "4 GiB", 1536: "1.5 KiB"} {
+		if got := sizeText(b); got != want {
+			t.Errorf("sizeText(%d) = %q, want %q", b, got, want)
+		}
+	}
+}
