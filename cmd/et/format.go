@@ -1,6 +1,10 @@
 package main
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/ainekko/et/internal/infile"
+)
 
 // Formatting helpers for tables (JSON keeps raw values).
 
@@ -28,22 +32,9 @@ func fmtNS(ns int64) string {
 }
 
 // fmtBytes scales a size with binary units: "512 B", "64 KiB" (exact
-// multiples without a decimal), "1.5 GiB".
-func fmtBytes(b uint64) string {
-	units := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB"}
-	i := 0
-	for x := b; x >= 1024 && i < len(units)-1; x /= 1024 {
-		i++
-	}
-	if i == 0 {
-		return strconv.FormatUint(b, 10) + " B"
-	}
-	div := uint64(1) << (10 * i)
-	if b%div == 0 {
-		return strconv.FormatUint(b/div, 10) + " " + units[i]
-	}
-	return strconv.FormatFloat(float64(b)/float64(div), 'f', 1, 64) + " " + units[i]
-}
+// multiples without a decimal), "1.5 GiB" (infile's messages write sizes
+// the same way).
+func fmtBytes(b uint64) string { return infile.SizeText(b) }
 
 func fmtBW(bps float64) string {
 	if bps <= 0 {

@@ -171,7 +171,7 @@ func (r *asyncReader) Read(p []byte) (int, error) {
 			r.buf, r.err = c.b, c.err
 			r.n += int64(len(c.b))
 			if r.n > r.limit {
-				r.buf, r.err = nil, fmt.Errorf("not a regular file and longer than %s (et reads no more than that from a pipe, FIFO or device)", sizeText(uint64(r.limit)))
+				r.buf, r.err = nil, fmt.Errorf("not a regular file and longer than %s (et reads no more than that from a pipe, FIFO or device)", SizeText(uint64(r.limit)))
 			}
 		}
 	}
@@ -190,9 +190,9 @@ func (r *asyncReader) Close() error {
 	return nil
 }
 
-// sizeText is a size with binary units as et's tables write it: "512 B",
+// SizeText is a size with binary units as et's tables write it: "512 B",
 // "64 MiB" (exact multiples without a decimal), "1.5 GiB".
-func sizeText(b uint64) string {
+func SizeText(b uint64) string {
 	units := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB"}
 	i := 0
 	for x := b; x >= 1024 && i < len(units)-1; x /= 1024 {

@@ -20,6 +20,8 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+
+	"github.com/ainekko/et/internal/infile"
 )
 
 // PathError is an output path that cannot be written: bad input.
@@ -40,7 +42,7 @@ type WriteError struct {
 	Err  error
 }
 
-func (e *WriteError) Error() string { return "write " + e.Path + ": " + errText(e.Err) }
+func (e *WriteError) Error() string { return "write " + e.Path + ": " + infile.ErrText(e.Err) }
 func (e *WriteError) Unwrap() error { return e.Err }
 
 // File is an output file being written.
@@ -223,22 +225,8 @@ func classify(path string, err error) error {
 	for _, e := range []error{fs.ErrNotExist, fs.ErrPermission, fs.ErrExist,
 		syscall.ENOTDIR, syscall.EISDIR, syscall.ELOOP, syscall.ENAMETOOLONG, syscall.EROFS, syscall.ENXIO} {
 		if errors.Is(err, e) {
-			return &PathError{Path: path, Msg: errText(err)}
+			return &PathError{Path: path, Msg: infile.ErrText(err)}
 		}
 	}
 	return &WriteError{Path: path, Err: err}
-}
-
-// errText is the error without the operation and path an *os.PathError
-// adds (the destination is named once, by this package).
-func errText(err error) string {
-	var pe *os.PathError
-	var le *os.LinkError
-	switch {
-	case errors.As(err, &pe):
-		return pe.Err.Error()
-	case errors.As(err, &le):
-		return le.Err.Error()
-	}
-	return err.Error()
 }
