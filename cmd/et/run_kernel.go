@@ -13,18 +13,11 @@ import (
 	"github.com/ainekko/et/internal/kernelrun"
 )
 
-// runKernelOptions are the flags of et run-kernel.
+// runKernelOptions are the flags of et run-kernel: the run (its Spec
+// filled from Target when it runs) and the device flags.
 type runKernelOptions struct {
-	ELF string
-	// Name is the kernel name: the ELF's base name without .elf.
-	Name      string
-	Bufs      []kernelargs.Buf
-	Args      []kernelargs.Arg
-	Dumps     []kernelargs.Dump
-	ShireMask uint64
-	NoBarrier bool
-	FlushL3   bool
-	Target    backendOptions
+	kernelrun.Options
+	Target backendOptions
 }
 
 func newRunKernelCmd(f *factory, runF func(context.Context, *runKernelOptions) error) *cobra.Command {
@@ -113,8 +106,9 @@ Exit status: 0 ran, 1 kernel fault or worker died, 2 bad flags or files,
 }
 
 func runKernelRun(ctx context.Context, f *factory, opts *runKernelOptions) error {
-	d, err := kernelrun.Run(ctx, kernelrun.Options{ELF: opts.ELF, Name: opts.Name, Bufs: opts.Bufs, Args: opts.Args, Dumps: opts.Dumps,
-		ShireMask: opts.ShireMask, NoBarrier: opts.NoBarrier, FlushL3: opts.FlushL3, Spec: opts.Target.spec(f, nil)})
+	run := opts.Options
+	run.Spec = opts.Target.spec(f, nil)
+	d, err := kernelrun.Run(ctx, run)
 	if err != nil {
 		return err
 	}
