@@ -14,6 +14,8 @@ import (
 	"github.com/ainekko/et/internal/runner"
 )
 
+//go:generate sh -c "cd ../.. && go run ./cmd/et ops list -o markdown > docs/ops.md"
+
 // opsRegenerate is how docs/ops.md is regenerated (it is the markdown
 // form of et ops list, kept in sync by TestOpsDocUpToDate).
 const opsRegenerate = "go run ./cmd/et ops list -o markdown > docs/ops.md"

@@ -5,6 +5,8 @@
 // regenerates the list from the real tool.
 package tbocases
 
+//go:generate sh regen.sh
+
 import (
 	"bytes"
 	"compress/gzip"
