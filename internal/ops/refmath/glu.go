@@ -55,14 +55,16 @@ func (ks *Kernels) refGLU(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) err
 	n := dst.Ne[0]
 	swapped := p.Bool("swapped")
 	if cpu.DenseF32Rows(srcs...) && cpu.DenseF32Rows(dst) {
+		swiglu := p.Str("op") == "swiglu" // the row kernel (a flag, not an allocated method value)
 		kern := func(out, x, g []float32) {
+			if swiglu {
+				ks.SwigluRow(out, x, g)
+				return
+			}
 			g = g[:len(x)]
 			for i := range out {
 				out[i] = f(x[i], g[i])
 			}
-		}
-		if p.Str("op") == "swiglu" {
-			kern = ks.SwigluRow
 		}
 		cpu.ForRowChunks(dst.NRows(), n, 4, func(r, lo, hi int64) {
 			i1, i2, i3 := ops.RowIndex(dst.Ne, r)

@@ -26,15 +26,20 @@ func (ks *Kernels) refRMSNorm(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params)
 
 func (ks *Kernels) refNorm(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) error {
 	eps := p.F32("eps")
-	norm := func(y, x []float32, sum func([]float32) float64, center func(y, x []float32, m float32) float64) {
-		mean := float32(sum(x) / float64(len(x)))
-		variance := float32(center(y, x, mean) / float64(len(x)))
+	scale := func(y []float32, center float64) {
+		variance := float32(center / float64(len(y)))
 		ks.ScaleInto(y, y, 1/sqrtf32(variance+eps))
 	}
-	if normRowsF32(dst, srcs[0], srcs[0].Ne[0]/4, func(y, x []float32) { norm(y, x, ks.SumRow, ks.CenterSumSqRow) }) {
+	if normRowsF32(dst, srcs[0], srcs[0].Ne[0]/4, func(y, x []float32) {
+		mean := float32(ks.SumRow(x) / float64(len(x)))
+		scale(y, ks.CenterSumSqRow(y, x, mean))
+	}) {
 		return nil
 	}
-	normRows(dst, srcs[0], func(y []float32) { norm(y, y, cpu.SumScalar, cpu.CenterSumSqScalar) })
+	normRows(dst, srcs[0], func(y []float32) {
+		mean := float32(cpu.SumScalar(y) / float64(len(y)))
+		scale(y, cpu.CenterSumSqScalar(y, y, mean))
+	})
 	return nil
 }
 

@@ -91,13 +91,17 @@ func (ks *Kernels) refUnary(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) e
 	if f == nil {
 		return &ops.ParamError{Op: ops.OpUnary, Param: "op", Msg: fmt.Sprintf("unknown unary op %q", p.Str("op"))}
 	}
+	// ggml's split of an f32 row for silu (silu.go); f16 rows are silu of
+	// each value. (A flag, not a method value: that would be allocated.)
+	silu := p.Str("op") == "silu" && srcs[0].Type == ops.F32
 	kern := func(y, x []float32) {
+		if silu {
+			ks.SiluRow(y, x)
+			return
+		}
 		for i, v := range x {
 			y[i] = f(v)
 		}
-	}
-	if p.Str("op") == "silu" && srcs[0].Type == ops.F32 {
-		kern = ks.SiluRow // ggml's split of an f32 row (silu.go); f16 rows are silu of each value
 	}
 	if x := srcs[0]; cpu.DenseF32Rows(dst, x) && dst.Ne == x.Ne {
 		// exp, tanh, erf: a few ns an element, 4 work units.

@@ -32,7 +32,12 @@ func (ks *Kernels) AddRow(dst, a, b []float32) {
 	n := len(a) &^ 7
 	b, dst = b[:len(a)], dst[:len(a)]
 	pa, pb, pd := ptr(a), ptr(b), ptr(dst)
-	for i := 0; i < n; i += 8 {
+	i := 0
+	for ; i+16 <= n; i += 16 { // two vectors a step: the loop's placement matters less
+		archsimd.LoadFloat32x8(at(pa, i)).Add(archsimd.LoadFloat32x8(at(pb, i))).Store(at(pd, i))
+		archsimd.LoadFloat32x8(at(pa, i+8)).Add(archsimd.LoadFloat32x8(at(pb, i+8))).Store(at(pd, i+8))
+	}
+	if i < n {
 		archsimd.LoadFloat32x8(at(pa, i)).Add(archsimd.LoadFloat32x8(at(pb, i))).Store(at(pd, i))
 	}
 	archsimd.ClearAVXUpperBits()
@@ -48,7 +53,12 @@ func (ks *Kernels) SubRow(dst, a, b []float32) {
 	n := len(a) &^ 7
 	b, dst = b[:len(a)], dst[:len(a)]
 	pa, pb, pd := ptr(a), ptr(b), ptr(dst)
-	for i := 0; i < n; i += 8 {
+	i := 0
+	for ; i+16 <= n; i += 16 { // two vectors a step: the loop's placement matters less
+		archsimd.LoadFloat32x8(at(pa, i)).Sub(archsimd.LoadFloat32x8(at(pb, i))).Store(at(pd, i))
+		archsimd.LoadFloat32x8(at(pa, i+8)).Sub(archsimd.LoadFloat32x8(at(pb, i+8))).Store(at(pd, i+8))
+	}
+	if i < n {
 		archsimd.LoadFloat32x8(at(pa, i)).Sub(archsimd.LoadFloat32x8(at(pb, i))).Store(at(pd, i))
 	}
 	archsimd.ClearAVXUpperBits()
@@ -64,7 +74,12 @@ func (ks *Kernels) MulRow(dst, a, b []float32) {
 	n := len(a) &^ 7
 	b, dst = b[:len(a)], dst[:len(a)]
 	pa, pb, pd := ptr(a), ptr(b), ptr(dst)
-	for i := 0; i < n; i += 8 {
+	i := 0
+	for ; i+16 <= n; i += 16 { // two vectors a step: the loop's placement matters less
+		archsimd.LoadFloat32x8(at(pa, i)).Mul(archsimd.LoadFloat32x8(at(pb, i))).Store(at(pd, i))
+		archsimd.LoadFloat32x8(at(pa, i+8)).Mul(archsimd.LoadFloat32x8(at(pb, i+8))).Store(at(pd, i+8))
+	}
+	if i < n {
 		archsimd.LoadFloat32x8(at(pa, i)).Mul(archsimd.LoadFloat32x8(at(pb, i))).Store(at(pd, i))
 	}
 	archsimd.ClearAVXUpperBits()
