@@ -92,6 +92,8 @@ type replay struct {
 	srcs  []*ops.Tensor
 	p     ops.Params
 	clone bool // runAliased computes into a copy of dst's allocation
+	// ref is the op's reference math (refmath.Ref), looked up once.
+	ref refmath.RefFunc
 	// bound is the op's Ref bound to these tensors (ops.BindFunc), nil
 	// where it has none (or clone).
 	bound func() error
@@ -109,7 +111,7 @@ func (rp *replay) compute() error {
 		}
 		return nil
 	}
-	if err := refOp(rp.info, rp.dst, rp.srcs, rp.p, rp.clone); err != nil {
+	if err := refOp(rp.ref, rp.dst, rp.srcs, rp.p, rp.clone); err != nil {
 		return userError(err.Error())
 	}
 	return nil
@@ -421,7 +423,7 @@ func (r *run) compute(op ops.Op, dst *ops.Tensor, srcs []*ops.Tensor, raw map[st
 		}
 		rc.host = rc.host || host
 		if rc.calls == 1 {
-			rc.call = replay{info: info, dst: dst, srcs: slices.Clone(srcs), p: p, clone: clone}
+			rc.call = replay{info: info, dst: dst, srcs: slices.Clone(srcs), p: p, clone: clone, ref: refmath.Ref(info.Name)}
 			if bind := refmath.Bind(info.Name); bind != nil && !clone {
 				rc.call.bound = bind(dst, rc.call.srcs, p)
 			}
@@ -476,13 +478,13 @@ func mustClone(info *ops.OpInfo, dst *ops.Tensor, srcs []*ops.Tensor) bool {
 	return false
 }
 
-// refOp is runOp without OpInfo.Run's checks of the sources and dst
-// against the op: their types, shapes, strides and buffer sizes, and the
-// params, which the checks read and nothing else, are those of a launch
-// that passed them. (The op's own checks of the data, such as set_rows'
+// refOp is runOp by the op's reference math ref, without refmath.Run's
+// checks of the sources and dst against the op: their types, shapes,
+// strides and buffer sizes, and the params, which the checks read and
+// nothing else, are those of a launch that passed them. (The op's own checks of the data, such as set_rows'
 // indices, run.)
-func refOp(info *ops.OpInfo, dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params, clone bool) error {
-	return intoDst(dst, clone, func(d *ops.Tensor) error { return refmath.Ref(info.Name)(d, srcs, p) })
+func refOp(ref refmath.RefFunc, dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params, clone bool) error {
+	return intoDst(dst, clone, func(d *ops.Tensor) error { return ref(d, srcs, p) })
 }
 
 // runOp runs info into dst, or with clone into a copy of dst's

@@ -7,37 +7,6 @@
 // same order. Each takes n a multiple of 8 (the sums: of 16 or 8 more) and
 // ends with VZEROUPPER.
 
-// ELTWISE(op) is dst[i] = a[i] op b[i] over n values.
-#define ELTWISE(op) \
-	MOVQ dst+0(FP), DI \
-	MOVQ a+8(FP), SI \
-	MOVQ b+16(FP), DX \
-	MOVQ n+24(FP), CX \
-	XORQ AX, AX \
-eloop: \
-	CMPQ    AX, CX \
-	JGE     edone \
-	VMOVUPS (SI)(AX*4), Y0 \
-	op      (DX)(AX*4), Y0, Y0 \
-	VMOVUPS Y0, (DI)(AX*4) \
-	ADDQ    $8, AX \
-	JMP     eloop \
-edone: \
-	VZEROUPPER \
-	RET
-
-// func addF32AVX(dst, a, b *float32, n int)
-TEXT ·addF32AVX(SB), NOSPLIT, $0-32
-	ELTWISE(VADDPS)
-
-// func subF32AVX(dst, a, b *float32, n int)
-TEXT ·subF32AVX(SB), NOSPLIT, $0-32
-	ELTWISE(VSUBPS)
-
-// func mulF32AVX(dst, a, b *float32, n int)
-TEXT ·mulF32AVX(SB), NOSPLIT, $0-32
-	ELTWISE(VMULPS)
-
 // func scaleF32AVX(dst, x *float32, s float32, n int)
 TEXT ·scaleF32AVX(SB), NOSPLIT, $0-32
 	MOVQ         dst+0(FP), DI

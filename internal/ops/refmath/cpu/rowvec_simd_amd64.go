@@ -23,69 +23,6 @@ func at(p unsafe.Pointer, i int) *[8]float32 { return (*[8]float32)(unsafe.Add(p
 
 func ptr(s []float32) unsafe.Pointer { return unsafe.Pointer(unsafe.SliceData(s)) }
 
-// AddRow is dst = a + b, element by element (the scalar loop's bits).
-func (ks *Kernels) AddRow(dst, a, b []float32) {
-	if !ks.Row || len(a) < 8 {
-		addScalar(dst, a, b)
-		return
-	}
-	n := len(a) &^ 7
-	b, dst = b[:len(a)], dst[:len(a)]
-	pa, pb, pd := ptr(a), ptr(b), ptr(dst)
-	i := 0
-	for ; i+16 <= n; i += 16 { // two vectors a step: the loop's placement matters less
-		archsimd.LoadFloat32x8(at(pa, i)).Add(archsimd.LoadFloat32x8(at(pb, i))).Store(at(pd, i))
-		archsimd.LoadFloat32x8(at(pa, i+8)).Add(archsimd.LoadFloat32x8(at(pb, i+8))).Store(at(pd, i+8))
-	}
-	if i < n {
-		archsimd.LoadFloat32x8(at(pa, i)).Add(archsimd.LoadFloat32x8(at(pb, i))).Store(at(pd, i))
-	}
-	archsimd.ClearAVXUpperBits()
-	addScalar(dst[n:], a[n:], b[n:])
-}
-
-// SubRow is dst = a - b, element by element.
-func (ks *Kernels) SubRow(dst, a, b []float32) {
-	if !ks.Row || len(a) < 8 {
-		subScalar(dst, a, b)
-		return
-	}
-	n := len(a) &^ 7
-	b, dst = b[:len(a)], dst[:len(a)]
-	pa, pb, pd := ptr(a), ptr(b), ptr(dst)
-	i := 0
-	for ; i+16 <= n; i += 16 { // two vectors a step: the loop's placement matters less
-		archsimd.LoadFloat32x8(at(pa, i)).Sub(archsimd.LoadFloat32x8(at(pb, i))).Store(at(pd, i))
-		archsimd.LoadFloat32x8(at(pa, i+8)).Sub(archsimd.LoadFloat32x8(at(pb, i+8))).Store(at(pd, i+8))
-	}
-	if i < n {
-		archsimd.LoadFloat32x8(at(pa, i)).Sub(archsimd.LoadFloat32x8(at(pb, i))).Store(at(pd, i))
-	}
-	archsimd.ClearAVXUpperBits()
-	subScalar(dst[n:], a[n:], b[n:])
-}
-
-// MulRow is dst = a·b, element by element.
-func (ks *Kernels) MulRow(dst, a, b []float32) {
-	if !ks.Row || len(a) < 8 {
-		mulScalar(dst, a, b)
-		return
-	}
-	n := len(a) &^ 7
-	b, dst = b[:len(a)], dst[:len(a)]
-	pa, pb, pd := ptr(a), ptr(b), ptr(dst)
-	i := 0
-	for ; i+16 <= n; i += 16 { // two vectors a step: the loop's placement matters less
-		archsimd.LoadFloat32x8(at(pa, i)).Mul(archsimd.LoadFloat32x8(at(pb, i))).Store(at(pd, i))
-		archsimd.LoadFloat32x8(at(pa, i+8)).Mul(archsimd.LoadFloat32x8(at(pb, i+8))).Store(at(pd, i+8))
-	}
-	if i < n {
-		archsimd.LoadFloat32x8(at(pa, i)).Mul(archsimd.LoadFloat32x8(at(pb, i))).Store(at(pd, i))
-	}
-	archsimd.ClearAVXUpperBits()
-	mulScalar(dst[n:], a[n:], b[n:])
-}
-
 // ScaleInto is dst = x·s.
 func (ks *Kernels) ScaleInto(dst, x []float32, s float32) {
 	if !ks.Row || len(x) < 8 {
