@@ -2,6 +2,7 @@
 """Side-by-side of et and ggml's CPU backend on testcases/perf/llama3-8b.txt.
 
     compare.py [--by-n] ET.json... -- GGML.txt...
+    compare.py NEW.json... -- OLD.json...
 
 ET.json are `et run-op --test-file llama3-8b.txt --perf -o json` reports,
 GGML.txt the console output of `test-backend-ops perf -b CPU --test-file
@@ -10,9 +11,12 @@ the rounds of each round's time (et: the launch's median; ggml: us/run), and
 the table gives both and et/ggml, as Markdown. With --by-n, one row per op
 and a column per token count n (the names' -nN suffix), the ratios over the
 issue's targets (1.2 for MUL_MAT, 1.5 for the rest) in bold: one build's table
-(docs/performance.md puts the release and plain builds' tables into one). The
-script only reads; it is not part of et.
+(docs/performance.md puts the release and plain builds' tables into one).
+Given et reports on both sides (two builds or commits of et, alternated),
+the table gives both and their ratio. The last line is the ratios'
+geometric mean. The script only reads; it is not part of et.
 """
+import math
 import json
 import re
 import statistics
@@ -37,6 +41,11 @@ def ggml_times(path):
         if m:
             out[m.group(1)] = float(m.group(2))
     return out
+
+
+def times(path):
+    """et's report (.json) or ggml's console output."""
+    return et_times(path) if path.endswith('.json') else ggml_times(path)
 
 
 def fmt(us):
@@ -83,18 +92,24 @@ def main(argv):
         sys.exit('usage: compare.py [--by-n] ET.json... -- GGML.txt...')
     i = argv.index('--')
     ets = [et_times(p) for p in argv[:i]]
-    ggs = [ggml_times(p) for p in argv[i + 1:]]
+    ggs = [times(p) for p in argv[i + 1:]]
+    right = 'B' if argv[i + 1].endswith('.json') else 'ggml CPU'
+    left = 'A' if right == 'B' else 'et'
     names = [n for n in ggs[0] if all(n in e for e in ets)]
     if pivot:
         by_n([(n, statistics.median(x[n] for x in ets), statistics.median(x[n] for x in ggs if n in x))
               for n in names])
         return
-    print('| op (test-file name) | et median | ggml CPU median | et / ggml |')
+    print(f'| op (test-file name) | {left} median | {right} median | {left} / {right} |')
     print('|---|---|---|---|')
+    logs = []
     for n in names:
         e = statistics.median(x[n] for x in ets)
         g = statistics.median(x[n] for x in ggs if n in x)
+        logs.append(math.log(e / g))
         print(f'| {n} | {fmt(e)} | {fmt(g)} | {e / g:.2f} |')
+    if logs:
+        print(f'\ngeometric mean of {left} / {right}: {math.exp(sum(logs) / len(logs)):.3f} over {len(logs)} ops')
     missing = [n for n in ggs[0] if n not in names]
     if missing:
         print('\nnot timed by et:', ', '.join(missing))
