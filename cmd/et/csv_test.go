@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
-	"github.com/ainekko/et/internal/ops/plan"
 	"maps"
 	"os"
 	"path/filepath"
@@ -14,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/ainekko/et/internal/ops/plan"
 
 	"github.com/ainekko/et/internal/driver"
 	"github.com/ainekko/et/internal/ops/abi"

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"github.com/ainekko/et/internal/driver/pcie/pcietest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -11,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/ainekko/et/internal/driver/pcie/pcietest"
 
 	"github.com/ainekko/et/internal/driver"
 	"github.com/ainekko/et/internal/driver/pcie"

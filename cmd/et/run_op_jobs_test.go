@@ -2,9 +2,10 @@ package main
 
 import (
 	"encoding/json"
-	"github.com/ainekko/et/internal/runner"
 	"strings"
 	"testing"
+
+	"github.com/ainekko/et/internal/runner"
 )
 
 // TestRunOpJobsSameResults runs seven case files with one job and with three

@@ -2,12 +2,13 @@ package main
 
 import (
 	"encoding/json"
-	"github.com/ainekko/et/internal/runner"
 	"maps"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ainekko/et/internal/runner"
 
 	"github.com/ainekko/et/internal/kernelmap"
 )

@@ -4,10 +4,11 @@ package main
 
 import (
 	"encoding/json"
-	"github.com/ainekko/et/internal/runner"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/ainekko/et/internal/runner"
 )
 
 // run-op verdicts on the real emulator and the real ggml-et kernels, run

@@ -19,8 +19,6 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
-	"github.com/ainekko/et/internal/runner"
-	"github.com/ainekko/et/internal/verdict"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -28,6 +26,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ainekko/et/internal/runner"
+	"github.com/ainekko/et/internal/verdict"
 )
 
 // stack is the install the suite runs against.

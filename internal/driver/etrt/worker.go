@@ -15,7 +15,6 @@ import (
 
 	"github.com/ainekko/et/internal/driver"
 	"github.com/ainekko/et/internal/sysemu"
-	"golang.org/x/sys/unix"
 )
 
 // WorkerCommand is the hidden et subcommand that runs a worker.
@@ -370,7 +369,7 @@ func ServeWorker(ctx context.Context, open Opener) error {
 	}
 	// Non-blocking, the request pipe is in the runtime's poller, so
 	// Serve can end its reader when it returns.
-	unix.SetNonblock(workerFDIn, true)
+	setNonblock(workerFDIn)
 	in := os.NewFile(workerFDIn, "et-worker-requests")
 	out := os.NewFile(workerFDOut, "et-worker-responses")
 	for _, f := range []*os.File{in, out} {

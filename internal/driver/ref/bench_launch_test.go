@@ -2,8 +2,9 @@ package ref
 
 import (
 	"fmt"
-	"syscall"
 	"testing"
+
+	"github.com/ainekko/et/internal/ops/opstest"
 
 	"github.com/ainekko/et/internal/driver"
 	"github.com/ainekko/et/internal/ops"
@@ -99,7 +100,7 @@ func BenchmarkLaunch(b *testing.B) {
 			}
 			opts := driver.LaunchOptions{ShireMask: 0xFFFFFFFF, Barrier: true}
 			b.Run(c.name, func(b *testing.B) {
-				cpu0 := processCPUNS()
+				cpu0 := opstest.ProcessCPUNS()
 				for b.Loop() {
 					if err := e.d.Launch(e.ctx, id, c.args, opts); err != nil {
 						b.Fatal(err)
@@ -109,19 +110,9 @@ func BenchmarkLaunch(b *testing.B) {
 						b.Fatal(err, serrs)
 					}
 				}
-				b.ReportMetric(float64(processCPUNS()-cpu0)/1e6/float64(b.N), "cpu-ms/op")
+				b.ReportMetric(float64(opstest.ProcessCPUNS()-cpu0)/1e6/float64(b.N), "cpu-ms/op")
 			})
 			e.d.TakeDecoded()
 		}
 	}
-}
-
-// processCPUNS is the CPU time (user + system) this process has used, in
-// nanoseconds.
-func processCPUNS() int64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return -1
-	}
-	return ru.Utime.Nano() + ru.Stime.Nano()
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/ainekko/et/internal/ops/opstest"
+
 	"github.com/ainekko/et/internal/ops"
 )
 
@@ -69,13 +71,13 @@ func BenchmarkMaterializeLlamaLayer(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	cpu0 := processCPUNS()
+	cpu0 := opstest.ProcessCPUNS()
 	for b.Loop() {
 		if _, err := Materialize(c); err != nil {
 			b.Fatal(err)
 		}
 	}
 	if cpu0 >= 0 {
-		b.ReportMetric(float64(processCPUNS()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
+		b.ReportMetric(float64(opstest.ProcessCPUNS()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
 	}
 }

@@ -1,5 +1,0 @@
-//go:build !unix
-
-package graph
-
-func processCPUNS() int64 { return -1 }
