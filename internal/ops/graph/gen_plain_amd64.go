@@ -2,20 +2,21 @@
 
 package graph
 
-import "unsafe"
+import (
+	"unsafe"
+
+	xcpu "golang.org/x/sys/cpu"
+)
 
 // The plain build's (GOEXPERIMENT=simd off) vector form of fillNormal's
 // main loop: gen_simd_amd64.go's AVX-512 kernel in assembly
 // (gen_plain_amd64.s), eight pairs per pass, the scalar path's bits. On
 // CPUs without AVX-512 DQ the scalar loop runs.
 
-// cpuAVX512DQ reports whether the CPU and the OS support AVX-512 F and DQ.
-func cpuAVX512DQ() bool
-
 // normalKernels lists the kernels this CPU runs, widest first, ending
 // with 0 (the scalar code); tests run each.
 func normalKernels() []int {
-	if cpuAVX512DQ() {
+	if xcpu.X86.HasAVX512F && xcpu.X86.HasAVX512DQ { // the kernel's extensions; x/sys/cpu checks the OS's ZMM state
 		return []int{8, 0}
 	}
 	return []int{0}

@@ -288,31 +288,3 @@ loop:
 done:
 	VZEROUPPER
 	RET
-
-// func cpuAVX512DQ() bool
-//
-// Whether the CPU and the OS support AVX-512 F and DQ: CPUID.1:ECX OSXSAVE
-// (27); XCR0 the SSE, AVX and AVX-512 states (bits 1, 2, 5, 6, 7);
-// CPUID.7:EBX AVX512F (16), AVX512DQ (17).
-TEXT ·cpuAVX512DQ(SB), NOSPLIT, $0-1
-	MOVB $0, ret+0(FP)
-	MOVL $1, AX
-	XORL CX, CX
-	CPUID
-	ANDL $0x08000000, CX
-	JZ   nocpu
-	XORL CX, CX
-	XGETBV
-	ANDL $0xe6, AX
-	CMPL AX, $0xe6
-	JNE  nocpu
-	MOVL $7, AX
-	XORL CX, CX
-	CPUID
-	ANDL $0x30000, BX
-	CMPL BX, $0x30000
-	JNE  nocpu
-	MOVB $1, ret+0(FP)
-
-nocpu:
-	RET

@@ -91,12 +91,12 @@ func TestExpShift512(t *testing.T) {
 	t.Logf("%d bit patterns (stride %d), %d shifts and the special values: bit-identical", n, stride, len(ms))
 }
 
-// siluCPU, the assembly kernels' own CPUID check, agrees with archsimd's.
+// Detect's check of the assembly kernels' extensions agrees with archsimd's.
 func TestSiluCPU(t *testing.T) {
 	if want := archsimd.X86.AVX2() && archsimd.X86.FMA(); host.AVX2 != want {
-		t.Errorf("siluCPU: AVX2+FMA %v, archsimd %v", host.AVX2, want)
+		t.Errorf("Detect: AVX2+FMA %v, archsimd %v", host.AVX2, want)
 	}
 	if archsimd.X86.AVX512() && !host.AVX512 {
-		t.Error("siluCPU: no AVX-512F, archsimd has AVX-512")
+		t.Error("Detect: no AVX-512, archsimd has AVX-512")
 	}
 }

@@ -3,9 +3,6 @@ package cpu
 // The f32 -> f16 row conversions with F16C (f16c_amd64.s) run in every
 // amd64 build, GOEXPERIMENT=simd or not.
 
-// cpuidF16C is CPUID.1:ECX bit 29 (F16C).
-func cpuidF16C() bool
-
 // f32ToF16F16C converts src[0:n] to halves in dst[0:n] (n a multiple of
 // 8) eight at a time with VCVTPS2PH (imm 0: round to nearest even),
 // stopping before the first group of eight that holds a NaN (F16C keeps

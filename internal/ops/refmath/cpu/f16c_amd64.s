@@ -1,15 +1,5 @@
 #include "textflag.h"
 
-// func cpuidF16C() bool
-TEXT ·cpuidF16C(SB), NOSPLIT, $0-1
-	MOVL $1, AX
-	XORL CX, CX
-	CPUID
-	SHRL $29, CX
-	ANDL $1, CX
-	MOVB CX, ret+0(FP)
-	RET
-
 // func f32ToF16F16C(dst *uint16, src *float32, n int) int
 TEXT ·f32ToF16F16C(SB), NOSPLIT, $0-32
 	MOVQ dst+0(FP), DI

@@ -9,9 +9,8 @@ package cpu
 // compare it with the code it replaces, without touching what other
 // tests run. The zero Kernels runs the portable Go code alone.
 type Kernels struct {
-	// The assembly of every amd64 build (the CPU checks are siluCPU,
-	// cpuidF16C and cpuidAVX512VNNI, each with the OS's support of the
-	// vector state).
+	// The assembly of every amd64 build (detectAsm: golang.org/x/sys/cpu's
+	// flags, which include the OS's support of the vector state).
 
 	// AVX2 is AVX2 and FMA: the row kernels' assembly of the plain build,
 	// the silu and soft_max exp kernels, the AVX2 tinyBLAS tiles.

@@ -1,20 +1,25 @@
 package cpu
 
-// detectAsm sets the families of amd64 assembly this CPU runs.
+import xcpu "golang.org/x/sys/cpu"
+
+// detectAsm sets the families of amd64 assembly this CPU runs, naming
+// every extension their instructions use. golang.org/x/sys/cpu sets the
+// AVX and AVX-512 flags only where the OS saves the YMM and the opmask
+// and ZMM state.
 func detectAsm(ks *Kernels) {
-	ks.AVX2, ks.AVX512 = siluCPU()
-	ks.F16C = ks.AVX2 && cpuidF16C()
-	ks.VNNI = ks.AVX512 && cpuidAVX512VNNI() && ks.F16C
+	x := &xcpu.X86
+	ks.AVX2 = x.HasAVX && x.HasAVX2 && x.HasFMA
+	// The 16-lane kernels use EVEX forms of 128- and 256-bit registers
+	// (VL), VXORPS on Z registers (DQ) and byte/word masks (BW).
+	ks.AVX512 = ks.AVX2 && x.HasAVX512F && x.HasAVX512VL && x.HasAVX512DQ && x.HasAVX512BW
+	ks.F16C = ks.AVX2 && x.HasF16C
+	ks.VNNI = ks.AVX512 && x.HasAVX512VNNI && ks.F16C
 	ks.F16Dot = ks.F16C
 	ks.F32Dot8 = ks.AVX2
 	ks.FAF16C = ks.F16C
 	ks.FAZ = ks.AVX512 && ks.F16C
 	ks.SgemmR, ks.SgemmC = sgemmTileShape(ks.AVX512, ks.AVX2)
 }
-
-// cpuidAVX512VNNI is CPUID.7.0: EBX bits 16 (AVX512F), 17 (DQ), 30 (BW),
-// 31 (VL) and ECX bit 11 (AVX512_VNNI).
-func cpuidAVX512VNNI() bool
 
 // sgemmTileShape is the shape of the tinyBLAS-order register tiles a CPU
 // runs: 4x4 with AVX-512, 2x2 with AVX2 and FMA, none (0, 0) without.

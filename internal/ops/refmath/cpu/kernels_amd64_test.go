@@ -2,6 +2,8 @@ package cpu
 
 import (
 	"testing"
+
+	xcpu "golang.org/x/sys/cpu"
 )
 
 // TestSgemmTilesInEveryBuild guards the plain build (no GOEXPERIMENT=simd):
@@ -24,7 +26,7 @@ func TestSgemmTilesInEveryBuild(t *testing.T) {
 	if host.AVX2 && host.SgemmR == 0 {
 		t.Error("no tinyBLAS-order tiles on a CPU with AVX2 and FMA")
 	}
-	if host.AVX2 && cpuidF16C() && !host.F16C {
+	if host.AVX2 && xcpu.X86.HasF16C && !host.F16C {
 		t.Error("F16C conversions off on a CPU with F16C")
 	}
 }

@@ -9,7 +9,7 @@ import (
 // The plain build's row kernels on amd64 (GOEXPERIMENT=simd off): the
 // element-wise ones, the norms' sums, rope's rotations and the q8_0
 // dequantization in assembly (rowvec_plain_amd64.s) on CPUs with AVX2 and
-// FMA (siluCPU's check), with the arithmetic of the vector build's
+// FMA (Kernels.Row), with the arithmetic of the vector build's
 // archsimd kernels in the same order, so both builds give the same bits;
 // rope's sines and cosines (sincosRow) are the scalar code's.
 

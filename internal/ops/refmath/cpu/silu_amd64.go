@@ -4,10 +4,6 @@ import (
 	"unsafe"
 )
 
-// siluCPU reports whether the CPU and the OS support the AVX2+FMA kernel
-// and the AVX-512 one.
-func siluCPU() (avx2fma, avx512 bool)
-
 // siluAVX512 runs ggml's vector silu (see silu.go) over n values at px, n
 // a multiple of 16, into pd, times the gate at pg unless pg is nil
 // (swiglu), sixteen lanes a step, 32 values in two chains, every value in
