@@ -2,7 +2,7 @@
 
 package mulmat
 
-//go:generate go run ./gen tile4
+//go:generate go test ./gen -run ^TestFilesUpToDate$/^tile4$ -update
 
 import (
 	"simd/archsimd"

@@ -1,6 +1,6 @@
 package mulmat
 
-//go:generate go run ./gen sgemm
+//go:generate go test ./gen -run ^TestFilesUpToDate$/^sgemm$ -update
 
 import (
 	"unsafe"

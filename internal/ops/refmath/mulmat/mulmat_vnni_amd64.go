@@ -1,6 +1,6 @@
 package mulmat
 
-//go:generate go run ./gen vnni
+//go:generate go test ./gen -run ^TestFilesUpToDate$/^vnni$ -update
 
 import (
 	"unsafe"

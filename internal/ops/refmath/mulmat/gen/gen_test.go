@@ -1,6 +1,7 @@
-package main
+package gen
 
 import (
+	"flag"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -8,25 +9,39 @@ import (
 	"testing"
 )
 
-// TestFilesUpToDate checks that each generated file in internal/ops/refmath/mulmat
-// is what its generator writes now: an edit to either wants the other.
+var update = flag.Bool("update", false, "write the generated files instead of checking them")
+
+// TestFilesUpToDate checks that each generated file in
+// internal/ops/refmath/mulmat is what its generator writes now (an edit
+// to either wants the other); with -update it writes the file (go
+// generate runs it so, a subtest a file).
 func TestFilesUpToDate(t *testing.T) {
 	for arg, f := range files {
-		got, err := os.ReadFile(filepath.Join("..", f.name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if string(got) != f.source(arg) {
-			t.Errorf("%s is not what gen/%s.go writes: edit the generator, not the file, and run %sgo generate ./internal/ops/refmath/mulmat", f.name, arg, f.env)
-		}
+		t.Run(arg, func(t *testing.T) {
+			path := filepath.Join("..", f.name)
+			if *update {
+				if err := os.WriteFile(path, []byte(f.source(arg)), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			got, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != f.source(arg) {
+				t.Errorf("%s is not what gen/%s.go writes: edit the generator, not the file, and run %sgo generate ./internal/ops/refmath/mulmat", f.name, arg, f.env)
+			}
+		})
 	}
 }
 
 // TestGenerateLines checks that each generated file has its go:generate
-// line, once, in the Go file its header names, and that no go:generate
-// line of the package names a file gen does not write.
+// line, once, in the Go file its header names, that no go:generate line
+// of the package names a file gen does not write, and that every file of
+// the package marked as generated is gen's.
 func TestGenerateLines(t *testing.T) {
-	directive := regexp.MustCompile(`(?m)^//go:generate go run \./gen (\S+)$`)
+	directive := regexp.MustCompile(`(?m)^//go:generate go test \./gen -run \^TestFilesUpToDate\$/\^(\w+)\$ -update$`)
 	goFiles, err := filepath.Glob(filepath.Join("..", "*.go"))
 	if err != nil {
 		t.Fatal(err)
@@ -41,17 +56,34 @@ func TestGenerateLines(t *testing.T) {
 			seen[m[1]] = append(seen[m[1]], filepath.Base(path))
 		}
 		if n := strings.Count(string(src), "//go:generate"); n != len(directive.FindAllString(string(src), -1)) {
-			t.Errorf("%s: a go:generate line that is not \"go run ./gen <file>\"", filepath.Base(path))
+			t.Errorf("%s: a go:generate line that is not %q", filepath.Base(path), "//go:generate "+command("<file>"))
 		}
 	}
 	for arg, f := range files {
 		if in := seen[arg]; len(in) != 1 || in[0] != f.decl {
-			t.Errorf("//go:generate go run ./gen %s: in %v, want once in %s", arg, in, f.decl)
+			t.Errorf("//go:generate %s: in %v, want once in %s", command(arg), in, f.decl)
 		}
 	}
 	for arg, in := range seen {
 		if _, ok := files[arg]; !ok {
-			t.Errorf("%v: //go:generate go run ./gen %s: gen writes no such file", in, arg)
+			t.Errorf("%v: //go:generate %s: gen writes no such file", in, command(arg))
+		}
+	}
+	asm, err := filepath.Glob(filepath.Join("..", "*.s"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mine := map[string]bool{}
+	for _, f := range files {
+		mine[f.name] = true
+	}
+	for _, path := range asm {
+		src, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasPrefix(string(src), "// Code generated ") && !mine[filepath.Base(path)] {
+			t.Errorf("%s is marked as generated, but gen does not write it", filepath.Base(path))
 		}
 	}
 }
