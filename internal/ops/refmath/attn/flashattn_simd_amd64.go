@@ -516,11 +516,6 @@ func faAccumRun(vp unsafe.Pointer, nbv1 uintptr, j0, n, dv, stride int, vsb []ui
 	}
 }
 
-// bcast32 broadcasts the float32 at p to eight lanes (no legacy-SSE load).
-func bcast32(p unsafe.Pointer) archsimd.Float32x8 {
-	return archsimd.BroadcastInt32x8(*(*int32)(p)).AsFloat32x8()
-}
-
 // faAccumKey is faAccum for the one key j, any modes.
 func faAccumKey(vp unsafe.Pointer, nbv1 uintptr, j, dv, stride int, mode []uint8, msb, vsb []uint32, acc []float32, cur *[faTile]int, tab *[1 << 16]float32) {
 	keep, expo, inf, sc16 := cpu.F16Consts()

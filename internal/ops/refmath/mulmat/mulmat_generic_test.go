@@ -77,12 +77,3 @@ func TestMulMatGenericTypes(t *testing.T) {
 		t.Errorf("mul_mat on iq2_xxs: err = %v, want no host math for type iq2_xxs", err)
 	}
 }
-
-func mustInfo(t *testing.T, op ops.Op) *ops.OpInfo {
-	t.Helper()
-	info, ok := ops.Lookup(string(op))
-	if !ok {
-		t.Fatalf("no op %s", op)
-	}
-	return info
-}
