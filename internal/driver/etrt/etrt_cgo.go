@@ -501,3 +501,20 @@ func timeoutSeconds(ctx context.Context) int64 {
 	}
 	return s
 }
+
+// inactivityHints returns how many of the runtime's hintInactivity calls
+// the shim passed on to the device layer (parking sys_emu) and how many it
+// dropped because et was busy (et_inactivity_hints).
+func (d *shimDevice) inactivityHints() (forwarded, dropped uint64, err error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.c == nil {
+		return 0, 0, errClosed
+	}
+	var eb errBuf
+	var f, x C.uint64_t
+	if rc := C.et_inactivity_hints(d.c, &f, &x, eb.ptr(), eb.len()); rc != C.ET_OK {
+		return 0, 0, eb.err("inactivity hints", rc)
+	}
+	return uint64(f), uint64(x), nil
+}

@@ -295,3 +295,20 @@ func TestWorkerSysemuFakeFaults(t *testing.T) {
 		}
 	})
 }
+
+// The fake has no runtime, so no inactivity hints reach it; the call works
+// on an open device and fails on a closed one.
+func TestShimInactivityHintsFake(t *testing.T) {
+	dev, _, err := openFakeShim(t, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sd := dev.(*shimDevice)
+	if f, d, err := sd.inactivityHints(); f != 0 || d != 0 || err != nil {
+		t.Errorf("inactivityHints = %d, %d, %v; want 0, 0, nil", f, d, err)
+	}
+	dev.Close()
+	if _, _, err := sd.inactivityHints(); !errors.Is(err, errClosed) {
+		t.Errorf("inactivityHints after Close: %v, want errClosed", err)
+	}
+}

@@ -28,6 +28,7 @@
 #include <sw-sysemu/SysEmuOptions.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstddef>
@@ -41,7 +42,149 @@
 #include <string>
 #include <vector>
 
+namespace etshim {
+
+// idleGrace is how long after et's last call into the shim the emulator may
+// be parked. A parked sys_emu sleeps in 100 ms steps and its resume may wake
+// the wrong waiter (sw-sysemu SysEmuImp.cpp: process() waits 100 ms per
+// step while paused, resume() does notify_one on a condition variable the
+// interrupt listener also waits on), so unparking costs up to 100 ms; an
+// unparked idle emulator spins a core. 100 ms is where the two costs meet.
+constexpr std::chrono::milliseconds idleGrace{100};
+
+int64_t nowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+// ActivityGate is the device layer et hands the runtime: it forwards every
+// call to the real one, except that it drops the runtime's hintInactivity
+// (ResponseReceiver.cpp calls it every 0.5 ms while no event is in flight,
+// and DeviceSysEmu::hintInactivity pauses the emulator) while et is inside
+// a shim call or made one less than idleGrace ago. So the emulator is not
+// parked between the calls of one burst of work (a copy, then a load, then
+// a launch), the 100 ms stalls on resume do not happen there, and an idle
+// emulator is still parked instead of spinning a core.
+class ActivityGate final : public dev::IDeviceLayer {
+public:
+  explicit ActivityGate(std::shared_ptr<dev::IDeviceLayer> inner) : in_(std::move(inner)) {}
+
+  // enter and leave bracket every shim call that may reach the device.
+  void enter() {
+    busy_.fetch_add(1);
+    last_.store(nowNs());
+  }
+  void leave() {
+    last_.store(nowNs());
+    busy_.fetch_sub(1);
+  }
+  uint64_t forwarded() const { return forwarded_.load(); }
+  uint64_t dropped() const { return dropped_.load(); }
+
+  void hintInactivity(int device) override {
+    if (busy_.load() > 0 ||
+        nowNs() - last_.load() < std::chrono::nanoseconds(idleGrace).count()) {
+      dropped_.fetch_add(1);
+      return;
+    }
+    forwarded_.fetch_add(1);
+    in_->hintInactivity(device);
+  }
+
+  // Everything else is forwarded as is.
+  bool sendCommandMasterMinion(int device, int sqIdx, std::byte* command, size_t commandSize,
+                               dev::CmdFlagMM flags) override {
+    return in_->sendCommandMasterMinion(device, sqIdx, command, commandSize, flags);
+  }
+  void setSqThresholdMasterMinion(int device, int sqIdx, uint32_t bytesNeeded) override {
+    in_->setSqThresholdMasterMinion(device, sqIdx, bytesNeeded);
+  }
+  void waitForEpollEventsMasterMinion(int device, uint64_t& sq_bitmap, bool& cq_available,
+                                      std::chrono::milliseconds timeout) override {
+    in_->waitForEpollEventsMasterMinion(device, sq_bitmap, cq_available, timeout);
+  }
+  bool receiveResponseMasterMinion(int device, std::vector<std::byte>& response) override {
+    return in_->receiveResponseMasterMinion(device, response);
+  }
+  bool sendCommandServiceProcessor(int device, std::byte* command, size_t commandSize,
+                                   dev::CmdFlagSP flags) override {
+    return in_->sendCommandServiceProcessor(device, command, commandSize, flags);
+  }
+  void setSqThresholdServiceProcessor(int device, uint32_t bytesNeeded) override {
+    in_->setSqThresholdServiceProcessor(device, bytesNeeded);
+  }
+  void waitForEpollEventsServiceProcessor(int device, bool& sq_available, bool& cq_available,
+                                          std::chrono::milliseconds timeout) override {
+    in_->waitForEpollEventsServiceProcessor(device, sq_available, cq_available, timeout);
+  }
+  bool receiveResponseServiceProcessor(int device, std::vector<std::byte>& response) override {
+    return in_->receiveResponseServiceProcessor(device, response);
+  }
+  dev::DmaInfo getDmaInfo(int device) const override { return in_->getDmaInfo(device); }
+  int getDevicesCount() const override { return in_->getDevicesCount(); }
+  int getSubmissionQueuesCount(int device) const override {
+    return in_->getSubmissionQueuesCount(device);
+  }
+  dev::DeviceState getDeviceStateMasterMinion(int device) const override {
+    return in_->getDeviceStateMasterMinion(device);
+  }
+  dev::DeviceState getDeviceStateServiceProcessor(int device) const override {
+    return in_->getDeviceStateServiceProcessor(device);
+  }
+  size_t getSubmissionQueueSizeMasterMinion(int device) const override {
+    return in_->getSubmissionQueueSizeMasterMinion(device);
+  }
+  size_t getSubmissionQueueSizeServiceProcessor(int device) const override {
+    return in_->getSubmissionQueueSizeServiceProcessor(device);
+  }
+  size_t getTraceBufferSizeMasterMinion(int device, dev::TraceBufferType traceType) override {
+    return in_->getTraceBufferSizeMasterMinion(device, traceType);
+  }
+  bool getTraceBufferServiceProcessor(int device, dev::TraceBufferType traceType,
+                                      std::vector<std::byte>& traceBuf) override {
+    return in_->getTraceBufferServiceProcessor(device, traceType, traceBuf);
+  }
+  int updateFirmwareImage(int device, std::vector<unsigned char>& fwImage) override {
+    return in_->updateFirmwareImage(device, fwImage);
+  }
+  int getDmaAlignment() const override { return in_->getDmaAlignment(); }
+  uint64_t getDramSize(int device) const override { return in_->getDramSize(device); }
+  uint64_t getDramBaseAddress(int device) const override { return in_->getDramBaseAddress(device); }
+  void* allocDmaBuffer(int device, size_t sizeInBytes, bool writeable) override {
+    return in_->allocDmaBuffer(device, sizeInBytes, writeable);
+  }
+  void freeDmaBuffer(void* dmaBuffer) override { in_->freeDmaBuffer(dmaBuffer); }
+  dev::DeviceConfig getDeviceConfig(int device) override { return in_->getDeviceConfig(device); }
+  int getActiveShiresNum(int device) override { return in_->getActiveShiresNum(device); }
+  uint32_t getFrequencyMHz(int device) override { return in_->getFrequencyMHz(device); }
+  size_t getFreeCmaMemory() const override { return in_->getFreeCmaMemory(); }
+  std::string getDeviceAttribute(int device, std::string relAttrPath) const override {
+    return in_->getDeviceAttribute(device, std::move(relAttrPath));
+  }
+  void clearDeviceAttributes(int device, std::string relGroupPath) const override {
+    in_->clearDeviceAttributes(device, std::move(relGroupPath));
+  }
+  void reinitDeviceInstance(int device, bool masterMinionOnly,
+                            std::chrono::milliseconds timeout) override {
+    in_->reinitDeviceInstance(device, masterMinionOnly, timeout);
+  }
+  bool checkP2pDmaCompatibility(int deviceA, int deviceB) const override {
+    return in_->checkP2pDmaCompatibility(deviceA, deviceB);
+  }
+
+private:
+  std::shared_ptr<dev::IDeviceLayer> in_;
+  std::atomic<int> busy_{0};
+  std::atomic<int64_t> last_{nowNs()};
+  std::atomic<uint64_t> forwarded_{0};
+  std::atomic<uint64_t> dropped_{0};
+};
+
+} // namespace etshim
+
 struct et_ctx {
+  std::shared_ptr<etshim::ActivityGate> gate; // the device layer the runtime uses
   std::shared_ptr<dev::IDeviceLayer> deviceLayer;
   rt::RuntimePtr runtime;
   std::vector<rt::DeviceId> devices;
@@ -53,6 +196,24 @@ struct et_ctx {
 };
 
 namespace {
+
+// busy marks a shim call as et's work for the ActivityGate, for its
+// lifetime.
+struct busy {
+  etshim::ActivityGate* g;
+  explicit busy(et_ctx* c) : g(c != nullptr ? c->gate.get() : nullptr) {
+    if (g != nullptr) {
+      g->enter();
+    }
+  }
+  ~busy() {
+    if (g != nullptr) {
+      g->leave();
+    }
+  }
+  busy(const busy&) = delete;
+  busy& operator=(const busy&) = delete;
+};
 
 // argError is a bad argument detected by the shim itself (ET_ERR_ARG).
 struct argError {
@@ -121,8 +282,12 @@ void stopProfiler(et_ctx* c) {
 
 int finishOpen(std::shared_ptr<dev::IDeviceLayer> dl, et_ctx** out) {
   auto c = std::make_unique<et_ctx>();
-  c->deviceLayer = std::move(dl);
-  c->runtime = rt::IRuntime::create(c->deviceLayer);
+  c->gate = std::make_shared<etshim::ActivityGate>(std::move(dl));
+  c->deviceLayer = c->gate;
+  {
+    busy b(c.get()); // the runtime's first commands
+    c->runtime = rt::IRuntime::create(c->deviceLayer);
+  }
   c->devices = c->runtime->getDevices();
   *out = c.release();
   return ET_OK;
@@ -191,18 +356,25 @@ void et_close(et_ctx* c) {
   if (c == nullptr) {
     return;
   }
-  try {
-    c->errors.clear();
-    if (c->profileOut) {
-      stopProfiler(c); // a complete trace, and no IO thread left writing into a closed file
+  {
+    busy b(c); // no parking while the runtime and the emulator shut down
+    try {
+      c->errors.clear();
+      if (c->profileOut) {
+        stopProfiler(c); // a complete trace, and no IO thread left writing into a closed file
+      }
+    } catch (...) {
     }
-  } catch (...) {
+    try {
+      c->runtime.reset(); // before the device layer it uses
+      c->deviceLayer.reset();
+    } catch (...) {
+      // Nothing to report to: the worker is exiting.
+    }
   }
   try {
-    c->runtime.reset(); // before the device layer it uses
-    c->deviceLayer.reset();
+    c->gate.reset(); // the last owner of the device layer: the emulator stops here
   } catch (...) {
-    // Nothing to report to: the worker is exiting.
   }
   delete c;
 }
@@ -220,6 +392,7 @@ int et_device_count(et_ctx* c, int* n, char* err, size_t errlen) {
 
 int et_device_props(et_ctx* c, int dev, et_props* out, char* err, size_t errlen) {
   return guard(err, errlen, [&] {
+    busy b(c);
     rt::DeviceId id = device(c, dev);
     if (out == nullptr) {
       throw argError{"etshim: NULL argument"};
@@ -248,6 +421,7 @@ int et_device_props(et_ctx* c, int dev, et_props* out, char* err, size_t errlen)
 
 int et_stream_create(et_ctx* c, int dev, int* st, char* err, size_t errlen) {
   return guard(err, errlen, [&] {
+    busy b(c);
     rt::DeviceId id = device(c, dev);
     if (st == nullptr) {
       throw argError{"etshim: NULL argument"};
@@ -259,6 +433,7 @@ int et_stream_create(et_ctx* c, int dev, int* st, char* err, size_t errlen) {
 
 int et_stream_destroy(et_ctx* c, int st, char* err, size_t errlen) {
   return guard(err, errlen, [&] {
+    busy b(c);
     check(c);
     c->runtime->destroyStream(static_cast<rt::StreamId>(st));
     return ET_OK;
@@ -268,6 +443,7 @@ int et_stream_destroy(et_ctx* c, int st, char* err, size_t errlen) {
 int et_load_code(et_ctx* c, int st, const void* elf, size_t n, int64_t timeout_s, int* kernel,
                  uint64_t* load_addr, char* err, size_t errlen) {
   return guard(err, errlen, [&] {
+    busy b(c);
     check(c);
     if (elf == nullptr || kernel == nullptr || load_addr == nullptr) {
       throw argError{"etshim: NULL argument"};
@@ -287,6 +463,7 @@ int et_load_code(et_ctx* c, int st, const void* elf, size_t n, int64_t timeout_s
 
 int et_unload_code(et_ctx* c, int kernel, char* err, size_t errlen) {
   return guard(err, errlen, [&] {
+    busy b(c);
     check(c);
     c->runtime->unloadCode(static_cast<rt::KernelId>(kernel));
     return ET_OK;
@@ -296,6 +473,7 @@ int et_unload_code(et_ctx* c, int kernel, char* err, size_t errlen) {
 int et_malloc(et_ctx* c, int dev, size_t n, uint32_t align, uint64_t* dptr, char* err,
               size_t errlen) {
   return guard(err, errlen, [&] {
+    busy b(c);
     rt::DeviceId id = device(c, dev);
     if (dptr == nullptr) {
       throw argError{"etshim: NULL argument"};
@@ -308,6 +486,7 @@ int et_malloc(et_ctx* c, int dev, size_t n, uint32_t align, uint64_t* dptr, char
 
 int et_free(et_ctx* c, int dev, uint64_t dptr, char* err, size_t errlen) {
   return guard(err, errlen, [&] {
+    busy b(c);
     rt::DeviceId id = device(c, dev);
     c->runtime->freeDevice(id, devPtr(dptr));
     return ET_OK;
@@ -317,6 +496,7 @@ int et_free(et_ctx* c, int dev, uint64_t dptr, char* err, size_t errlen) {
 int et_memcpy_h2d(et_ctx* c, int st, const void* h, uint64_t d, size_t n, int barrier, char* err,
                   size_t errlen) {
   return guard(err, errlen, [&] {
+    busy b(c);
     check(c);
     if (h == nullptr) {
       throw argError{"etshim: NULL host buffer"};
@@ -330,6 +510,7 @@ int et_memcpy_h2d(et_ctx* c, int st, const void* h, uint64_t d, size_t n, int ba
 int et_memcpy_d2h(et_ctx* c, int st, uint64_t d, void* h, size_t n, int barrier, char* err,
                   size_t errlen) {
   return guard(err, errlen, [&] {
+    busy b(c);
     check(c);
     if (h == nullptr) {
       throw argError{"etshim: NULL host buffer"};
@@ -343,6 +524,7 @@ int et_memcpy_d2h(et_ctx* c, int st, uint64_t d, void* h, size_t n, int barrier,
 int et_launch(et_ctx* c, int st, int kernel, const void* args, size_t n, uint64_t shire_mask,
               int barrier, int flush_l3, char* err, size_t errlen) {
   return guard(err, errlen, [&] {
+    busy b(c);
     check(c);
     if (n > 0 && args == nullptr) {
       throw argError{"etshim: NULL kernel arguments"};
@@ -361,6 +543,7 @@ int et_launch(et_ctx* c, int st, int kernel, const void* args, size_t n, uint64_
 
 int et_wait_stream(et_ctx* c, int st, int64_t timeout_s, char* err, size_t errlen) {
   return guard(err, errlen, [&] {
+    busy b(c);
     check(c);
     if (!c->runtime->waitForStream(static_cast<rt::StreamId>(st), seconds(timeout_s))) {
       setErr(err, errlen, "waitForStream did not finish within " + std::to_string(timeout_s) + " s");
@@ -420,6 +603,7 @@ int et_stream_error(et_ctx* c, int i, et_stream_err* out, et_hart_ctx* ctxs, int
 
 int et_profiler_start(et_ctx* c, const char* path, char* err, size_t errlen) {
   return guard(err, errlen, [&] {
+    busy b(c);
     check(c);
     if (path == nullptr || path[0] == '\0') {
       throw argError{"etshim: no trace file path"};
@@ -450,10 +634,24 @@ int et_profiler_start(et_ctx* c, const char* path, char* err, size_t errlen) {
 
 int et_profiler_stop(et_ctx* c, char* err, size_t errlen) {
   return guard(err, errlen, [&] {
+    busy b(c);
     check(c);
     if (c->profileOut) {
       stopProfiler(c);
     }
+    return ET_OK;
+  });
+}
+
+int et_inactivity_hints(et_ctx* c, uint64_t* forwarded, uint64_t* dropped, char* err,
+                        size_t errlen) {
+  return guard(err, errlen, [&] {
+    check(c);
+    if (forwarded == nullptr || dropped == nullptr) {
+      throw argError{"etshim: NULL argument"};
+    }
+    *forwarded = c->gate->forwarded();
+    *dropped = c->gate->dropped();
     return ET_OK;
   });
 }

@@ -156,6 +156,16 @@ int et_stream_error(et_ctx *c, int i, et_stream_err *out, et_hart_ctx *ctxs,
 int et_profiler_start(et_ctx *c, const char *path, char *err, size_t errlen);
 int et_profiler_stop(et_ctx *c, char *err, size_t errlen);
 
+/* The runtime calls the device layer's hintInactivity whenever no event is
+ * in flight, which parks sys_emu; the real shim hands the runtime a
+ * forwarding device layer that drops those hints while et is inside a
+ * shim call or made one less than 100 ms ago (docs/etrt.md, "No idle
+ * stalls"). et_inactivity_hints reports how many hints it passed on to the
+ * device layer and how many it dropped since the open. The fake has no
+ * runtime and reports 0 and 0. */
+int et_inactivity_hints(et_ctx *c, uint64_t *forwarded, uint64_t *dropped, char *err,
+                        size_t errlen);
+
 /* The fake only: scripted faults, a comma-separated list (the
  * ETSHIM_FAKE_FAULT environment variable is read at open):
  *   hang_open     et_open_* never returns (sys_emu waiting for iATU 3)

@@ -386,6 +386,16 @@ int et_profiler_stop(et_ctx *c, char *err, size_t errlen) {
   return ET_OK;
 }
 
+int et_inactivity_hints(et_ctx *c, uint64_t *forwarded, uint64_t *dropped, char *err,
+                        size_t errlen) {
+  if (!c || !forwarded || !dropped) {
+    return fail(ET_ERR_ARG, err, errlen, "fake shim: NULL argument%s", "");
+  }
+  *forwarded = 0; /* no runtime, so no hints */
+  *dropped = 0;
+  return ET_OK;
+}
+
 static int open_common(et_ctx **out, char *err, size_t errlen) {
   if (!faults_set) {
     if (parse_faults(getenv("ETSHIM_FAKE_FAULT"), &faults) != ET_OK) {
