@@ -41,6 +41,10 @@ type runOpOptions struct {
 	JUnit       string
 	Profile     string
 	NMSE        float64
+
+	// ForceShireMask is --force-shire-mask.
+	ForceShireMask bool
+
 	// Jobs is --jobs: the devices (emulators) the cases are spread over.
 	Jobs int
 	// ExpectedFailures is --expected-failures: a file of known defects
@@ -126,6 +130,9 @@ or flags (the good cases of -f DIR still run), 3 backend unavailable,
 				}
 				opts.ShireMask = uint32(v)
 			}
+			if opts.ForceShireMask && opts.ShireMask == 0 {
+				return usageErrorf("--force-shire-mask needs --shire-mask")
+			}
 			if opts.Jobs < 1 {
 				return usageErrorf("--jobs must be >= 1")
 			}
@@ -162,7 +169,8 @@ or flags (the good cases of -f DIR still run), 3 backend unavailable,
 	fl.StringArrayVar(&opts.Params, "param", nil, "op parameter `KEY=VALUE` (repeatable)")
 	fl.BoolVar(&opts.Explain, "explain", false, "show the plan (support verdicts, fusion, kernel, params size) without running")
 	fl.BoolVar(&opts.Uberkernel, "uberkernel", false, "batch launches into uberkernel segments (like GGML_ET_UBERKERNEL=1)")
-	fl.StringVar(&mask, "shire-mask", "", "compute shires to launch on, contiguous (default 0xFFFFFFFF, as ggml-et; matrix-engine kernels always get all 32)")
+	fl.StringVar(&mask, "shire-mask", "", "compute shires to launch on, contiguous (default 0xFFFFFFFF, as ggml-et; kernels that need all 32 keep them: see --explain)")
+	fl.BoolVar(&opts.ForceShireMask, "force-shire-mask", false, "launch every kernel on --shire-mask, also those et knows need all 32 shires (to check a kernel build that honours partial masks; the stock ones then leave output unwritten or hang)")
 	fl.StringVar(&opts.ABI, "abi", "", "ABI manifest YAML `file` for another ggml version (default: the built-in one)")
 	fl.Var(seedFlag{&opts.Seed}, "seed", "override the cases' seed for generated inputs (as a case's seed:)")
 	fl.StringVar(&opts.SaveInputs, "save-inputs", "", "write every case's inputs into `dir` as it runs: each leaf as .npy and case.yaml, a case file that replays exactly that run (a sub-directory per case when there are several)")
@@ -193,7 +201,7 @@ func runOpRun(ctx context.Context, f *factory, opts *runOpOptions) error {
 			return err
 		}
 	}
-	po := runner.PlanOptions{Manifest: m, Uberkernel: opts.Uberkernel, ShireMask: opts.ShireMask}
+	po := runner.PlanOptions{Manifest: m, Uberkernel: opts.Uberkernel, ShireMask: opts.ShireMask, ForceShireMask: opts.ForceShireMask}
 	var seed *uint64
 	if opts.SeedSet {
 		seed = &opts.Seed

@@ -132,8 +132,8 @@ func Run(ctx context.Context, o Options) (_ *Report, runErr error) {
 			files[a.File] = data
 		}
 	}
-	if info, ok := kernelmap.LookupKernel(o.Name); ok && info.MatrixEngine && o.ShireMask != 0 && o.ShireMask&0xFFFFFFFF != 0xFFFFFFFF {
-		warns = append(warns, fmt.Sprintf("%s uses the matrix engine and assumes all 32 shires: with --shire-mask 0x%x it may leave part of its output unwritten and report no error", o.Name, o.ShireMask))
+	if info, ok := kernelmap.LookupKernel(o.Name); ok && info.AllShires != "" && o.ShireMask != 0 && o.ShireMask&0xFFFFFFFF != 0xFFFFFFFF {
+		warns = append(warns, fmt.Sprintf("--shire-mask 0x%x: %s %s", o.ShireMask, o.Name, info.AllShires))
 	}
 	warnf, logf := quiet(s.Host.Warnf), quiet(s.Host.Logf)
 	for _, w := range warns {

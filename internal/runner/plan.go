@@ -23,6 +23,9 @@ type PlanOptions struct {
 	Uberkernel bool
 	// ShireMask is the compute shire mask launches use (0: all 32).
 	ShireMask uint32
+	// ForceShireMask launches the kernels that need all 32 shires on
+	// ShireMask too (plan.Options.ForceShireMask).
+	ForceShireMask bool
 }
 
 func (o PlanOptions) manifest() *abi.Manifest {
@@ -97,7 +100,7 @@ func PlanCase(c *graph.Case, o PlanOptions) (*Planned, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := plan.Build(g, o.manifest(), plan.Options{Uberkernel: o.Uberkernel, ShireMask: o.ShireMask})
+	p, err := plan.Build(g, o.manifest(), plan.Options{Uberkernel: o.Uberkernel, ShireMask: o.ShireMask, ForceShireMask: o.ForceShireMask})
 	if err != nil {
 		return nil, fmt.Errorf("%s: plan: %w", c.File, err)
 	}

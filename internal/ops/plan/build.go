@@ -25,7 +25,7 @@ func Build(g *Graph, m *abi.Manifest, opts Options) (*Plan, error) {
 	if m == nil {
 		m = abi.Default()
 	}
-	p := &Plan{Graph: g, Manifest: m, Uberkernel: opts.Uberkernel, ShireMask: opts.ShireMask}
+	p := &Plan{Graph: g, Manifest: m, Uberkernel: opts.Uberkernel, ShireMask: opts.ShireMask, ForceShireMask: opts.ForceShireMask}
 	if p.ShireMask == 0 {
 		p.ShireMask = FullShireMask
 	}
@@ -141,7 +141,11 @@ func (p *Plan) finishLaunch(s *Step) error {
 		}
 	}
 	_, s.Batchable = p.Manifest.UberkernelID(s.Kernel)
-	s.ShireMask, s.MaskNote = launchMask(s.Kernel, p.ShireMask)
+	s.ShireMask, s.MaskNote = launchMask(s.Kernel, p.ShireMask, p.ForceShireMask)
+	if p.Uberkernel && s.Batchable && s.MaskNote == "" {
+		// The step runs inside the uberkernel, whose mask is its segment's.
+		s.ShireMask, s.MaskNote = launchMask(Uberkernel, p.ShireMask, p.ForceShireMask)
+	}
 	return nil
 }
 

@@ -119,6 +119,9 @@ type Plan struct {
 	// ShireMask is the compute shire mask launches use (FullShireMask
 	// unless Options.ShireMask chose another).
 	ShireMask uint32
+	// ForceShireMask launches every kernel on ShireMask, those that need
+	// all 32 shires included (Options.ForceShireMask).
+	ForceShireMask bool
 }
 
 // Options control planning.
@@ -130,6 +133,10 @@ type Options struct {
 	// that need all shires keep the full mask (see NeedsAllShires). Check
 	// a user's mask with CheckShireMask first.
 	ShireMask uint32
+	// ForceShireMask launches the kernels that need all shires on
+	// ShireMask too (for a kernel build that honours partial masks; with
+	// the catalog's kernels their output is wrong or the launch hangs).
+	ForceShireMask bool
 }
 
 // AddrFunc gives the device address of the memory owned by value base.

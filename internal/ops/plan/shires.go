@@ -12,12 +12,20 @@ import (
 const FullShireMask uint32 = 0xFFFFFFFF
 
 // NeedsAllShires reports whether a kernel assumes all 32 compute shires:
-// the matrix-engine kernels of the kernel catalog leave part of their
-// output unwritten, with no error, when launched on fewer
-// (reference/et-driver-and-sysemu.md §9).
+// the kernels of the kernel catalog with an AllShires reason (the
+// matrix-engine ones, reference/et-driver-and-sysemu.md §9, those that
+// index rows by absolute hart id and those that wait at a barrier across
+// all shires) leave part of their output unwritten or hang when launched
+// on fewer.
 func NeedsAllShires(kernel string) bool {
-	k, ok := kernelmap.LookupKernel(kernel)
-	return ok && k.MatrixEngine
+	return AllShiresReason(kernel) != ""
+}
+
+// AllShiresReason is why kernel needs all 32 compute shires, or "" when it
+// splits its work over the launched shires.
+func AllShiresReason(kernel string) string {
+	k, _ := kernelmap.LookupKernel(kernel)
+	return k.AllShires
 }
 
 // CheckShireMask checks a compute shire mask a user asks launches to use:
@@ -37,12 +45,17 @@ func CheckShireMask(mask uint32) error {
 }
 
 // launchMask is the mask a launch of kernel uses when the plan asks for
-// mask, and the note that says why the plan's mask was refused.
-func launchMask(kernel string, mask uint32) (uint32, string) {
-	if mask != FullShireMask && NeedsAllShires(kernel) {
-		return FullShireMask, fmt.Sprintf("shire mask %#x refused: %s uses the matrix engine and needs all 32 shires (a smaller mask leaves part of the output unwritten); launched with %#x", mask, kernel, FullShireMask)
+// mask, and the note that says why the plan's mask was refused (or that
+// it was forced on a kernel that needs all shires).
+func launchMask(kernel string, mask uint32, force bool) (uint32, string) {
+	why := AllShiresReason(kernel)
+	switch {
+	case mask == FullShireMask || why == "":
+		return mask, ""
+	case force:
+		return mask, fmt.Sprintf("shire mask %#x forced: %s %s", mask, kernel, why)
 	}
-	return mask, ""
+	return FullShireMask, fmt.Sprintf("shire mask %#x refused: %s %s; launched with %#x", mask, kernel, why, FullShireMask)
 }
 
 // SegmentMask is the shire mask of a launch segment (steps, by index): the
