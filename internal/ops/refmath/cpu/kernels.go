@@ -1,5 +1,10 @@
 package cpu
 
+import (
+	"fmt"
+	"strings"
+)
+
 // Kernels is the set of CPU kernels the reference math runs: a field per
 // family of kernels, set (true, or for the tinyBLAS tiles their shape)
 // only where this CPU has every extension that family's code uses.
@@ -23,6 +28,9 @@ type Kernels struct {
 	// VNNI is the AVX-512 VNNI q8_0 and q4_0 MUL_MAT kernels (AVX512,
 	// AVX512VNNI and F16C).
 	VNNI bool
+	// QAVX2 is the AVX2 q8_0 and q4_0 MUL_MAT kernels
+	// (mulmat_qavx2_amd64.s: AVX2 and F16C), where VNNI is off.
+	QAVX2 bool
 	// F16Dot is the F16C dot and tile kernels of f16 MUL_MAT.
 	F16Dot bool
 	// F32Dot8 is the AVX eight-row f32 dot of MUL_MAT against one column.
@@ -63,4 +71,49 @@ func Detect() Kernels {
 	detectAsm(&ks)
 	detectVec(&ks)
 	return ks
+}
+
+// KernelSets are the names Limit takes, from the fastest down: every
+// family the CPU runs, those of an AVX2+FMA+F16C machine without AVX-512,
+// the portable Go code alone.
+var KernelSets = []string{"native", "avx512", "avx2", "portable"}
+
+// Limit is ks cut down to the kernel set name (one of KernelSets; ""
+// is "native"), so that one machine runs what a smaller one would:
+// "avx2" turns off every AVX-512 family (the AVX2 forms take their
+// place), "portable" every vector kernel. It fails where ks lacks what
+// the set needs ("avx512" without AVX-512, "avx2" without AVX2 and FMA)
+// or the name is none of KernelSets.
+func (ks Kernels) Limit(name string) (Kernels, error) {
+	switch name {
+	case "", "native":
+		return ks, nil
+	case "avx512":
+		if !ks.AVX512 {
+			return ks, fmt.Errorf("kernel set %q: this CPU (or OS, or build) has no AVX-512 kernels", name)
+		}
+		return ks, nil
+	case "avx2":
+		if !ks.AVX2 {
+			return ks, fmt.Errorf("kernel set %q: this CPU (or OS, or build) has no AVX2 and FMA kernels", name)
+		}
+		ks.AVX512, ks.VNNI, ks.FAZ, ks.Vec512, ks.Tile4 = false, false, false, false, false
+		ks.SgemmR, ks.SgemmC = sgemmTileShape(false, ks.AVX2)
+		return ks, nil
+	case "portable":
+		return Kernels{}, nil
+	}
+	return ks, fmt.Errorf("unknown kernel set %q (want one of %s)", name, strings.Join(KernelSets, ", "))
+}
+
+// sgemmTileShape is the shape of the tinyBLAS-order register tiles a CPU
+// runs: 4x4 with AVX-512, 2x2 with AVX2 and FMA, none (0, 0) without.
+func sgemmTileShape(avx512, fma bool) (int, int) {
+	switch {
+	case avx512:
+		return 4, 4
+	case fma:
+		return 2, 2
+	}
+	return 0, 0
 }

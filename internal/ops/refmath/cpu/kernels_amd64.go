@@ -14,21 +14,10 @@ func detectAsm(ks *Kernels) {
 	ks.AVX512 = ks.AVX2 && x.HasAVX512F && x.HasAVX512VL && x.HasAVX512DQ && x.HasAVX512BW
 	ks.F16C = ks.AVX2 && x.HasF16C
 	ks.VNNI = ks.AVX512 && x.HasAVX512VNNI && ks.F16C
+	ks.QAVX2 = ks.F16C
 	ks.F16Dot = ks.F16C
 	ks.F32Dot8 = ks.AVX2
 	ks.FAF16C = ks.F16C
 	ks.FAZ = ks.AVX512 && ks.F16C
 	ks.SgemmR, ks.SgemmC = sgemmTileShape(ks.AVX512, ks.AVX2)
-}
-
-// sgemmTileShape is the shape of the tinyBLAS-order register tiles a CPU
-// runs: 4x4 with AVX-512, 2x2 with AVX2 and FMA, none (0, 0) without.
-func sgemmTileShape(avx512, fma bool) (int, int) {
-	switch {
-	case avx512:
-		return 4, 4
-	case fma:
-		return 2, 2
-	}
-	return 0, 0
 }
