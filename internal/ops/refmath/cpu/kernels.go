@@ -40,7 +40,7 @@ type Kernels struct {
 	FAF16C, FAZ bool
 	// SgemmR and SgemmC are the rows and columns of the tinyBLAS-order
 	// register tiles of f32/f16 MUL_MAT (mulmat_sgemm_amd64.s): 4x4 with
-	// AVX-512, 2x2 with AVX2 and FMA, 0 for none.
+	// AVX-512, 2x2 with AVX2, FMA and F16C, 0 for none.
 	SgemmR, SgemmC int
 
 	// The archsimd kernels of GOEXPERIMENT=simd builds on amd64 (false
@@ -73,6 +73,37 @@ func Detect() Kernels {
 	return ks
 }
 
+// The extensions of the kernel families.
+var (
+	extAVX2   = []string{"AVX", "AVX2", "FMA"}
+	extF16C   = []string{"AVX", "AVX2", "FMA", "F16C"}
+	extAVX512 = []string{"AVX", "AVX2", "FMA", "AVX512F", "AVX512VL", "AVX512DQ", "AVX512BW"}
+)
+
+// FamilyExts names every CPU extension (x/sys/cpu's names, without "Has")
+// the assembly of each family uses, by its Kernels field: the one table
+// detectAsm checks. Sgemm4 and Sgemm2 are the tinyBLAS-order tiles of
+// SgemmR = 4 and 2; Row is the plain build's row kernels and Tile4 the
+// AVX-512 float tiles, set from these same extensions (archsimd's
+// AVX512() checks AVX512F, CD, BW, DQ and VL). TestAsmExtensionsGuarded
+// (internal/ops/refmath) reads the instructions of every assembly
+// function and fails where one uses an extension its family lacks.
+var FamilyExts = map[string][]string{
+	"AVX2":    extAVX2,
+	"AVX512":  extAVX512,
+	"F16C":    extF16C,
+	"VNNI":    append(append([]string{}, extAVX512...), "F16C", "AVX512VNNI"),
+	"QAVX2":   extF16C,
+	"F16Dot":  extF16C,
+	"F32Dot8": extAVX2,
+	"FAF16C":  extF16C,
+	"FAZ":     append(append([]string{}, extAVX512...), "F16C"),
+	"Sgemm4":  extAVX512,
+	"Sgemm2":  extF16C, // the f16 tiles widen by VCVTPH2PS
+	"Row":     extAVX2,
+	"Tile4":   extAVX512,
+}
+
 // KernelSets are the names Limit takes, from the fastest down: every
 // family the CPU runs, those of an AVX2+FMA+F16C machine without AVX-512,
 // the portable Go code alone.
@@ -98,7 +129,7 @@ func (ks Kernels) Limit(name string) (Kernels, error) {
 			return ks, fmt.Errorf("kernel set %q: this CPU (or OS, or build) has no AVX2 and FMA kernels", name)
 		}
 		ks.AVX512, ks.VNNI, ks.FAZ, ks.Vec512, ks.Tile4 = false, false, false, false, false
-		ks.SgemmR, ks.SgemmC = sgemmTileShape(false, ks.AVX2)
+		ks.SgemmR, ks.SgemmC = sgemmTileShape(false, ks.SgemmR != 0)
 		return ks, nil
 	case "portable":
 		return Kernels{}, nil
@@ -107,7 +138,7 @@ func (ks Kernels) Limit(name string) (Kernels, error) {
 }
 
 // sgemmTileShape is the shape of the tinyBLAS-order register tiles a CPU
-// runs: 4x4 with AVX-512, 2x2 with AVX2 and FMA, none (0, 0) without.
+// runs: 4x4 with AVX-512, 2x2 with AVX2, FMA and F16C (fma: the Sgemm2 family), none (0, 0) without.
 func sgemmTileShape(avx512, fma bool) (int, int) {
 	switch {
 	case avx512:
