@@ -38,7 +38,7 @@ var asmGuards = map[string][]string{
 // needs a CPU extension that none of the families guarding the function
 // (asmGuards) checks, or where a function has no entry there: issue 32's
 // "feature checks that match the instructions". The sgemm tiles' families
-// come from their shape (sgemm*4x*: Sgemm4, sgemm*2x*: Sgemm2).
+// come from their shape (sgemm*Tile4x*: Sgemm4, sgemm*TileY4x*: SgemmY).
 func TestAsmExtensionsGuarded(t *testing.T) {
 	files, err := filepath.Glob("*/*_amd64.s")
 	if err != nil || len(files) == 0 {
@@ -56,8 +56,8 @@ func TestAsmExtensionsGuarded(t *testing.T) {
 			switch {
 			case strings.HasPrefix(name, "sgemm") && strings.Contains(name, "Tile4x"):
 				guards, ok = []string{"Sgemm4"}, true
-			case strings.HasPrefix(name, "sgemm") && strings.Contains(name, "Tile2x"):
-				guards, ok = []string{"Sgemm2"}, true
+			case strings.HasPrefix(name, "sgemm") && strings.Contains(name, "TileY4x"):
+				guards, ok = []string{"SgemmY"}, true
 			}
 			if !ok {
 				t.Errorf("%s: %s has no entry in asmGuards", f, name)

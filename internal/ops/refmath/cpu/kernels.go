@@ -40,7 +40,7 @@ type Kernels struct {
 	FAF16C, FAZ bool
 	// SgemmR and SgemmC are the rows and columns of the tinyBLAS-order
 	// register tiles of f32/f16 MUL_MAT (mulmat_sgemm_amd64.s): 4x4 with
-	// AVX-512, 2x2 with AVX2, FMA and F16C, 0 for none.
+	// AVX-512, 4x3 with AVX2, FMA and F16C, 0 for none.
 	SgemmR, SgemmC int
 
 	// The archsimd kernels of GOEXPERIMENT=simd builds on amd64 (false
@@ -82,8 +82,8 @@ var (
 
 // FamilyExts names every CPU extension (x/sys/cpu's names, without "Has")
 // the assembly of each family uses, by its Kernels field: the one table
-// detectAsm checks. Sgemm4 and Sgemm2 are the tinyBLAS-order tiles of
-// SgemmR = 4 and 2; Row is the plain build's row kernels and Tile4 the
+// detectAsm checks. Sgemm4 and SgemmY are the tinyBLAS-order tiles of
+// SgemmC = 4 and 3 (AVX2); Row is the plain build's row kernels and Tile4 the
 // AVX-512 float tiles, set from these same extensions (archsimd's
 // AVX512() checks AVX512F, CD, BW, DQ and VL). TestAsmExtensionsGuarded
 // (internal/ops/refmath) reads the instructions of every assembly
@@ -99,7 +99,7 @@ var FamilyExts = map[string][]string{
 	"FAF16C":  extF16C,
 	"FAZ":     append(append([]string{}, extAVX512...), "F16C"),
 	"Sgemm4":  extAVX512,
-	"Sgemm2":  extF16C, // the f16 tiles widen by VCVTPH2PS
+	"SgemmY":  extF16C, // the f16 tiles widen by VCVTPH2PS
 	"Row":     extAVX2,
 	"Tile4":   extAVX512,
 }
@@ -138,13 +138,14 @@ func (ks Kernels) Limit(name string) (Kernels, error) {
 }
 
 // sgemmTileShape is the shape of the tinyBLAS-order register tiles a CPU
-// runs: 4x4 with AVX-512, 2x2 with AVX2, FMA and F16C (fma: the Sgemm2 family), none (0, 0) without.
+// runs: 4x4 with AVX-512, 4x3 with AVX2, FMA and F16C (fma: the SgemmY
+// family), none (0, 0) without.
 func sgemmTileShape(avx512, fma bool) (int, int) {
 	switch {
 	case avx512:
 		return 4, 4
 	case fma:
-		return 2, 2
+		return 4, 3
 	}
 	return 0, 0
 }

@@ -16,7 +16,7 @@ func detectAsm(ks *Kernels) {
 	ks.F32Dot8 = hasAll("F32Dot8")
 	ks.FAF16C = hasAll("FAF16C")
 	ks.FAZ = hasAll("FAZ")
-	ks.SgemmR, ks.SgemmC = sgemmTileShape(hasAll("Sgemm4"), hasAll("Sgemm2"))
+	ks.SgemmR, ks.SgemmC = sgemmTileShape(hasAll("Sgemm4"), hasAll("SgemmY"))
 }
 
 // hasAll reports whether the CPU has every extension of the family.
