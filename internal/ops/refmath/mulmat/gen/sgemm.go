@@ -64,17 +64,7 @@ func sgemmTileY(name string, f16 bool, nc int) string {
 	rows := []string{"(DI)", "(DI)(SI*1)", "(DI)(SI*2)", "(R15)"}
 	acc := func(i, j int) string { return fmt.Sprintf("Y%d", 4+i*nc+j) }
 	var l lines
-	l.add("\n// func %s(%s, x *[4]unsafe.Pointer, acc unsafe.Pointer, rs, nv int)", name, wname)
-	l.add("TEXT ·%s(SB), NOSPLIT, $0-40", name)
-	l.add("\tMOVQ %s+0(FP), AX", wname)
-	for k, r := range wr {
-		l.add("\tMOVQ %d(AX), %s", 8*k, r)
-	}
-	l.add("\tMOVQ x+8(FP), AX")
-	for k, r := range xr {
-		l.add("\tMOVQ %d(AX), %s", 8*k, r)
-	}
-	l.add("\tMOVQ acc+16(FP), DI\n\tMOVQ rs+24(FP), SI\n\tMOVQ nv+32(FP), CX\n\tLEAQ (DI)(SI*2), R15\n\tADDQ SI, R15")
+	tilePrologue(&l, name, wname, wr, xr)
 	// AX and R14 count weight bytes; DX is the end of the block.
 	l.add("\tSHLQ $%d, CX\n\tXORQ AX, AX", esz/2)
 	lbl := strings.ToLower(name)
@@ -166,17 +156,7 @@ func sgemmTile(name string, f16 bool, nr, nc int, zmm, xh bool) string {
 	if f16 {
 		wname = "p"
 	}
-	l.add("\n// func %s(%s, x *[4]unsafe.Pointer, acc unsafe.Pointer, rs, nv int)", name, wname)
-	l.add("TEXT ·%s(SB), NOSPLIT, $0-40", name)
-	l.add("\tMOVQ %s+0(FP), AX", wname)
-	for k, r := range g.wr {
-		l.add("\tMOVQ %d(AX), %s", 8*k, r)
-	}
-	l.add("\tMOVQ x+8(FP), AX")
-	for k, r := range g.xr {
-		l.add("\tMOVQ %d(AX), %s", 8*k, r)
-	}
-	l.add("\tMOVQ acc+16(FP), DI\n\tMOVQ rs+24(FP), SI\n\tMOVQ nv+32(FP), CX\n\tLEAQ (DI)(SI*2), R15\n\tADDQ SI, R15")
+	tilePrologue(&l, name, wname, g.wr, g.xr)
 	ls(true)
 	lbl := strings.ToLower(name)
 	// AX counts weight bytes: nv values are 4·nv (f32) or 2·nv (f16) bytes.
@@ -238,4 +218,22 @@ func (g *sgemm) step(l *lines, lbl, done string, pf []string) {
 		}
 	}
 	l.add("\tADDQ $%d, AX\n\tJMP  %s", g.halves*g.wb, lbl)
+}
+
+// tilePrologue writes the start of the register tile name (weights
+// wname, w or p): its signature, the weight and activation row pointers
+// into wr and xr, acc in DI, rs in SI, nv in CX and the fourth row's sums
+// at R15.
+func tilePrologue(l *lines, name, wname string, wr, xr []string) {
+	l.add("\n// func %s(%s, x *[4]unsafe.Pointer, acc unsafe.Pointer, rs, nv int)", name, wname)
+	l.add("TEXT ·%s(SB), NOSPLIT, $0-40", name)
+	l.add("\tMOVQ %s+0(FP), AX", wname)
+	for k, r := range wr {
+		l.add("\tMOVQ %d(AX), %s", 8*k, r)
+	}
+	l.add("\tMOVQ x+8(FP), AX")
+	for k, r := range xr {
+		l.add("\tMOVQ %d(AX), %s", 8*k, r)
+	}
+	l.add("\tMOVQ acc+16(FP), DI\n\tMOVQ rs+24(FP), SI\n\tMOVQ nv+32(FP), CX\n\tLEAQ (DI)(SI*2), R15\n\tADDQ SI, R15")
 }
