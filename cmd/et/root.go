@@ -117,6 +117,9 @@ lists them).
 		// rather than cobra's argument errors.
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
 			f.started = true
+			if err := useCPUKernels(f.Getenv); err != nil {
+				return err
+			}
 			return validateOutput(f.Global.Output)
 		},
 	}

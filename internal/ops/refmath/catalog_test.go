@@ -15,7 +15,7 @@ import (
 // fails the test on any error.
 func mustOp(t *testing.T, op ops.Op, srcs []*ops.Tensor, raw map[string]any) *ops.Tensor {
 	t.Helper()
-	return mustOpWith(t, host, op, srcs, raw)
+	return mustOpWith(t, host.Load(), op, srcs, raw)
 }
 
 // mustOpWith is mustOp with the kernel set ks.
@@ -29,7 +29,7 @@ func mustOpWith(t *testing.T, ks *Kernels, op ops.Op, srcs []*ops.Tensor, raw ma
 }
 
 func runOp(op ops.Op, srcs []*ops.Tensor, raw map[string]any) (*ops.Tensor, error) {
-	return runOpWith(host, op, srcs, raw)
+	return runOpWith(host.Load(), op, srcs, raw)
 }
 
 // runOpWith is runOp with the kernel set ks.

@@ -1,6 +1,8 @@
 package refmath
 
 import (
+	"sync/atomic"
+
 	"github.com/ainekko/et/internal/ops/refmath/cpu"
 )
 
@@ -14,10 +16,21 @@ type Kernels struct{ cpu.Kernels }
 // Detect is this CPU's kernel set (cpu.Detect).
 func Detect() Kernels { return Kernels{cpu.Detect()} }
 
-// host is this CPU's kernel set, detected once; the package's Run,
-// Compute, Ref and Bind use it. Nothing changes it.
-var host = func() *Kernels { ks := Detect(); return &ks }()
+// host is the kernel set the package's Run, Compute, Ref and Bind use:
+// this CPU's, detected once, unless UseHost set another.
+var host atomic.Pointer[Kernels]
 
-// Host is this CPU's kernel set (a copy: changing it changes nothing
-// else).
-func Host() Kernels { return *host }
+func init() {
+	ks := Detect()
+	host.Store(&ks)
+}
+
+// Host is the kernel set of Run, Compute, Ref and Bind (a copy: changing
+// it changes nothing else).
+func Host() Kernels { return *host.Load() }
+
+// UseHost makes ks the kernel set of Run, Compute, Ref and Bind from now
+// on (a command calls it once, before any op runs, to force a smaller
+// set: cpu.Kernels.Limit). A Ref or Bind looked up before keeps the set
+// it was looked up with.
+func UseHost(ks Kernels) { host.Store(&ks) }

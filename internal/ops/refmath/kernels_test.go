@@ -27,7 +27,7 @@ func TestKernelsIndependent(t *testing.T) {
 			mustOpWith(t, ks, ops.OpUnary, []*ops.Tensor{x}, map[string]any{"op": "silu"}).ToF32(),
 		}
 	}
-	sets := []*Kernels{host, {}}
+	sets := []*Kernels{host.Load(), {}}
 	want := make([][][]float32, len(sets))
 	for i, ks := range sets {
 		want[i] = run(ks)

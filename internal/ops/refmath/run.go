@@ -82,19 +82,19 @@ func (ks *Kernels) Bind(op ops.Op) BindFunc {
 
 // Run is Run with this CPU's kernels (Host).
 func Run(info *ops.OpInfo, dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params) error {
-	return host.Run(info, dst, srcs, p)
+	return host.Load().Run(info, dst, srcs, p)
 }
 
 // Compute is Compute with this CPU's kernels (Host).
 func Compute(info *ops.OpInfo, srcs []*ops.Tensor, p ops.Params) (*ops.Tensor, error) {
-	return host.Compute(info, srcs, p)
+	return host.Load().Compute(info, srcs, p)
 }
 
 // Ref is Ref with this CPU's kernels (Host).
-func Ref(op ops.Op) RefFunc { return host.Ref(op) }
+func Ref(op ops.Op) RefFunc { return host.Load().Ref(op) }
 
 // Bind is Bind with this CPU's kernels (Host).
-func Bind(op ops.Op) BindFunc { return host.Bind(op) }
+func Bind(op ops.Op) BindFunc { return host.Load().Bind(op) }
 
 // RefFunc is an op's reference math with ggml CPU semantics. It writes
 // dst through dst.Nb and reads the sources through their Nb, so strided

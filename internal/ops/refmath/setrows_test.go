@@ -210,7 +210,7 @@ func TestBindSetRows(t *testing.T) {
 		if name == "not dst" {
 			dst = d
 		}
-		if host.bindSetRows(dst, srcs, nil) != nil {
+		if host.Load().bindSetRows(dst, srcs, nil) != nil {
 			t.Errorf("%s: a bound form, want nil (host.refSetRows)", name)
 		}
 	}

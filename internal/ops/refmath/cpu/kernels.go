@@ -1,5 +1,10 @@
 package cpu
 
+import (
+	"fmt"
+	"strings"
+)
+
 // Kernels is the set of CPU kernels the reference math runs: a field per
 // family of kernels, set (true, or for the tinyBLAS tiles their shape)
 // only where this CPU has every extension that family's code uses.
@@ -23,6 +28,9 @@ type Kernels struct {
 	// VNNI is the AVX-512 VNNI q8_0 and q4_0 MUL_MAT kernels (AVX512,
 	// AVX512VNNI and F16C).
 	VNNI bool
+	// QAVX2 is the AVX2 q8_0 and q4_0 MUL_MAT kernels
+	// (mulmat_qavx2_amd64.s: AVX2 and F16C), where VNNI is off.
+	QAVX2 bool
 	// F16Dot is the F16C dot and tile kernels of f16 MUL_MAT.
 	F16Dot bool
 	// F32Dot8 is the AVX eight-row f32 dot of MUL_MAT against one column.
@@ -32,7 +40,7 @@ type Kernels struct {
 	FAF16C, FAZ bool
 	// SgemmR and SgemmC are the rows and columns of the tinyBLAS-order
 	// register tiles of f32/f16 MUL_MAT (mulmat_sgemm_amd64.s): 4x4 with
-	// AVX-512, 2x2 with AVX2 and FMA, 0 for none.
+	// AVX-512, 4x3 with AVX2, FMA and F16C, 0 for none.
 	SgemmR, SgemmC int
 
 	// The archsimd kernels of GOEXPERIMENT=simd builds on amd64 (false
@@ -63,4 +71,81 @@ func Detect() Kernels {
 	detectAsm(&ks)
 	detectVec(&ks)
 	return ks
+}
+
+// The extensions of the kernel families.
+var (
+	extAVX2   = []string{"AVX", "AVX2", "FMA"}
+	extF16C   = []string{"AVX", "AVX2", "FMA", "F16C"}
+	extAVX512 = []string{"AVX", "AVX2", "FMA", "AVX512F", "AVX512VL", "AVX512DQ", "AVX512BW"}
+)
+
+// FamilyExts names every CPU extension (x/sys/cpu's names, without "Has")
+// the assembly of each family uses, by its Kernels field: the one table
+// detectAsm checks. Sgemm4 and SgemmY are the tinyBLAS-order tiles of
+// SgemmC = 4 and 3 (AVX2); Row is the plain build's row kernels and Tile4 the
+// AVX-512 float tiles, set from these same extensions (archsimd's
+// AVX512() checks AVX512F, CD, BW, DQ and VL). TestAsmExtensionsGuarded
+// (internal/ops/refmath) reads the instructions of every assembly
+// function and fails where one uses an extension its family lacks.
+var FamilyExts = map[string][]string{
+	"AVX2":    extAVX2,
+	"AVX512":  extAVX512,
+	"F16C":    extF16C,
+	"VNNI":    append(append([]string{}, extAVX512...), "F16C", "AVX512VNNI"),
+	"QAVX2":   extF16C,
+	"F16Dot":  extF16C,
+	"F32Dot8": extAVX2,
+	"FAF16C":  extF16C,
+	"FAZ":     append(append([]string{}, extAVX512...), "F16C"),
+	"Sgemm4":  extAVX512,
+	"SgemmY":  extF16C, // the f16 tiles widen by VCVTPH2PS
+	"Row":     extAVX2,
+	"Tile4":   extAVX512,
+}
+
+// KernelSets are the names Limit takes, from the fastest down: every
+// family the CPU runs, those of an AVX2+FMA+F16C machine without AVX-512,
+// the portable Go code alone.
+var KernelSets = []string{"native", "avx512", "avx2", "portable"}
+
+// Limit is ks cut down to the kernel set name (one of KernelSets; ""
+// is "native"), so that one machine runs what a smaller one would:
+// "avx2" turns off every AVX-512 family (the AVX2 forms take their
+// place), "portable" every vector kernel. It fails where ks lacks what
+// the set needs ("avx512" without AVX-512, "avx2" without AVX2 and FMA)
+// or the name is none of KernelSets.
+func (ks Kernels) Limit(name string) (Kernels, error) {
+	switch name {
+	case "", "native":
+		return ks, nil
+	case "avx512":
+		if !ks.AVX512 {
+			return ks, fmt.Errorf("kernel set %q: this CPU (or OS, or build) has no AVX-512 kernels", name)
+		}
+		return ks, nil
+	case "avx2":
+		if !ks.AVX2 {
+			return ks, fmt.Errorf("kernel set %q: this CPU (or OS, or build) has no AVX2 and FMA kernels", name)
+		}
+		ks.AVX512, ks.VNNI, ks.FAZ, ks.Vec512, ks.Tile4 = false, false, false, false, false
+		ks.SgemmR, ks.SgemmC = sgemmTileShape(false, ks.SgemmR != 0)
+		return ks, nil
+	case "portable":
+		return Kernels{}, nil
+	}
+	return ks, fmt.Errorf("unknown kernel set %q (want one of %s)", name, strings.Join(KernelSets, ", "))
+}
+
+// sgemmTileShape is the shape of the tinyBLAS-order register tiles a CPU
+// runs: 4x4 with AVX-512, 4x3 with AVX2, FMA and F16C (fma: the SgemmY
+// family), none (0, 0) without.
+func sgemmTileShape(avx512, fma bool) (int, int) {
+	switch {
+	case avx512:
+		return 4, 4
+	case fma:
+		return 4, 3
+	}
+	return 0, 0
 }

@@ -2,33 +2,41 @@ package cpu
 
 import xcpu "golang.org/x/sys/cpu"
 
-// detectAsm sets the families of amd64 assembly this CPU runs, naming
-// every extension their instructions use. golang.org/x/sys/cpu sets the
-// AVX and AVX-512 flags only where the OS saves the YMM and the opmask
-// and ZMM state.
+// detectAsm sets the families of amd64 assembly this CPU runs: each where
+// golang.org/x/sys/cpu reports every extension FamilyExts names for it
+// (x/sys/cpu sets the AVX and AVX-512 flags only where the OS saves the
+// YMM and the opmask and ZMM state).
 func detectAsm(ks *Kernels) {
-	x := &xcpu.X86
-	ks.AVX2 = x.HasAVX && x.HasAVX2 && x.HasFMA
-	// The 16-lane kernels use EVEX forms of 128- and 256-bit registers
-	// (VL), VXORPS on Z registers (DQ) and byte/word masks (BW).
-	ks.AVX512 = ks.AVX2 && x.HasAVX512F && x.HasAVX512VL && x.HasAVX512DQ && x.HasAVX512BW
-	ks.F16C = ks.AVX2 && x.HasF16C
-	ks.VNNI = ks.AVX512 && x.HasAVX512VNNI && ks.F16C
-	ks.F16Dot = ks.F16C
-	ks.F32Dot8 = ks.AVX2
-	ks.FAF16C = ks.F16C
-	ks.FAZ = ks.AVX512 && ks.F16C
-	ks.SgemmR, ks.SgemmC = sgemmTileShape(ks.AVX512, ks.AVX2)
+	ks.AVX2 = hasAll("AVX2")
+	ks.AVX512 = hasAll("AVX512")
+	ks.F16C = hasAll("F16C")
+	ks.VNNI = hasAll("VNNI")
+	ks.QAVX2 = hasAll("QAVX2")
+	ks.F16Dot = hasAll("F16Dot")
+	ks.F32Dot8 = hasAll("F32Dot8")
+	ks.FAF16C = hasAll("FAF16C")
+	ks.FAZ = hasAll("FAZ")
+	ks.SgemmR, ks.SgemmC = sgemmTileShape(hasAll("Sgemm4"), hasAll("SgemmY"))
 }
 
-// sgemmTileShape is the shape of the tinyBLAS-order register tiles a CPU
-// runs: 4x4 with AVX-512, 2x2 with AVX2 and FMA, none (0, 0) without.
-func sgemmTileShape(avx512, fma bool) (int, int) {
-	switch {
-	case avx512:
-		return 4, 4
-	case fma:
-		return 2, 2
+// hasAll reports whether the CPU has every extension of the family.
+func hasAll(family string) bool {
+	exts, ok := FamilyExts[family]
+	if !ok {
+		panic("cpu: no family " + family)
 	}
-	return 0, 0
+	x := &xcpu.X86
+	flags := map[string]bool{"AVX": x.HasAVX, "AVX2": x.HasAVX2, "FMA": x.HasFMA, "F16C": x.HasF16C,
+		"AVX512F": x.HasAVX512F, "AVX512VL": x.HasAVX512VL, "AVX512DQ": x.HasAVX512DQ, "AVX512BW": x.HasAVX512BW,
+		"AVX512VNNI": x.HasAVX512VNNI}
+	for _, e := range exts {
+		has, ok := flags[e]
+		if !ok {
+			panic("cpu: unknown extension " + e)
+		}
+		if !has {
+			return false
+		}
+	}
+	return true
 }

@@ -1,6 +1,7 @@
 package mulmat
 
 import (
+	"os"
 	"testing"
 
 	"github.com/ainekko/et/internal/ops"
@@ -8,8 +9,16 @@ import (
 	"github.com/ainekko/et/internal/ops/refmath/reftest"
 )
 
-// host is this CPU's kernel set.
-var host = &Kernels{cpu.Detect()}
+// host is this CPU's kernel set, cut down to $ET_CPU_KERNELS where that
+// is set (cpu.Kernels.Limit: avx2 on an AVX-512 machine runs the tests
+// and benchmarks with what an AVX2 one runs).
+var host = func() *Kernels {
+	ks, err := cpu.Detect().Limit(os.Getenv("ET_CPU_KERNELS"))
+	if err != nil {
+		panic(err)
+	}
+	return &Kernels{ks}
+}()
 
 // Host is this CPU's kernel set (a copy).
 func Host() Kernels { return *host }

@@ -92,7 +92,7 @@ type actRows struct {
 	ks  *Kernels // the kernels its dots run
 	k   int
 	vec bool      // use the vector kernels (mulmat_simd_amd64.go) where there are some
-	q   []int8    // q8_0 path with vec or the VNNI kernels (asmAlone): the plain quants, k per row
+	q   []int8    // q8_0 path with vec or the assembly kernels (asmAlone, qasm): the plain quants, k per row
 	f32 []float32 // f32/f16 paths: k values per row
 	h   []uint16  // f16 weights by the AVX-512 tiles (sgemmHalves): the halves of f32, in place of it
 	pk  []uint64  // q8_0/q8_K paths: the quants packed by packAct, k/4 words per row
@@ -139,7 +139,7 @@ func (ks *Kernels) prepareActivationsVec(a, b *ops.Tensor, vec, halves bool) *ac
 			act.f32 = cpu.ScratchF32.Get(nrows * k)
 		}
 	case ops.Q8_0, ops.Q4_0:
-		if vec || ks.asmAlone(vec) && ks.VNNI {
+		if vec || ks.asmAlone(vec) && ks.qasm() {
 			act.q = cpu.ScratchI8.Get(nrows * k)
 		}
 		if !vec {

@@ -25,3 +25,19 @@ func q4_0Rows8x2VNNI(*[8]unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.
 func q4_0Rows8VNNI(*[8]unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, int, *[8]float32, unsafe.Pointer) {
 	panic("unreachable")
 }
+
+func q8_0Rows8AVX2(*[8]unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, int, *[8]float32, unsafe.Pointer) {
+	panic("unreachable")
+}
+
+func q4_0Rows8AVX2(*[8]unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, int, *[8]float32, unsafe.Pointer) {
+	panic("unreachable")
+}
+
+func q8_0Rows8x2AVX2(*[8]unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, uintptr, int, *[16]float32, unsafe.Pointer) {
+	panic("unreachable")
+}
+
+func q4_0Rows8x2AVX2(*[8]unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, uintptr, int, *[16]float32, unsafe.Pointer) {
+	panic("unreachable")
+}

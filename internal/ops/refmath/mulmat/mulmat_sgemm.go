@@ -50,7 +50,7 @@ func (ks *Kernels) sgemmTiles(vec bool, k int) bool {
 // widen them as they load them (as tinyBLAS does with its f16
 // activations). Half the bytes stay in L2.
 func (ks *Kernels) sgemmHalves(t ops.Type, vec bool, k int) bool {
-	return t == ops.F16 && ks.SgemmR == 4 && ks.sgemmTiles(vec, k)
+	return t == ops.F16 && ks.SgemmC == 4 && ks.sgemmTiles(vec, k)
 }
 
 // sgemmWhole reports whether sgemmTile runs tinyBLAS's own loop, each
@@ -131,7 +131,7 @@ func (ft *floatTile) sgemmTile(act *actRows, t ops.Type, rowAt func(int) []byte,
 	// whole: each kernel call takes all of k (tinyBLAS's loop, below).
 	whole := ks.sgemmWhole(t, n)
 	var after [sgemmRowBlock / 4]unsafe.Pointer
-	if rb := uintptr(esz * k); whole && ks.SgemmR == 4 && uintptr(unsafe.Pointer(&rows[1][0]))-uintptr(unsafe.Pointer(&rows[0][0])) == rb {
+	if rb := uintptr(esz * k); whole && ks.SgemmC == 4 && uintptr(unsafe.Pointer(&rows[1][0]))-uintptr(unsafe.Pointer(&rows[0][0])) == rb {
 		for i := 4; i < nr; i += 4 {
 			after[i/4-1] = unsafe.Pointer(&rows[i][0])
 		}

@@ -11,7 +11,7 @@ import (
 // activation rows x (f32, or f16 if xh: f16 weights with the AVX-512
 // tiles only) to their 16-lane sums at acc (row stride rs bytes).
 func (ks *Kernels) sgemmKernel(f16, xh bool, w, x *[4]unsafe.Pointer, nc int, acc unsafe.Pointer, rs, nv int) {
-	if ks.SgemmR == 4 {
+	if ks.SgemmC == 4 { // AVX-512
 		switch {
 		case xh && nc == 4:
 			sgemmF16HTile4x4(w, x, acc, rs, nv)
@@ -41,14 +41,18 @@ func (ks *Kernels) sgemmKernel(f16, xh bool, w, x *[4]unsafe.Pointer, nc int, ac
 		return
 	}
 	switch {
+	case f16 && nc == 3:
+		sgemmF16TileY4x3(w, x, acc, rs, nv)
 	case f16 && nc == 2:
-		sgemmF16Tile2x2(w, x, acc, rs, nv)
+		sgemmF16TileY4x2(w, x, acc, rs, nv)
 	case f16:
-		sgemmF16Tile2x1(w, x, acc, rs, nv)
+		sgemmF16TileY4x1(w, x, acc, rs, nv)
+	case nc == 3:
+		sgemmF32TileY4x3(w, x, acc, rs, nv)
 	case nc == 2:
-		sgemmF32Tile2x2(w, x, acc, rs, nv)
+		sgemmF32TileY4x2(w, x, acc, rs, nv)
 	default:
-		sgemmF32Tile2x1(w, x, acc, rs, nv)
+		sgemmF32TileY4x1(w, x, acc, rs, nv)
 	}
 }
 
@@ -77,16 +81,22 @@ func sgemmF16Tile4x2(p, x *[4]unsafe.Pointer, acc unsafe.Pointer, rs, nv int)
 func sgemmF16Tile4x1(p, x *[4]unsafe.Pointer, acc unsafe.Pointer, rs, nv int)
 
 //go:noescape
-func sgemmF32Tile2x2(w, x *[4]unsafe.Pointer, acc unsafe.Pointer, rs, nv int)
+func sgemmF32TileY4x3(w, x *[4]unsafe.Pointer, acc unsafe.Pointer, rs, nv int)
 
 //go:noescape
-func sgemmF32Tile2x1(w, x *[4]unsafe.Pointer, acc unsafe.Pointer, rs, nv int)
+func sgemmF32TileY4x2(w, x *[4]unsafe.Pointer, acc unsafe.Pointer, rs, nv int)
 
 //go:noescape
-func sgemmF16Tile2x2(p, x *[4]unsafe.Pointer, acc unsafe.Pointer, rs, nv int)
+func sgemmF32TileY4x1(w, x *[4]unsafe.Pointer, acc unsafe.Pointer, rs, nv int)
 
 //go:noescape
-func sgemmF16Tile2x1(p, x *[4]unsafe.Pointer, acc unsafe.Pointer, rs, nv int)
+func sgemmF16TileY4x3(p, x *[4]unsafe.Pointer, acc unsafe.Pointer, rs, nv int)
+
+//go:noescape
+func sgemmF16TileY4x2(p, x *[4]unsafe.Pointer, acc unsafe.Pointer, rs, nv int)
+
+//go:noescape
+func sgemmF16TileY4x1(p, x *[4]unsafe.Pointer, acc unsafe.Pointer, rs, nv int)
 
 //go:noescape
 func sgemmF16HTile4x4(p, x *[4]unsafe.Pointer, acc unsafe.Pointer, rs, nv int)

@@ -175,15 +175,15 @@ var sgemmGoldenCases = []struct {
 
 // TestMulMatSgemmMatchesGGML runs the golden cases through the catalog's
 // MUL_MAT with each tinyBLAS-order kernel this CPU has (AVX-512 4x4 tiles,
-// AVX2+FMA 2x2 tiles, and sgemmDot without either) and compares the results
+// AVX2+FMA 4x3 tiles, and sgemmDot without either) and compares the results
 // bit for bit with ggml's.
 func TestMulMatSgemmMatchesGGML(t *testing.T) {
 	want := opstest.ReadF32File(t, filepath.Join("testdata", "sgemm", "sgemm.f32"))
 	shapes := [][2]int{{0, 0}}
-	if host.SgemmR >= 2 {
-		shapes = append(shapes, [2]int{2, 2})
+	if host.SgemmR != 0 {
+		shapes = append(shapes, [2]int{4, 3})
 	}
-	if host.SgemmR == 4 {
+	if host.SgemmC == 4 {
 		shapes = append(shapes, [2]int{4, 4})
 	}
 	for _, sh := range shapes {
@@ -213,8 +213,8 @@ func TestSgemmTilesMatchSgemmDot(t *testing.T) {
 		t.Skip("no tinyBLAS-order tiles on this CPU or build")
 	}
 	r := rand.New(rand.NewPCG(71, 72))
-	shapes := [][2]int{{2, 2}}
-	if host.SgemmR == 4 {
+	shapes := [][2]int{{4, 3}} // the AVX2 tiles, on any CPU with tiles
+	if host.SgemmC == 4 {
 		shapes = append(shapes, [2]int{4, 4})
 	}
 	for _, sh := range shapes {
@@ -222,7 +222,8 @@ func TestSgemmTilesMatchSgemmDot(t *testing.T) {
 		ks.SgemmR, ks.SgemmC = sh[0], sh[1]
 		for _, tt := range []ops.Type{ops.F32, ops.F16} {
 			for _, s := range []struct{ k, m, n int }{{16, 4, 2}, {2*fTileK + 48, 12, 5}, {160, 16, 7}, {64, 8, 3}, {32, 20, 4}, {fTileK, 4, 9},
-				{fTileK + 32, sgemmRowBlock*2 + 8, sgemmWholeF16 + 4}} { // k chunked, work items of sgemmRowBlock rows and fewer
+				{fTileK + 32, sgemmRowBlock*2 + 8, sgemmWholeF16 + 4},
+				{1072, 8, 3}, {1040, 4, 2}, {48, 4, 2}} { // k chunked, work items of sgemmRowBlock rows and fewer; the AVX2 tiles' blocks of 512 and their last
 				w := opstest.RandF32(r, s.k*s.m)
 				x := opstest.RandF32(r, s.k*s.n)
 				w[3], x[5] = float32(math.Inf(1)), 1e-40 // an infinity, a subnormal

@@ -22,11 +22,15 @@ const actPad = 4
 // fused kernels, which widen the scales in each call instead of once.
 const fusedMaxCols = 3
 
+// qasm reports whether the CPU runs an assembly form of the eight-row
+// kernels: AVX-512 VNNI, or AVX2 (mulmat_qavx2_amd64.go).
+func (ks *Kernels) qasm() bool { return ks.VNNI || ks.QAVX2 }
+
 // has8R reports whether dot8R has a kernel for t: the vector kernels, or
-// the VNNI assembly alone (vnniAlone; act.q is there for either).
+// the assembly alone (asmAlone, qasm; act.q is there for either).
 func (act *actRows) has8R(t ops.Type) bool {
 	ks := act.ks
-	return (act.vec || act.q != nil && ks.VNNI) && (t == ops.Q8_0 || t == ops.Q4_0) &&
+	return (act.vec || act.q != nil && ks.qasm()) && (t == ops.Q8_0 || t == ops.Q4_0) &&
 		cap(act.d)-len(act.d) >= actPad && cap(act.s)-len(act.s) >= actPad
 }
 
@@ -107,12 +111,23 @@ func (act *actRows) dot8R(t ops.Type, w *rows8, r int) [8]float32 {
 				q8_0Rows8VNNI(&w.p, unsafe.Pointer(&y[0]), unsafe.Pointer(&d[0]), unsafe.Pointer(&s[0]), nb, &out, w.next)
 				return out
 			}
+			if ks.QAVX2 {
+				var out [8]float32
+				s := act.s[r*nb : (r+1)*nb+actPad-1]
+				q8_0Rows8AVX2(&w.p, unsafe.Pointer(&y[0]), unsafe.Pointer(&d[0]), unsafe.Pointer(&s[0]), nb, &out, w.next)
+				return out
+			}
 			return q8_0Rows8FusedVec(&w.p, unsafe.Pointer(&y[0]), unsafe.Pointer(&d[0]), nb)
 		}
 		s := act.s[r*nb : (r+1)*nb+actPad-1]
 		if ks.VNNI {
 			var out [8]float32
 			q4_0Rows8VNNI(&w.p, unsafe.Pointer(&y[0]), unsafe.Pointer(&d[0]), unsafe.Pointer(&s[0]), nb, &out, w.next)
+			return out
+		}
+		if ks.QAVX2 {
+			var out [8]float32
+			q4_0Rows8AVX2(&w.p, unsafe.Pointer(&y[0]), unsafe.Pointer(&d[0]), unsafe.Pointer(&s[0]), nb, &out, w.next)
 			return out
 		}
 		if ks.Vec512 {
@@ -134,9 +149,10 @@ func (act *actRows) has8R2(t ops.Type, w *rows8) bool {
 
 // fused8 reports whether groups of eight rows used by n columns take the
 // fused kernels (rows8.setRows) rather than gathered scales (rows8.load):
-// for few columns, or always with the VNNI kernels, which widen the
-// scales for less than the AVX2 kernels' integer work per column.
-func (ks *Kernels) fused8(n int) bool { return n < fusedMaxCols || ks.VNNI }
+// for few columns, or always with the assembly kernels (qasm), which
+// widen the scales for less than the archsimd kernels' integer work per
+// column.
+func (ks *Kernels) fused8(n int) bool { return n < fusedMaxCols || ks.qasm() }
 
 // dot8R2 is dot8R of w (of type t) with activation rows r and r2 at once
 // (only when has8R2).
@@ -149,7 +165,7 @@ func (act *actRows) dot8R2(t ops.Type, w *rows8, r, r2 int) (out, out2 [8]float3
 	}
 	y, y2 := act.q[r*k:(r+1)*k], act.q[r2*k:(r2+1)*k]
 	d, d2 := act.d[r*nb:(r+1)*nb+actPad-1], act.d[r2*nb:(r2+1)*nb+actPad-1]
-	if ks.VNNI {
+	if ks.qasm() {
 		// The second row's quants, scales and sums by their offsets from
 		// the first's, in the same arrays (negative offsets wrap); the
 		// kernels take the quants' as eight times the others'.
@@ -160,10 +176,15 @@ func (act *actRows) dot8R2(t ops.Type, w *rows8, r, r2 int) (out, out2 [8]float3
 			panic("ops: dot8R2: quants, scales and sums laid out differently")
 		}
 		var o [16]float32
-		if t == ops.Q8_0 {
+		switch {
+		case t == ops.Q8_0 && ks.VNNI:
 			q8_0Rows8x2VNNI(&w.p, unsafe.Pointer(&y[0]), unsafe.Pointer(&d[0]), unsafe.Pointer(&s[0]), dd, nb, &o, w.next)
-		} else {
+		case ks.VNNI:
 			q4_0Rows8x2VNNI(&w.p, unsafe.Pointer(&y[0]), unsafe.Pointer(&d[0]), unsafe.Pointer(&s[0]), dd, nb, &o, w.next)
+		case t == ops.Q8_0:
+			q8_0Rows8x2AVX2(&w.p, unsafe.Pointer(&y[0]), unsafe.Pointer(&d[0]), unsafe.Pointer(&s[0]), dd, nb, &o, w.next)
+		default:
+			q4_0Rows8x2AVX2(&w.p, unsafe.Pointer(&y[0]), unsafe.Pointer(&d[0]), unsafe.Pointer(&s[0]), dd, nb, &o, w.next)
 		}
 		return [8]float32(o[:8]), [8]float32(o[8:])
 	}

@@ -19,7 +19,7 @@ import (
 // weight scales that are subnormal, infinite or NaN, against the scalar
 // kernels: bit-identical (NaN results need only both be NaN).
 func TestMulMat8RowsMatchScalar(t *testing.T) {
-	if !host.Vec && !host.VNNI {
+	if !host.Vec && !host.VNNI && !host.QAVX2 {
 		t.Skip("no vector kernels in this build or on this CPU")
 	}
 	shapes := []struct{ k, m, n int64 }{
@@ -30,17 +30,19 @@ func TestMulMat8RowsMatchScalar(t *testing.T) {
 		{96, 33, 17},
 	}
 	r := rand.New(rand.NewPCG(21, 22))
-	// The AVX2 kernels, then the AVX-512 ones and the VNNI assembly
-	// where the CPU has them; in the plain build the VNNI assembly alone
-	// (vnniAlone).
-	has512, hasVNNI := host.Vec512, host.VNNI
-	for _, mode := range []struct{ vec, v512, vnni bool }{{true, false, false}, {true, true, false}, {true, true, true}, {false, false, true}} {
-		if mode.vec != host.Vec || mode.v512 && !has512 || mode.vnni && !hasVNNI {
+	// Every kernel set this CPU runs, forced: the archsimd AVX2 kernels,
+	// the AVX-512 ones, the VNNI assembly and the AVX2 assembly (with and
+	// without archsimd, whichever this build has).
+	for _, mode := range []struct{ vec, v512, vnni, qavx2 bool }{
+		{true, false, false, false}, {true, true, false, false}, {true, true, true, false}, {true, false, false, true},
+		{false, false, true, false}, {false, false, false, true},
+	} {
+		if mode.vec != host.Vec || mode.v512 && !host.Vec512 || mode.vnni && !host.VNNI || mode.qavx2 && !host.QAVX2 {
 			continue
 		}
 		ks := Host()
-		ks.Vec512, ks.VNNI = mode.v512, mode.vnni
-		testMulMat8Rows(t, &ks, r, shapes, mode.vec, fmt.Sprintf("vec=%v,avx512=%v,vnni=%v", mode.vec, mode.v512, mode.vnni))
+		ks.Vec512, ks.VNNI, ks.QAVX2 = mode.v512, mode.vnni, mode.qavx2
+		testMulMat8Rows(t, &ks, r, shapes, mode.vec, fmt.Sprintf("vec=%v,avx512=%v,vnni=%v,qavx2=%v", mode.vec, mode.v512, mode.vnni, mode.qavx2))
 	}
 }
 
@@ -48,7 +50,7 @@ func TestMulMat8RowsMatchScalar(t *testing.T) {
 // assembly that asmAlone adds to them), the tests' reference.
 func mulMatScalar(dst, a, b *ops.Tensor) {
 	ks := Host()
-	ks.VNNI, ks.F16Dot, ks.F32Dot8 = false, false, false
+	ks.VNNI, ks.QAVX2, ks.F16Dot, ks.F32Dot8 = false, false, false, false
 	ks.mulMat(dst, a, b, false)
 }
 

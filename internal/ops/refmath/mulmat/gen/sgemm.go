@@ -13,9 +13,10 @@ const sgemmHeader = `#include "textflag.h"
 // values, a multiple of 16. The sum of (row i, column j) is 16 float32
 // lanes at acc + i·rs + 64·j, lane l summing the products of the elements
 // ≡ l (mod 16) in order, each s = fma(w, x, s) (VFMADD231PS, one rounding).
-// With AVX-512 (sgemm*4x*) a sum is one Z register, Z16-Z31, which the
-// compiler does not use; with AVX2 and FMA (sgemm*2x*) two Y registers,
-// lanes 0-7 and 8-15: the same operations lane by lane, the same bits.
+// With AVX-512 (sgemm*Tile4x*) a sum is one Z register, Z16-Z31, which
+// the compiler does not use; with AVX2 and FMA (sgemm*TileY4x*) each half
+// of a sum, lanes 0-7 and 8-15, is a Y register in its own pass over each
+// block of values: the same operations lane by lane, the same bits.
 // The AVX-512 tiles of one to three columns take in x[3] the next four
 // weight rows (contiguous in memory; nil for none) and prefetch them to
 // L2 as one run while they read their own (sgemmTile). sgemmF16HTile*
@@ -24,7 +25,7 @@ const sgemmHeader = `#include "textflag.h"
 `
 
 // sgemmFile is mulmat_sgemm_amd64.s: the 4x1-4x4 AVX-512 tiles with f32,
-// f16, and f16 weights and activations, and the 2x1-2x2 AVX2 tiles with
+// f16, and f16 weights and activations, and the 4x1-4x3 AVX2 tiles with
 // f32 and f16 weights.
 func sgemmFile() string {
 	out := sgemmHeader
@@ -33,11 +34,75 @@ func sgemmFile() string {
 		out += sgemmTile(fmt.Sprintf("sgemmF16Tile4x%d", nc), true, 4, nc, true, false)
 		out += sgemmTile(fmt.Sprintf("sgemmF16HTile4x%d", nc), true, 4, nc, true, true)
 	}
-	for _, nc := range []int{2, 1} {
-		out += sgemmTile(fmt.Sprintf("sgemmF32Tile2x%d", nc), false, 2, nc, false, false)
-		out += sgemmTile(fmt.Sprintf("sgemmF16Tile2x%d", nc), true, 2, nc, false, false)
+	for _, nc := range []int{3, 2, 1} {
+		out += sgemmTileY(fmt.Sprintf("sgemmF32TileY4x%d", nc), false, nc)
+		out += sgemmTileY(fmt.Sprintf("sgemmF16TileY4x%d", nc), true, nc)
 	}
 	return out
+}
+
+// sgemmYBlock is how many values the AVX2 tiles take a block: both
+// halves of the sums pass over a block in turn, which stays in L1 (4·2
+// KB of f32 weights and 3·2 KB of activations).
+const sgemmYBlock = 512
+
+// sgemmTileY writes the AVX2 tile name: four weight rows (f16 or f32)
+// against nc ≤ 3 f32 activation rows. A 16-lane sum is two independent
+// halves (lanes 0-7 and 8-15, the elements ≡ 0-7 and 8-15 mod 16), so
+// the tile runs each block of sgemmYBlock values twice, once per half,
+// with the 4·nc sums of that half in Y4-Y15, the columns' eight values
+// in Y1-Y3 and one row's in Y0: each lane takes the FMAs of the AVX-512
+// tiles' lane in the same order, the same bits, with tinyBLAS's 4x3
+// register tile of 8-lane vectors (16 YMM registers).
+func sgemmTileY(name string, f16 bool, nc int) string {
+	esz, wname, xscale := 4, "w", 1
+	if f16 {
+		esz, wname, xscale = 2, "p", 2
+	}
+	wr := []string{"R8", "R9", "R10", "R11"}
+	xr := []string{"R12", "R13", "BX"}[:nc]
+	rows := []string{"(DI)", "(DI)(SI*1)", "(DI)(SI*2)", "(R15)"}
+	acc := func(i, j int) string { return fmt.Sprintf("Y%d", 4+i*nc+j) }
+	var l lines
+	tilePrologue(&l, name, wname, wr, xr)
+	// AX and R14 count weight bytes; DX is the end of the block.
+	l.add("\tSHLQ $%d, CX\n\tXORQ AX, AX", esz/2)
+	lbl := strings.ToLower(name)
+	l.add("\n%sblock:\n\tCMPQ AX, CX\n\tJGE  %sdone", lbl, lbl)
+	l.add("\tLEAQ %d(AX), DX\n\tCMPQ DX, CX\n\tCMOVQGT CX, DX", sgemmYBlock*esz)
+	for h := 0; h < 2; h++ {
+		l.add("\t// Lanes %d-%d of the sums.", 8*h, 8*h+7)
+		for i := range 4 {
+			for j := range nc {
+				l.add("\tVMOVUPS %s%s, %s", off(64*j+32*h), rows[i], acc(i, j))
+			}
+		}
+		l.add("\tMOVQ AX, R14")
+		step := fmt.Sprintf("%sh%d", lbl, h)
+		l.add("\n%s:", step)
+		for j, r := range xr {
+			l.add("\tVMOVUPS %s(%s)(R14*%d), Y%d", off(32*h), r, xscale, 1+j)
+		}
+		for i, r := range wr {
+			if f16 {
+				l.add("\tVCVTPH2PS %s(%s)(R14*1), Y0", off(16*h), r)
+			} else {
+				l.add("\tVMOVUPS %s(%s)(R14*1), Y0", off(32*h), r)
+			}
+			for j := range nc {
+				l.add("\tVFMADD231PS Y%d, Y0, %s", 1+j, acc(i, j))
+			}
+		}
+		l.add("\tADDQ $%d, R14\n\tCMPQ R14, DX\n\tJLT  %s", 16*esz, step)
+		for i := range 4 {
+			for j := range nc {
+				l.add("\tVMOVUPS %s, %s%s", acc(i, j), off(64*j+32*h), rows[i])
+			}
+		}
+	}
+	l.add("\tMOVQ DX, AX\n\tJMP  %sblock", lbl)
+	l.add("\n%sdone:\n\tVZEROUPPER\n\tRET", lbl)
+	return l.String()
 }
 
 // sgemm is one tile's shape and registers.
@@ -91,17 +156,7 @@ func sgemmTile(name string, f16 bool, nr, nc int, zmm, xh bool) string {
 	if f16 {
 		wname = "p"
 	}
-	l.add("\n// func %s(%s, x *[4]unsafe.Pointer, acc unsafe.Pointer, rs, nv int)", name, wname)
-	l.add("TEXT ·%s(SB), NOSPLIT, $0-40", name)
-	l.add("\tMOVQ %s+0(FP), AX", wname)
-	for k, r := range g.wr {
-		l.add("\tMOVQ %d(AX), %s", 8*k, r)
-	}
-	l.add("\tMOVQ x+8(FP), AX")
-	for k, r := range g.xr {
-		l.add("\tMOVQ %d(AX), %s", 8*k, r)
-	}
-	l.add("\tMOVQ acc+16(FP), DI\n\tMOVQ rs+24(FP), SI\n\tMOVQ nv+32(FP), CX\n\tLEAQ (DI)(SI*2), R15\n\tADDQ SI, R15")
+	tilePrologue(&l, name, wname, g.wr, g.xr)
 	ls(true)
 	lbl := strings.ToLower(name)
 	// AX counts weight bytes: nv values are 4·nv (f32) or 2·nv (f16) bytes.
@@ -163,4 +218,22 @@ func (g *sgemm) step(l *lines, lbl, done string, pf []string) {
 		}
 	}
 	l.add("\tADDQ $%d, AX\n\tJMP  %s", g.halves*g.wb, lbl)
+}
+
+// tilePrologue writes the start of the register tile name (weights
+// wname, w or p): its signature, the weight and activation row pointers
+// into wr and xr, acc in DI, rs in SI, nv in CX and the fourth row's sums
+// at R15.
+func tilePrologue(l *lines, name, wname string, wr, xr []string) {
+	l.add("\n// func %s(%s, x *[4]unsafe.Pointer, acc unsafe.Pointer, rs, nv int)", name, wname)
+	l.add("TEXT ·%s(SB), NOSPLIT, $0-40", name)
+	l.add("\tMOVQ %s+0(FP), AX", wname)
+	for k, r := range wr {
+		l.add("\tMOVQ %d(AX), %s", 8*k, r)
+	}
+	l.add("\tMOVQ x+8(FP), AX")
+	for k, r := range xr {
+		l.add("\tMOVQ %d(AX), %s", 8*k, r)
+	}
+	l.add("\tMOVQ acc+16(FP), DI\n\tMOVQ rs+24(FP), SI\n\tMOVQ nv+32(FP), CX\n\tLEAQ (DI)(SI*2), R15\n\tADDQ SI, R15")
 }

@@ -60,17 +60,7 @@ func tile4(name string, f16 bool, nc int) string {
 	}
 	wr := []string{"R8", "R9", "R10", "R11"}
 	xr := []string{"R12", "R13", "BX", "DX"}[:nc]
-	l.add("\n// func %s(%s, x *[4]unsafe.Pointer, acc unsafe.Pointer, rs, nv int)", name, wname)
-	l.add("TEXT ·%s(SB), NOSPLIT, $0-40", name)
-	l.add("\tMOVQ %s+0(FP), AX", wname)
-	for k, r := range wr {
-		l.add("\tMOVQ %d(AX), %s", 8*k, r)
-	}
-	l.add("\tMOVQ x+8(FP), AX")
-	for k, r := range xr {
-		l.add("\tMOVQ %d(AX), %s", 8*k, r)
-	}
-	l.add("\tMOVQ acc+16(FP), DI\n\tMOVQ rs+24(FP), SI\n\tMOVQ nv+32(FP), CX\n\tLEAQ (DI)(SI*2), R15\n\tADDQ SI, R15")
+	tilePrologue(&l, name, wname, wr, xr)
 	ls(true)
 	lbl := strings.ToLower(name)
 	l.add("\tSHLQ $%d, CX\n\tXORQ AX, AX\n\n%s:\n\tCMPQ AX, CX\n\tJGE  %sdone", shift, lbl, lbl)

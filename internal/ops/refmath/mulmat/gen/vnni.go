@@ -115,32 +115,9 @@ func qRows8(l *lines, q4 bool, n int) {
 		{ys[1], "(R15*8)", "(R15*1)", 16, 20, 21, 29},
 	}[:n]
 
-	// The registers: n = 1 keeps nb in R14 and next in R15; n = 2 keeps
-	// dd in R15, next in R14 and nb in its argument. The mask goes
-	// through next's register before next is loaded.
-	nbArg, nextArg, outArg, frame := 32, 48, 40, 56
-	count, next := "R14", "R15"
-	if n == 2 {
-		nbArg, nextArg, outArg, frame = 40, 56, 48, 64
-		count, next = fmt.Sprintf("nb+%d(FP)", nbArg), "R14"
-	}
-	l.add("")
-	if n == 1 {
-		l.add("// func %s(p *[8]unsafe.Pointer, y, d, s unsafe.Pointer, nb int, out *[8]float32, next unsafe.Pointer)", name)
-	} else {
-		l.add("// func %s(p *[8]unsafe.Pointer, y, d, s unsafe.Pointer, dd uintptr, nb int, out *[16]float32, next unsafe.Pointer)", name)
-	}
-	l.add("TEXT ·%s(SB), NOSPLIT, $0-%d", name, frame)
-	rows8(l)
-	l.add("\tMOVQ y+8(FP), DI\n\tMOVQ d+16(FP), R12\n\tMOVQ s+24(FP), R13")
-	if n == 1 {
-		l.add("\tMOVQ nb+%d(FP), R14", nbArg)
-	} else {
-		l.add("\tMOVQ dd+32(FP), R15")
-	}
-	l.add("\tXORQ SI, SI")
+	count, next, outArg := qPrologue(l, name, n)
 	l.add("\tMOVL $%s, %s\n\tVPBROADCASTD %s, Z15", mask, next, next)
-	l.add("\tMOVQ next+%d(FP), %s", nextArg, next)
+	l.add("\tMOVQ next+%d(FP), %s", outArg+8, next)
 	l.add("\tVMOVDQU32 ·reduceIdx(SB), Z14")
 	for _, c := range cols {
 		l.add("\tVXORPS Y%d, Y%d, Y%d", c.acc, c.acc, c.acc)
@@ -238,6 +215,38 @@ func qRows8(l *lines, q4 bool, n int) {
 		l.add("\tVMOVUPS Y%d, %s(R15)", c.acc, off(32*k))
 	}
 	l.add("\tVZEROUPPER\n\tRET")
+}
+
+// qPrologue writes the start of the eight-row kernel name against n = 1
+// or 2 activation rows, up to loading its arguments but next, and
+// returns where the kernel counts its blocks, next's register and out's
+// offset in the arguments (next is the one after it). The registers: n =
+// 1 keeps nb in R14 and next in R15; n = 2 keeps dd in R15, next in R14
+// and nb in its argument. The kernel's constants go through next's
+// register before next is loaded.
+func qPrologue(l *lines, name string, n int) (count, next string, outArg int) {
+	nbArg, outArg, frame := 32, 40, 56
+	count, next = "R14", "R15"
+	if n == 2 {
+		nbArg, outArg, frame = 40, 48, 64
+		count, next = fmt.Sprintf("nb+%d(FP)", nbArg), "R14"
+	}
+	l.add("")
+	if n == 1 {
+		l.add("// func %s(p *[8]unsafe.Pointer, y, d, s unsafe.Pointer, nb int, out *[8]float32, next unsafe.Pointer)", name)
+	} else {
+		l.add("// func %s(p *[8]unsafe.Pointer, y, d, s unsafe.Pointer, dd uintptr, nb int, out *[16]float32, next unsafe.Pointer)", name)
+	}
+	l.add("TEXT ·%s(SB), NOSPLIT, $0-%d", name, frame)
+	rows8(l)
+	l.add("\tMOVQ y+8(FP), DI\n\tMOVQ d+16(FP), R12\n\tMOVQ s+24(FP), R13")
+	if n == 1 {
+		l.add("\tMOVQ nb+%d(FP), R14", nbArg)
+	} else {
+		l.add("\tMOVQ dd+32(FP), R15")
+	}
+	l.add("\tXORQ SI, SI")
+	return count, next, outArg
 }
 
 // q8Rows8x4T writes q8_0Rows8x4TVNNI: the eight q8_0 rows against four
