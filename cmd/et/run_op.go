@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -346,22 +345,7 @@ func runOpDocument(d runner.Report, st styles) document {
 		at.Notes = append(at.Notes, fmt.Sprintf("%d launch(es) whose params the device decoded differently from the plan: the plan's ABI manifest and the device's disagree", len(d.ABIMismatches)))
 		doc.Tables = append(doc.Tables, at)
 	}
-	if len(d.Perf) > 0 {
-		title := "Performance"
-		if d.Perf[0].Clock == "host" {
-			title = "Performance (host time: the reference device runs its kernels on this CPU)"
-		}
-		pt := table{Title: title, Headers: []string{"case", "kernel", "nodes", "runs", "median", "min", "max", "GFLOP/s", "GB/s"}, Right: []int{3, 4, 5, 6, 7, 8}}
-		for _, p := range d.Perf {
-			gf := "-"
-			if p.Flops > 0 {
-				gf = strconv.FormatFloat(p.FlopsPerS/1e9, 'f', 2, 64)
-			}
-			pt.Rows = append(pt.Rows, []string{p.Case, p.Kernel, strings.Join(p.Nodes, ","), strconv.Itoa(p.Runs),
-				runTime(p.MedNS), runTime(p.MinNS), runTime(p.MaxNS), gf, strconv.FormatFloat(p.BytesPerS/1e9, 'f', 2, 64)})
-		}
-		doc.Tables = append(doc.Tables, pt)
-	}
+	doc.Tables = append(doc.Tables, runOpPerfTables(d)...)
 	return doc
 }
 

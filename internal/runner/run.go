@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/ainekko/et/internal/driver"
 	"github.com/ainekko/et/internal/driver/registry"
@@ -37,6 +38,12 @@ type Report struct {
 	ABIChecked int      `json:"abi_checked"`
 	Results    []Result `json:"results"`
 	Perf       []Timing `json:"perf,omitempty"`
+	// Launches are, with --perf, every launch of the cases' judged runs
+	// in order (each node that launches, fused nodes together), with
+	// device cycles where the device's runtime has a profiler.
+	Launches []Launch `json:"launches,omitempty"`
+	// Phases split the run's wall time (with --perf).
+	Phases *Phases `json:"phases,omitempty"`
 	// Faults are the kernel faults (stream errors) that stopped a case.
 	Faults []Fault `json:"faults,omitempty"`
 	// ABIMismatches are the launches whose params the device decoded
@@ -141,6 +148,21 @@ type Timing struct {
 	// count (test-backend-ops counts flops for MUL_MAT and FLASH_ATTN_EXT).
 	FlopsPerS float64 `json:"flops_per_s,omitempty"`
 	BytesPerS float64 `json:"bytes_per_s"`
+	// MedCycles, MinCycles and MaxCycles are the device's execution
+	// cycles of the timed launches (median, fastest, slowest) from the
+	// runtime's profiler: 0 when not measured (the reference device, or a
+	// trace that could not be matched). MedDeviceNS is the median in ns
+	// at the device clock FreqMHz.
+	MedCycles   uint64 `json:"median_cycles,omitempty"`
+	MinCycles   uint64 `json:"min_cycles,omitempty"`
+	MaxCycles   uint64 `json:"max_cycles,omitempty"`
+	MedDeviceNS int64  `json:"median_device_ns,omitempty"`
+	FreqMHz     uint32 `json:"frequency_mhz,omitempty"`
+	// Shires is how many compute shires the segment launched on.
+	Shires int `json:"shires,omitempty"`
+	// Efficiency is the segment's work per device cycle against the peak
+	// of the shires launched (with cycles only).
+	*Efficiency
 }
 
 // Fault is a kernel fault that stopped a case: the step and the decoded
@@ -163,6 +185,12 @@ type Options struct {
 	Perf exec.PerfOptions
 	// Trace records the run in the runtime's trace format.
 	Trace *exec.TraceRecorder
+	// Cycles measures every launch in device cycles with the runtime's
+	// profiler, case by case, on devices that have one (--perf without
+	// --profile; cycles.go).
+	Cycles bool
+	// Warnf reports a warning (nil: dropped).
+	Warnf func(format string, args ...any)
 	// KernelELF serves kernel ELFs to devices that load them.
 	KernelELF func(name string) ([]byte, error)
 	// SaveOutputs, when set, is the directory every output is written
@@ -176,6 +204,12 @@ type Options struct {
 	Expected *expect.Set
 	// Logf reports progress (nil: quiet).
 	Logf func(format string, args ...any)
+}
+
+func (o *Options) warnf(format string, args ...any) {
+	if o.Warnf != nil {
+		o.Warnf(format, args...)
+	}
 }
 
 func (o *Options) logf(format string, args ...any) {
@@ -202,10 +236,12 @@ type Outcome struct {
 // caseOutcome is what running one case gives: its results, or the
 // kernel fault that stopped it, or an error that stops the whole run.
 type caseOutcome struct {
-	results []Result
-	perf    []Timing
-	fault   *Fault
-	abi     *ABIMismatch
+	results  []Result
+	perf     []Timing
+	launches []Launch
+	phases   Phases
+	fault    *Fault
+	abi      *ABIMismatch
 	// abiChecked counts the kernel runs whose decoded params were checked.
 	abiChecked int
 	// matched are the expected-failure entries its outputs matched.
@@ -236,6 +272,9 @@ func Run(ctx context.Context, devs []driver.Device, planned []*Planned, o Option
 		return nil, err
 	}
 	out := &Outcome{Report: Report{Schema: ReportSchema, Backend: o.Backend, Device: devs[0].Info().Name, Numerics: "device", Results: []Result{}}}
+	if o.Perf.Runs > 0 {
+		out.Report.Phases = &Phases{}
+	}
 	clock := "device"
 	if devs[0].Info().Kind == driver.KindRef {
 		out.Report.Numerics, clock = "reference", "host"
@@ -249,6 +288,10 @@ func Run(ctx context.Context, devs []driver.Device, planned []*Planned, o Option
 		for _, t := range c.perf {
 			t.Clock = clock
 			out.Report.Perf = append(out.Report.Perf, t)
+		}
+		out.Report.Launches = append(out.Report.Launches, c.launches...)
+		if p := out.Report.Phases; p != nil {
+			p.plus(c.phases)
 		}
 		out.Report.ABIChecked += c.abiChecked
 		if c.fault != nil {
@@ -346,7 +389,9 @@ func isInputError(err error) bool {
 // plan's leaves for the time it runs) and judges it.
 func runCase(ctx context.Context, dev driver.Device, pc *Planned, saveDir, inputDir, job string, o *Options) caseOutcome {
 	c := pc.Case
+	bindStart := time.Now()
 	unbind, err := pc.bind(ctx)
+	inputs := time.Since(bindStart)
 	if err != nil {
 		var nh *ops.NoHostMathError
 		switch {
@@ -376,7 +421,14 @@ func runCase(ctx context.Context, dev driver.Device, pc *Planned, saveDir, input
 		eo.MaxNMSE = o.NMSE
 	}
 	eo.Perf = o.Perf
+	cyc, dev, err := startCycles(ctx, dev, o)
+	if err != nil {
+		return caseOutcome{err: fmt.Errorf("%s: %w", c.Name, err)}
+	}
 	res, err := exec.Run(ctx, dev, pc.Plan, eo)
+	if err != nil && cyc != nil {
+		cyc.stopQuietly(ctx)
+	}
 	if err != nil {
 		var kf *exec.KernelFaultError
 		var nh *ops.NoHostMathError
@@ -405,8 +457,27 @@ func runCase(ctx context.Context, dev driver.Device, pc *Planned, saveDir, input
 		ev.MaxAbs = c.Tolerance.MaxAbs
 		out.results = append(out.results, out.judged(newResult(c, or), ev, o))
 	}
+	props := dev.Info().Props
 	for _, pr := range res.Perf {
-		out.perf = append(out.perf, newTiming(c.Name, pr))
+		t := newTiming(c.Name, pr)
+		t.Shires = shiresOf(pr.ShireMask, props)
+		out.perf = append(out.perf, t)
+	}
+	if o.Perf.Runs > 0 {
+		out.launches = newLaunches(c.Name, res, props)
+		out.phases.add(inputs, res.Phases)
+	}
+	if cyc != nil {
+		traced, err := cyc.stop(ctx)
+		if err == nil {
+			err = assignCycles(traced, res, out.launches, out.perf)
+		}
+		if err != nil {
+			o.warnf("%s: %v", c.Name, err)
+		}
+		for i := range out.perf {
+			out.perf[i].Efficiency = efficiency(&out.perf[i], props)
+		}
 	}
 	if saveDir != "" && out.lateErr == nil {
 		out.lateErr = saveOutputs(saveDir, res.Outputs)
