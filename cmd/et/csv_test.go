@@ -603,13 +603,19 @@ func runOpCSVRows() map[string]func(map[string]any) []map[string]any {
 		"run": func(d map[string]any) []map[string]any {
 			m := map[string]any{}
 			for k, v := range d {
-				if !slices.Contains([]string{"schema", "results", "perf", "launches", "phases", "faults", "abi_mismatches"}, k) {
+				if !slices.Contains([]string{"schema", "results", "perf", "launches", "phases", "baseline", "faults", "abi_mismatches"}, k) {
 					m[k] = v
 				}
 			}
 			return []map[string]any{m}
 		},
 		"launches": func(d map[string]any) []map[string]any { return jsonList(d["launches"]) },
+		"baseline": func(d map[string]any) []map[string]any {
+			if b, ok := d["baseline"].(map[string]any); ok {
+				return jsonList(b["rows"])
+			}
+			return nil
+		},
 		"phases": func(d map[string]any) []map[string]any {
 			if p, ok := d["phases"].(map[string]any); ok {
 				return []map[string]any{p}
@@ -670,7 +676,7 @@ func TestCSVRunOpFaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	tables, order := parseCSVOutput(t, buf.String())
-	if !slices.Equal(order, []string{"run", "results", "reasons", "perf", "launches", "phases", "faults", "abi_mismatches"}) {
+	if !slices.Equal(order, []string{"run", "results", "reasons", "perf", "launches", "phases", "baseline", "faults", "abi_mismatches"}) {
 		t.Fatalf("tables %q", order)
 	}
 	if n := len(tables["perf"].rows); n != 0 {

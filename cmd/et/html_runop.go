@@ -316,6 +316,9 @@ func htmlPerf(p *htmlPage, d runner.Report) {
 		class := "perf"
 		if i > 0 {
 			class = "launches"
+			if strings.HasPrefix(t.Title, "Device cycles against") {
+				class = "baseline"
+			}
 			p.printf("<h3>%s</h3>\n", esc(t.Title))
 		} else {
 			p.meta("note", t.Title)

@@ -39,7 +39,13 @@ type runOpOptions struct {
 	PerfTime    time.Duration
 	JUnit       string
 	Profile     string
-	NMSE        float64
+	// Baseline is --baseline (an earlier run's -o json), BaselineKernels
+	// --baseline-kernels (the same cases run first with these kernels);
+	// MaxRegression is --max-regression, in percent.
+	Baseline        string
+	BaselineKernels string
+	MaxRegression   float64
+	NMSE            float64
 	// Jobs is --jobs: the devices (emulators) the cases are spread over.
 	Jobs int
 	// ExpectedFailures is --expected-failures: a file of known defects
@@ -140,6 +146,9 @@ or flags (the good cases of -f DIR still run), 3 backend unavailable,
 			if err := opts.shardOptions.resolve(f.Getenv); err != nil {
 				return err
 			}
+			if err := opts.checkBaseline(); err != nil {
+				return err
+			}
 			if opts.PerfRuns < 1 || opts.PerfWarmup < 0 || opts.PerfTime < 0 {
 				return usageErrorf("--perf-runs must be >= 1, --perf-warmup and --perf-time >= 0")
 			}
@@ -170,6 +179,7 @@ or flags (the good cases of -f DIR still run), 3 backend unavailable,
 	fl.IntVar(&opts.PerfRuns, "perf-runs", 10, "timed runs per launch with --perf")
 	fl.IntVar(&opts.PerfWarmup, "perf-warmup", 2, "warm-up runs per launch with --perf, not counted (a launch whose last one takes under 10µs is then timed in batches of launches: JSON batch)")
 	fl.DurationVar(&opts.PerfTime, "perf-time", 100*time.Millisecond, "with --perf, keep timing a launch after --perf-runs until the timed runs add up to this (at most 100000 runs; 0: exactly --perf-runs)")
+	addBaselineFlags(cmd, opts)
 	fl.StringVar(&opts.JUnit, "junit", "", "also write a JUnit XML report to `file`")
 	fl.StringVar(&opts.Profile, "profile", "", "write a runtime trace (et_runtime_trace.json, kernel_id.json) of the run into `dir`")
 	fl.IntVarP(&opts.Jobs, "jobs", "j", 1, "run the cases on `N` devices in parallel (sysemu: N emulators, each with its own run directory); results stay in input order")
@@ -234,6 +244,10 @@ func runOpRun(ctx context.Context, f *factory, opts *runOpOptions) error {
 	if opts.Perf {
 		eo.Perf = runner.PerfOptions{Warmup: opts.PerfWarmup, Runs: opts.PerfRuns, MinTime: opts.PerfTime}
 	}
+	base, err := opts.baselineReport(ctx, f, p, eo)
+	if err != nil {
+		return err
+	}
 	out, err := runner.Execute(ctx, p, eo)
 	if err != nil {
 		return err
@@ -242,6 +256,9 @@ func runOpRun(ctx context.Context, f *factory, opts *runOpOptions) error {
 		return bad.err() // no case could run: nothing to show
 	}
 	doc := out.Report
+	if base != nil {
+		doc.Baseline = runner.CompareBaseline(base, &doc, opts.baselineFrom(), opts.MaxRegression)
+	}
 	doc.Shard = p.ShardReport(out.Spans, bad.lines())
 	lateErr := out.LateErr
 	if opts.JUnit != "" && lateErr == nil {

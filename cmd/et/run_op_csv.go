@@ -6,7 +6,7 @@ import (
 	"github.com/ainekko/et/internal/runner"
 )
 
-// runOpCSV is et run-op's raw CSV form, eight tables, always written (a
+// runOpCSV is et run-op's raw CSV form, nine tables, always written (a
 // table without rows keeps its header): the run (one row: backend,
 // device, what computed the outputs), one row per output (results), one
 // per failed support condition of a fallback output (reasons), one
@@ -14,7 +14,8 @@ import (
 // bytes, flops_per_s, bytes_per_s, the timing columns test-backend-ops'
 // CSV lacks, and the device cycles with the efficiency), with --perf one
 // per launch of the judged runs (launches) and one with the split of the
-// run's wall time (phases), one per hart context of a kernel fault (faults) and one per
+// run's wall time (phases), with --baseline one per compared launch
+// segment (baseline), one per hart context of a kernel fault (faults) and one per
 // field of a launch whose params decoded differently from the plan
 // (abi_mismatches).
 func runOpCSV(d runner.Report) []csvTable {
@@ -44,6 +45,10 @@ func runOpCSV(d runner.Report) []csvTable {
 	if d.Phases != nil {
 		phases = append(phases, *d.Phases)
 	}
+	baseline := []runner.BaselineRow{}
+	if d.Baseline != nil {
+		baseline = d.Baseline.Rows
+	}
 	launches := d.Launches
 	if launches == nil {
 		launches = []runner.Launch{}
@@ -70,6 +75,7 @@ func runOpCSV(d runner.Report) []csvTable {
 		{Name: "perf", Rows: d.Perf},
 		{Name: "launches", Rows: launches},
 		{Name: "phases", Rows: phases},
+		{Name: "baseline", Rows: baseline},
 		{Name: "faults", Rows: faults},
 		{Name: "abi_mismatches", Rows: mismatches},
 	}

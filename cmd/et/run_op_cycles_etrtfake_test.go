@@ -4,6 +4,9 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/ainekko/et/internal/runner"
@@ -57,5 +60,64 @@ func TestRunOpPerfCyclesFake(t *testing.T) {
 	}
 	if doc.Phases == nil || doc.Phases.BootNS <= 0 || doc.Phases.LaunchNS <= 0 || doc.Phases.PerfNS <= 0 {
 		t.Errorf("phases %+v", doc.Phases)
+	}
+}
+
+// TestRunOpBaselineFake: --baseline compares each launch segment's cycles
+// with an earlier run's report: the same cycles are "same", a baseline
+// with fewer cycles makes the launch a regression, shown in the table,
+// the JSON, Markdown and JUnit; --baseline-kernels runs the baseline in
+// the same command.
+func TestRunOpBaselineFake(t *testing.T) {
+	prefix, kernels := fakeNormInstall(t)
+	args := []string{"run-op", "-f", "../../testcases/norm.yaml", "--backend", "sysemu", "--prefix", prefix, "--kernels", kernels,
+		"--perf", "--perf-runs", "2", "--perf-warmup", "0", "--perf-time", "0"}
+	_, out, errOut := runFake(t, "", append(args, "-o", "json")...)
+	var first runner.Report
+	if err := json.Unmarshal([]byte(out), &first); err != nil || len(first.Perf) == 0 {
+		t.Fatalf("%v: %s (%s)", err, out, errOut)
+	}
+	dir := t.TempDir()
+	same := filepath.Join(dir, "same.json")
+	writeFile(t, same, out)
+	// A baseline whose first segment took 1% fewer cycles.
+	first.Perf[0].MedCycles = first.Perf[0].MedCycles * 99 / 100
+	b, _ := json.Marshal(first)
+	faster := filepath.Join(dir, "faster.json")
+	writeFile(t, faster, string(b))
+
+	check := func(name string, extra []string, regressions int) {
+		t.Helper()
+		junit := filepath.Join(dir, name+".xml")
+		_, out, errOut := runFake(t, "", append(append(args, extra...), "--max-regression", "0", "--junit", junit, "-o", "json")...)
+		var doc runner.Report
+		if err := json.Unmarshal([]byte(out), &doc); err != nil || doc.Baseline == nil {
+			t.Fatalf("%s: %v: %s (%s)", name, err, out, errOut)
+		}
+		if doc.Baseline.Regressions != regressions || len(doc.Baseline.Rows) != len(doc.Perf) {
+			t.Errorf("%s: %d regressions in %+v, want %d", name, doc.Baseline.Regressions, doc.Baseline.Rows, regressions)
+		}
+		x, err := os.ReadFile(junit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Count(string(x), `<failure message="cycles`); got != regressions {
+			t.Errorf("%s: JUnit has %d regression failures, want %d:\n%s", name, got, regressions, x)
+		}
+	}
+	check("same", []string{"--baseline", same}, 0)
+	check("faster", []string{"--baseline", faster}, 1)
+	check("kernels", []string{"--baseline-kernels", kernels}, 0)
+
+	_, md, _ := runFake(t, "", append(args, "--baseline", faster, "--max-regression", "0", "-o", "markdown")...)
+	if !strings.Contains(md, "Device cycles against the baseline") || !strings.Contains(md, "+1.0") || !strings.Contains(md, "slower") {
+		t.Errorf("markdown shows no delta:\n%s", md)
+	}
+}
+
+func writeFile(t *testing.T, path, s string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

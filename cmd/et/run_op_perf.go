@@ -1,10 +1,15 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
+	"github.com/spf13/cobra"
+
+	"github.com/ainekko/et/internal/driver/registry"
 	"github.com/ainekko/et/internal/runner"
 )
 
@@ -53,6 +58,9 @@ func runOpPerfTables(d runner.Report) []table {
 		t := &tables[len(tables)-1]
 		t.Notes = append(t.Notes, phasesLine(ph))
 	}
+	if d.Baseline != nil {
+		tables = append(tables, baselineTable(d.Baseline))
+	}
 	return tables
 }
 
@@ -85,4 +93,76 @@ func peakCell(e *runner.Efficiency) string {
 		return "-"
 	}
 	return strconv.FormatFloat(e.PeakPct, 'f', 1, 64) + "% " + e.Bound[:1]
+}
+
+// addBaselineFlags adds run-op's regression gate flags.
+func addBaselineFlags(cmd *cobra.Command, opts *runOpOptions) {
+	fl := cmd.Flags()
+	fl.StringVar(&opts.Baseline, "baseline", "", "with --perf, compare each launch's device cycles with an earlier run's report (`file`: et run-op --perf -o json) and fail (exit 1) when any grew by more than --max-regression")
+	fl.StringVar(&opts.BaselineKernels, "baseline-kernels", "", "with --perf, first run the same cases with the kernels of `dir` (on their own device) as the baseline, then with --kernels; compared as --baseline")
+	fl.Float64Var(&opts.MaxRegression, "max-regression", 5, "with --baseline, the largest growth of a launch's cycles, in `percent`, that still passes (0 on sysemu, whose cycles are exact)")
+}
+
+// checkBaseline checks the regression gate flags.
+func (opts *runOpOptions) checkBaseline() error {
+	if opts.Baseline == "" && opts.BaselineKernels == "" {
+		return nil
+	}
+	switch {
+	case opts.Baseline != "" && opts.BaselineKernels != "":
+		return usageErrorf("--baseline and --baseline-kernels: give one baseline")
+	case !opts.Perf:
+		return usageErrorf("--baseline and --baseline-kernels compare --perf runs: add --perf")
+	case opts.MaxRegression < 0 || math.IsNaN(opts.MaxRegression) || math.IsInf(opts.MaxRegression, 0):
+		return usageErrorf("--max-regression %g: want a percentage >= 0", opts.MaxRegression)
+	case opts.BaselineKernels != "" && !registry.Native(opts.Backend):
+		return usageErrorf("--baseline-kernels needs a device that loads kernel ELFs (--backend sysemu or pcie)")
+	}
+	return nil
+}
+
+// baselineFrom names the baseline in reports.
+func (opts *runOpOptions) baselineFrom() string {
+	if opts.BaselineKernels != "" {
+		return "kernels " + opts.BaselineKernels
+	}
+	return opts.Baseline
+}
+
+// baselineReport is the report the run is compared with: the --baseline
+// file, or a run of the same cases with --baseline-kernels, nil without
+// either.
+func (opts *runOpOptions) baselineReport(ctx context.Context, f *factory, p *runner.Prepared, eo runner.ExecuteOptions) (*runner.Report, error) {
+	switch {
+	case opts.Baseline != "":
+		return runner.ReadBaseline(ctx, opts.Baseline)
+	case opts.BaselineKernels == "":
+		return nil, nil
+	}
+	eo.Target.Kernels = opts.BaselineKernels
+	eo.Profile, eo.Options.SaveOutputs, eo.Options.SaveInputs = "", "", ""
+	f.logf("baseline: running the cases with the kernels of %s", opts.BaselineKernels)
+	out, err := runner.Execute(ctx, p, eo)
+	if err != nil {
+		return nil, fmt.Errorf("--baseline-kernels %s: %w", opts.BaselineKernels, err)
+	}
+	return &out.Report, nil
+}
+
+// baselineTable is the comparison with a baseline: per launch segment the
+// cycles before and after, the change and the verdict.
+func baselineTable(bl *runner.Baseline) table {
+	t := table{Title: "Device cycles against the baseline " + bl.From, Headers: []string{"case", "kernel", "nodes", "before", "after", "change", "verdict"}, Right: []int{3, 4, 5}}
+	for _, r := range bl.Rows {
+		change := "-"
+		if r.ChangePct != nil {
+			change = strconv.FormatFloat(*r.ChangePct, 'f', 2, 64) + "%"
+			if *r.ChangePct > 0 {
+				change = "+" + change
+			}
+		}
+		t.Rows = append(t.Rows, []string{r.Case, r.Kernel, strings.Join(r.Nodes, ","), cyclesCell(r.BaseCycles), cyclesCell(r.NewCycles), change, string(r.Verdict)})
+	}
+	t.Notes = append(t.Notes, fmt.Sprintf("%d launch(es) with more than %g%% more cycles than the baseline (--max-regression)", bl.Regressions, bl.MaxRegressionPct))
+	return t
 }

@@ -50,6 +50,9 @@ type Report struct {
 	// differently from the plan (checked on the reference device, which
 	// decodes them itself): such a case stops there.
 	ABIMismatches []ABIMismatch `json:"abi_mismatches,omitempty"`
+	// Baseline compares the run's device cycles with an earlier run's
+	// (--baseline, --baseline-kernels).
+	Baseline *Baseline `json:"baseline,omitempty"`
 	// Shard says which part of a sharded run (--shard) this is; an
 	// unsharded or merged run has none.
 	Shard *ShardInfo `json:"shard,omitempty"`
@@ -79,9 +82,10 @@ type ABIMismatch struct {
 const ReportSchema = "et.run-op/v1"
 
 // Failed reports whether the report is a negative verdict: an output
-// failed (or passed against an expected failure) or a kernel faulted.
+// failed (or passed against an expected failure), a kernel faulted, or
+// a launch's cycles regressed against the baseline.
 func (r *Report) Failed() bool {
-	if len(r.Faults) > 0 || len(r.ABIMismatches) > 0 {
+	if len(r.Faults) > 0 || len(r.ABIMismatches) > 0 || (r.Baseline != nil && r.Baseline.Regressions > 0) {
 		return true
 	}
 	for _, x := range r.Results {
