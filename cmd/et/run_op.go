@@ -39,13 +39,7 @@ type runOpOptions struct {
 	PerfTime    time.Duration
 	JUnit       string
 	Profile     string
-	// Baseline is --baseline (an earlier run's -o json), BaselineKernels
-	// --baseline-kernels (the same cases run first with these kernels);
-	// MaxRegression is --max-regression, in percent.
-	Baseline        string
-	BaselineKernels string
-	MaxRegression   float64
-	NMSE            float64
+	NMSE        float64
 	// Jobs is --jobs: the devices (emulators) the cases are spread over.
 	Jobs int
 	// ExpectedFailures is --expected-failures: a file of known defects
@@ -58,6 +52,13 @@ type runOpOptions struct {
 	// backendOptions are --backend, --device, --timeout and the sysemu/pcie
 	// flags (--prefix, --run-dir, --kernels, --sysemu-opt).
 	backendOptions
+
+	// Baseline is --baseline (an earlier run's -o json), BaselineKernels
+	// --baseline-kernels (the same cases run first with these kernels);
+	// MaxRegression is --max-regression, in percent.
+	Baseline        string
+	BaselineKernels string
+	MaxRegression   float64
 
 	// OpenDevice opens one device (nil: registry.Open; tests wrap it).
 	OpenDevice func(context.Context, registry.Spec) (*registry.Handle, error)
