@@ -46,6 +46,12 @@ func runOpPerfTables(d runner.Report) []table {
 			break
 		}
 	}
+	for _, p := range d.Perf {
+		if e := p.Efficiency; e != nil && e.BytesPct > 100 {
+			pt.Notes = append(pt.Notes, "a memory share above 100%: the device moved more bytes a cycle than its DRAM bandwidth (sys_emu has no memory timing model, and data in L2/L3 is not DRAM traffic)")
+			break
+		}
+	}
 	tables := []table{pt}
 	if len(d.Launches) > 0 {
 		lt := table{Title: "Launches (each launch of the judged runs)", Headers: []string{"case", "nodes", "kernel", "shires", "cycles", "device time", "wall"}, Right: []int{3, 4, 5, 6}}

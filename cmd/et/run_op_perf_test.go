@@ -1,0 +1,47 @@
+package main
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ainekko/et/internal/runner"
+)
+
+// TestRunOpPerfTables: with device cycles the perf table shows them, the
+// device time and the share of the peak (with its bound), says which
+// figure is which, and flags a memory share above 100%; the launches
+// table has a row per launch and the phases line under it.
+func TestRunOpPerfTables(t *testing.T) {
+	d := runner.Report{
+		Perf: []runner.Timing{
+			{Case: "c", Kernel: "k", Nodes: []string{"a"}, Runs: 2, MedNS: 2e6, MinNS: 1e6, MaxNS: 3e6, Clock: "device", MedCycles: 3089, MedDeviceNS: 3089, FreqMHz: 1000,
+				Efficiency: &runner.Efficiency{PeakPct: 3.14159, Bound: "memory", BytesPct: 3.14159}},
+			{Case: "c", Kernel: "m", Nodes: []string{"b"}, Runs: 2, Clock: "device", MedCycles: 10, FreqMHz: 1000,
+				Efficiency: &runner.Efficiency{PeakPct: 332, Bound: "memory", BytesPct: 332}},
+		},
+		Launches: []runner.Launch{{Case: "c", Nodes: []string{"a"}, Kernel: "k", WallNS: 5e8, ExecCycles: 3077, DeviceNS: 3077, Shires: 32}},
+		Phases:   &runner.Phases{BootNS: 1e9, LaunchNS: 5e8, OtherNS: 5e8, TotalNS: 2e9},
+	}
+	tabs := runOpPerfTables(d)
+	if len(tabs) != 2 {
+		t.Fatalf("%d tables", len(tabs))
+	}
+	pt := tabs[0]
+	row := pt.Rows[0]
+	cell := func(h string) string { return row[slices.Index(pt.Headers, h)] }
+	if cell("cycles") != "3089" || cell("device time") != "3.1 µs" || cell("% of peak") != "3.1% m" || cell("wall median") != "2.00 ms" {
+		t.Errorf("perf row %q", row)
+	}
+	notes := strings.Join(pt.Notes, "\n")
+	if !strings.Contains(pt.Title, "wall") || !strings.Contains(pt.Title, "cycles") || !strings.Contains(notes, "1000 MHz") || !strings.Contains(notes, "above 100%") {
+		t.Errorf("title %q notes %q", pt.Title, notes)
+	}
+	lt := tabs[1]
+	if len(lt.Rows) != 1 || lt.Rows[0][4] != "3077" || lt.Rows[0][6] != "500.00 ms" {
+		t.Errorf("launch rows %q", lt.Rows)
+	}
+	if last := lt.Notes[len(lt.Notes)-1]; !strings.HasPrefix(last, "wall time 2.000 s: boot 1.000 s") || !strings.Contains(last, "other 500.00 ms") {
+		t.Errorf("phases line %q", last)
+	}
+}
