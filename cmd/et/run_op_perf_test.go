@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -43,5 +44,32 @@ func TestRunOpPerfTables(t *testing.T) {
 	}
 	if last := lt.Notes[len(lt.Notes)-1]; !strings.HasPrefix(last, "wall time 2.000 s: boot 1.000 s") || !strings.Contains(last, "other 500.00 ms") {
 		t.Errorf("phases line %q", last)
+	}
+}
+
+// TestShardMergePerfLaunches: merging --perf shards keeps every launch
+// row in the unsharded order and sums the shards' phases.
+func TestShardMergePerfLaunches(t *testing.T) {
+	dir := shardCaseDir(t, false)
+	perf := []string{"--perf", "--perf-runs", "1", "--perf-warmup", "0", "--perf-time", "0"}
+	_, one, _ := runCLI(t, nil, append([]string{"run-op", "-f", dir, "-o", "json"}, perf...)...)
+	files, _ := runShards(t, 2, append([]string{"run-op", "-f", dir}, perf...)...)
+	_, merged, errOut := runCLI(t, nil, append([]string{"run-op", "merge", "-o", "json"}, files...)...)
+	a, b := reportOf(t, one), reportOf(t, merged)
+	if len(a.Launches) == 0 || len(a.Launches) != len(b.Launches) {
+		t.Fatalf("launches: unsharded %d, merged %d (%s)", len(a.Launches), len(b.Launches), errOut)
+	}
+	for i := range a.Launches {
+		if a.Launches[i].Case != b.Launches[i].Case || a.Launches[i].Kernel != b.Launches[i].Kernel {
+			t.Errorf("launch %d: %+v, merged %+v", i, a.Launches[i], b.Launches[i])
+		}
+	}
+	var total int64
+	for _, f := range files {
+		b, _ := os.ReadFile(f)
+		total += reportOf(t, string(b)).Phases.TotalNS
+	}
+	if b.Phases == nil || b.Phases.TotalNS != total {
+		t.Errorf("merged phases %+v, want the shards' total %d", b.Phases, total)
 	}
 }
