@@ -17,11 +17,17 @@ import (
 // size in bytes, at 1000 MHz)
 // reports the device cycles of every timed run and of every launch of
 // the judged run, in ns at the device clock, with the efficiency
-// against the shires launched.
+// against the shires launched; with --profile DIR, from DIR's trace of
+// the whole run.
 func TestRunOpPerfCyclesFake(t *testing.T) {
+	t.Run("per case", func(t *testing.T) { testPerfCyclesFake(t) })
+	t.Run("profile", func(t *testing.T) { testPerfCyclesFake(t, "--profile", filepath.Join(t.TempDir(), "prof")) })
+}
+
+func testPerfCyclesFake(t *testing.T, extra ...string) {
 	prefix, kernels := fakeNormInstall(t)
-	code, out, errOut := runFake(t, "", "run-op", "-f", "../../testcases/norm.yaml", "--backend", "sysemu",
-		"--prefix", prefix, "--kernels", kernels, "--perf", "--perf-runs", "3", "--perf-warmup", "1", "--perf-time", "0", "-o", "json")
+	code, out, errOut := runFake(t, "", append([]string{"run-op", "-f", "../../testcases/norm.yaml", "--backend", "sysemu",
+		"--prefix", prefix, "--kernels", kernels, "--perf", "--perf-runs", "3", "--perf-warmup", "1", "--perf-time", "0", "-o", "json"}, extra...)...)
 	if code != 0 && code != exitNegative { // the fake runs no kernel: wrong outputs
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -60,6 +66,9 @@ func TestRunOpPerfCyclesFake(t *testing.T) {
 	}
 	if doc.Phases == nil || doc.Phases.BootNS <= 0 || doc.Phases.LaunchNS <= 0 || doc.Phases.PerfNS <= 0 {
 		t.Errorf("phases %+v", doc.Phases)
+	}
+	if strings.Contains(errOut, "warning") {
+		t.Errorf("stderr: %s", errOut)
 	}
 }
 

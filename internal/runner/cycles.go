@@ -173,6 +173,44 @@ func assignCycles(traced []trace.Launch, res *exec.Result, launches []Launch, pe
 	return nil
 }
 
+// caseRun is a case that reached the device: its run (nil: it stopped
+// after an unknown number of launches) and the index of its first launch
+// and perf rows in the report.
+type caseRun struct {
+	res          *exec.Result
+	props        driver.Props
+	launch, perf int
+}
+
+// traceCycles fills the cycles of every case's rows from one trace of the
+// whole run (--profile with --perf), its launches matched to the cases'
+// in order. It stops at a case that stopped early (a fault: how many
+// launches it made is unknown), with an error saying so.
+func (o *Outcome) traceCycles(traced []trace.Launch) error {
+	r := &o.Report
+	for _, c := range o.runs {
+		if c.res == nil {
+			return fmt.Errorf("device cycles: a case stopped early; the cases after it have none")
+		}
+		n := len(c.res.Launches)
+		for _, p := range c.res.Perf {
+			n += p.Untimed + p.Runs*p.Batch
+		}
+		if n > len(traced) {
+			return fmt.Errorf("device cycles: the runtime traced fewer launches than the run made")
+		}
+		perf := r.Perf[c.perf : c.perf+len(c.res.Perf)]
+		if err := assignCycles(traced[:n], c.res, r.Launches[c.launch:c.launch+len(c.res.Launches)], perf); err != nil {
+			return err
+		}
+		for i := range perf {
+			perf[i].Efficiency = efficiency(&perf[i], c.props)
+		}
+		traced = traced[n:]
+	}
+	return nil
+}
+
 // newLaunches are the report rows of a case's judged launches (wall time
 // only; assignCycles adds the cycles), on a device with props.
 func newLaunches(name string, res *exec.Result, props driver.Props) []Launch {

@@ -99,6 +99,15 @@ func Execute(ctx context.Context, p *Prepared, o ExecuteOptions) (ex *Executed, 
 	// results first.
 	if err := prof.write(ctx); err != nil && out.LateErr == nil {
 		out.LateErr = err
+	} else if err == nil && ro.Perf.Runs > 0 {
+		// --profile with --perf: the cycles come from DIR's trace.
+		traced, err := prof.launches(devs.List[0].Info().Props.FrequencyMHz)
+		if err == nil && traced != nil {
+			err = out.traceCycles(traced)
+		}
+		if err != nil {
+			warnf("%v", err)
+		}
 	}
 	return ex, nil
 }

@@ -235,11 +235,20 @@ type Outcome struct {
 	Warnings []string
 	// Spans are, per planned case in order, its entries in the report.
 	Spans []Span
+	// runs are, per case that reached the device, its launches and where
+	// its rows are in the report (for the cycles of a --profile trace).
+	runs []caseRun
 }
 
 // caseOutcome is what running one case gives: its results, or the
 // kernel fault that stopped it, or an error that stops the whole run.
 type caseOutcome struct {
+	// ran is the case's run on the device (nil: it did not complete);
+	// stopped says it stopped on the device after launches (how many is
+	// unknown).
+	ran      *exec.Result
+	stopped  bool
+	props    driver.Props
 	results  []Result
 	perf     []Timing
 	launches []Launch
@@ -288,6 +297,12 @@ func Run(ctx context.Context, devs []driver.Device, planned []*Planned, o Option
 	}
 	for _, c := range outcomes {
 		out.Spans = append(out.Spans, c.span())
+		switch {
+		case c.ran != nil:
+			out.runs = append(out.runs, caseRun{res: c.ran, props: c.props, launch: len(out.Report.Launches), perf: len(out.Report.Perf)})
+		case c.stopped:
+			out.runs = append(out.runs, caseRun{}) // launched, how often unknown
+		}
 		out.Report.Results = append(out.Report.Results, c.results...)
 		for _, t := range c.perf {
 			t.Clock = clock
@@ -445,17 +460,17 @@ func runCase(ctx context.Context, dev driver.Device, pc *Planned, saveDir, input
 		case errors.As(err, &kf):
 			// The device stays usable after a kernel error: record the
 			// fault and go on with the next case.
-			return caseOutcome{fault: &Fault{Case: c.Name, Step: kf.Step, Errors: kf.Errors}, lateErr: lateErr}
+			return caseOutcome{fault: &Fault{Case: c.Name, Step: kf.Step, Errors: kf.Errors}, lateErr: lateErr, stopped: true}
 		case errors.As(err, &am):
-			return caseOutcome{abi: &ABIMismatch{Case: c.Name, Step: am.Step, Kernel: am.Kernel, Fields: am.Diffs}, lateErr: lateErr}
+			return caseOutcome{abi: &ABIMismatch{Case: c.Name, Step: am.Step, Kernel: am.Kernel, Fields: am.Diffs}, lateErr: lateErr, stopped: true}
 		case errors.As(err, &nh):
 			out := skipped(c, pc, nh, o)
-			out.lateErr = lateErr
+			out.lateErr, out.stopped = lateErr, true
 			return out
 		}
 		return caseOutcome{err: fmt.Errorf("%s: %w", c.Name, err)}
 	}
-	out := caseOutcome{abiChecked: res.ABIChecked, lateErr: lateErr}
+	out := caseOutcome{abiChecked: res.ABIChecked, lateErr: lateErr, ran: res, props: dev.Info().Props}
 	for _, or := range res.Outputs {
 		ev := or.Evidence()
 		ev.MaxAbs = c.Tolerance.MaxAbs
