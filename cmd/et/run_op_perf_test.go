@@ -73,3 +73,32 @@ func TestShardMergePerfLaunches(t *testing.T) {
 		t.Errorf("merged phases %+v, want the shards' total %d", b.Phases, total)
 	}
 }
+
+// TestHTMLRunOpPeak: -o html shows each launch's cycles and share of the
+// peak in the perf table and marks a launch under 10% of the peak.
+func TestHTMLRunOpPeak(t *testing.T) {
+	d := runner.Report{Schema: runner.ReportSchema, Backend: "sysemu", Device: "sysemu0", Numerics: "device", Results: []runner.Result{},
+		Perf: []runner.Timing{
+			{Case: "c", Kernel: "slow_kernel", Nodes: []string{"a"}, Runs: 1, MedNS: 1e6, MinNS: 1e6, MaxNS: 1e6, Clock: "device", MedCycles: 5000, FreqMHz: 1000,
+				Efficiency: &runner.Efficiency{PeakPct: 3, Bound: "compute", FlopsPct: 3}},
+			{Case: "c", Kernel: "fast_kernel", Nodes: []string{"b"}, Runs: 1, MedNS: 1e6, MinNS: 1e6, MaxNS: 1e6, Clock: "device", MedCycles: 4000, FreqMHz: 1000,
+				Efficiency: &runner.Efficiency{PeakPct: 60, Bound: "compute", FlopsPct: 60}},
+		},
+		Launches: []runner.Launch{{Case: "c", Nodes: []string{"a"}, Kernel: "slow_kernel", WallNS: 1e6, ExecCycles: 5000, Shires: 32}}}
+	var buf strings.Builder
+	if err := render(&buf, "html", styles{}, runOpDocument(d, styles{})); err != nil {
+		t.Fatal(err)
+	}
+	page := parsePage(t, []byte(buf.String()))
+	perf := page.byClass("table", "perf")
+	if len(perf) != 1 || !strings.Contains(perf[0].text(), "5000") || !strings.Contains(perf[0].text(), "3.0% c") || !strings.Contains(perf[0].text(), "60.0% c") {
+		t.Errorf("perf table: %v", perf)
+	}
+	if len(page.byClass("table", "launches")) != 1 {
+		t.Error("no launches table")
+	}
+	low := page.byClass("p", "low")
+	if len(low) != 1 || !strings.Contains(low[0].text(), "slow_kernel") {
+		t.Errorf("low marks %v, want slow_kernel only", low)
+	}
+}
