@@ -105,6 +105,8 @@ or flags (the good cases of -f DIR still run), 3 backend unavailable,
   $ et run-op -f testcases/ --junit results.xml --save-outputs out/
   $ et run-op 'SOFT_MAX(type=f32,ne=[32,4,2,1],mask=1)' --save-inputs keep/ && et run-op -f keep/case.yaml
   $ et run-op -f testcases/norm.yaml --profile prof/ && et profile report prof/et_runtime_trace.json
+  $ et run-op -f testcases/norm.yaml --backend sysemu --perf --perf-runs 1 --perf-warmup 0 --baseline old.json --max-regression 0
+  $ et run-op -f testcases/norm.yaml --backend sysemu --perf --baseline-kernels old-kernels/ --kernels new-kernels/
   $ et run-op -f testcases/norm.yaml --backend sysemu --kernels ~/ggml-et/kernels --timeout 10m
   $ et run-op -f testcases/ --backend sysemu --jobs 2 --expected-failures testcases/expected-failures/sysemu.yaml
   $ et run-op -f testcases/unary.yaml --backend sysemu --shire-mask 0x1
