@@ -582,7 +582,8 @@ func csvChecks(t *testing.T) []csvCheck {
 			"faults": func(d map[string]any) []map[string]any { return jsonFaultRows(nil, d["faults"]) },
 		}, volatile: []string{"time_ns"}},
 		{command: "et run-op", run: cli("run-op", "-f", "../../testcases/norm.yaml", "-f", "../../testcases/mul_mat.yaml", "--perf", "--perf-runs", "2", "--perf-warmup", "0", "--perf-time", "0"),
-			rows: runOpCSVRows(), volatile: []string{"time_ns", "median_ns", "min_ns", "max_ns", "flops_per_s", "bytes_per_s"}},
+			rows: runOpCSVRows(), volatile: []string{"time_ns", "median_ns", "min_ns", "max_ns", "flops_per_s", "bytes_per_s",
+				"wall_ns", "boot_ns", "inputs_ns", "upload_ns", "launch_ns", "perf_ns", "download_ns", "judge_ns", "other_ns", "total_ns"}},
 		{command: "et run-op", run: func(t *testing.T, format string) string {
 			// A fault the reference device cannot raise: the document by hand.
 			var buf bytes.Buffer
@@ -602,11 +603,24 @@ func runOpCSVRows() map[string]func(map[string]any) []map[string]any {
 		"run": func(d map[string]any) []map[string]any {
 			m := map[string]any{}
 			for k, v := range d {
-				if !slices.Contains([]string{"schema", "results", "perf", "faults", "abi_mismatches"}, k) {
+				if !slices.Contains([]string{"schema", "results", "perf", "launches", "phases", "baseline", "faults", "abi_mismatches"}, k) {
 					m[k] = v
 				}
 			}
 			return []map[string]any{m}
+		},
+		"launches": func(d map[string]any) []map[string]any { return jsonList(d["launches"]) },
+		"baseline": func(d map[string]any) []map[string]any {
+			if b, ok := d["baseline"].(map[string]any); ok {
+				return jsonList(b["rows"])
+			}
+			return nil
+		},
+		"phases": func(d map[string]any) []map[string]any {
+			if p, ok := d["phases"].(map[string]any); ok {
+				return []map[string]any{p}
+			}
+			return nil
 		},
 		"results": func(d map[string]any) []map[string]any {
 			var out []map[string]any
@@ -662,7 +676,7 @@ func TestCSVRunOpFaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	tables, order := parseCSVOutput(t, buf.String())
-	if !slices.Equal(order, []string{"run", "results", "reasons", "perf", "faults", "abi_mismatches"}) {
+	if !slices.Equal(order, []string{"run", "results", "reasons", "perf", "launches", "phases", "baseline", "faults", "abi_mismatches"}) {
 		t.Fatalf("tables %q", order)
 	}
 	if n := len(tables["perf"].rows); n != 0 {

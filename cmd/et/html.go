@@ -60,6 +60,7 @@ body { font:14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; margin:1
 h1 { font-size:1.4em; margin:0 0 .3em; } h2 { font-size:1.15em; margin:1.6em 0 .4em; border-bottom:1px solid var(--grid); }
 h3 { font-size:1em; margin:1.2em 0 .3em; }
 p.meta, p.note, figcaption { color:var(--muted); margin:.2em 0; }
+p.low { color:var(--warn); margin:.2em 0; font-weight:600; }
 table { border-collapse:collapse; margin:.4em 0 .8em; font-variant-numeric:tabular-nums; }
 th, td { border:1px solid var(--grid); padding:.2em .55em; text-align:left; vertical-align:top; }
 th { background:var(--panel); } td.num { text-align:right; white-space:nowrap; }

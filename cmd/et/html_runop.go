@@ -69,7 +69,7 @@ func htmlRunOp(p *htmlPage, d runner.Report) {
 	p.table("results", []string{"case", "node", "op", "kernel", "status", "nmse", "max nmse", "max abs err", "drift", "time", "detail"}, rows, 5, 6, 7, 8, 9)
 	p.meta("note", "nmse: each node on the device's own inputs of it; drift: the output against the reference chained from the inputs")
 	if len(d.Perf) > 0 {
-		htmlPerf(p, d.Perf)
+		htmlPerf(p, d)
 	}
 	if len(d.Faults) > 0 {
 		var rows [][]string
@@ -269,8 +269,11 @@ func statusMark(status verdict.Status, x, y float64, value string) string {
 }
 
 // htmlPerf draws the median time of each timed launch with its min–max
-// range, then the perf table.
-func htmlPerf(p *htmlPage, perf []runner.Timing) {
+// range (and its cycles and share of the peak when measured), then the
+// tables of et run-op --perf (runOpPerfTables): the perf table, whose
+// "% of peak" cells under 10% are marked low, and the launches.
+func htmlPerf(p *htmlPage, d runner.Report) {
+	perf := d.Perf
 	p.raw("<h2>Performance</h2>\n")
 	if perf[0].Clock == "host" {
 		p.meta("note", "host time: the reference device runs its kernels on this CPU")
@@ -284,7 +287,7 @@ func htmlPerf(p *htmlPage, perf []runner.Timing) {
 	}
 	const labelW, plotW, textW, rowH = 300.0, 520.0, 260.0, 22.0
 	h := rowH*float64(len(perf)) + 6
-	caption := "Median time of each timed launch (bar) with its min–max range over the runs (whiskers)"
+	caption := "Median wall time of each timed launch (bar) with its min–max range over the runs (whiskers)"
 	p.printf("<figure class=\"chart perf\">\n<svg xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" viewBox=\"0 0 %g %g\" width=\"%g\" height=\"%g\">\n<title>%s</title>\n",
 		labelW+plotW+textW, h, labelW+plotW+textW, h, esc(caption))
 	for i, t := range perf {
@@ -299,18 +302,38 @@ func htmlPerf(p *htmlPage, perf []runner.Timing) {
 		if t.Flops > 0 {
 			rate = fmt.Sprintf("%.2f GFLOP/s", t.FlopsPerS/1e9)
 		}
+		if t.MedCycles > 0 {
+			rate += fmt.Sprintf(" · %d cycles", t.MedCycles)
+		}
+		if t.Efficiency != nil {
+			rate += " · " + peakCell(t.Efficiency) + " of peak"
+		}
 		p.printf("<text class=\"value\" x=\"%s\" y=\"%g\">%s</text></g>\n", svgNum(x(t.MaxNS)+6), y+14,
 			esc(fmt.Sprintf("%s [%s–%s] · %s", runTime(t.MedNS), runTime(t.MinNS), runTime(t.MaxNS), rate)))
 	}
 	p.printf("</svg>\n<figcaption>%s</figcaption>\n</figure>\n", esc(caption))
-	var rows [][]string
-	for _, t := range perf {
-		gf := "-"
-		if t.Flops > 0 {
-			gf = strconv.FormatFloat(t.FlopsPerS/1e9, 'f', 2, 64)
+	for i, t := range runOpPerfTables(d) {
+		class := "perf"
+		if i > 0 {
+			class = "launches"
+			if strings.HasPrefix(t.Title, "Device cycles against") {
+				class = "baseline"
+			}
+			p.printf("<h3>%s</h3>\n", esc(t.Title))
+		} else {
+			p.meta("note", t.Title)
 		}
-		rows = append(rows, []string{t.Case, t.Kernel, strings.Join(t.Nodes, ","), strconv.Itoa(t.Runs), runTime(t.MedNS), runTime(t.MinNS), runTime(t.MaxNS),
-			gf, strconv.FormatFloat(t.BytesPerS/1e9, 'f', 2, 64)})
+		p.table(class, t.Headers, t.Rows, t.Right...)
+		for _, n := range t.Notes {
+			p.meta("note", n)
+		}
 	}
-	p.table("perf", []string{"case", "kernel", "nodes", "runs", "median", "min", "max", "GFLOP/s", "GB/s"}, rows, 3, 4, 5, 6, 7, 8)
+	for _, t := range perf {
+		if e := t.Efficiency; e != nil && e.PeakPct < lowPeakPct {
+			p.meta("low", fmt.Sprintf("%s %s: %s of peak", t.Case, t.Kernel, peakCell(e)))
+		}
+	}
 }
+
+// lowPeakPct is the share of the peak under which -o html flags a launch.
+const lowPeakPct = 10

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -58,6 +57,13 @@ type runOpOptions struct {
 	// flags (--prefix, --run-dir, --kernels, --sysemu-opt).
 	backendOptions
 
+	// Baseline is --baseline (an earlier run's -o json), BaselineKernels
+	// --baseline-kernels (the same cases run first with these kernels);
+	// MaxRegression is --max-regression, in percent.
+	Baseline        string
+	BaselineKernels string
+	MaxRegression   float64
+
 	// OpenDevice opens one device (nil: registry.Open; tests wrap it).
 	OpenDevice func(context.Context, registry.Spec) (*registry.Handle, error)
 }
@@ -103,6 +109,8 @@ or flags (the good cases of -f DIR still run), 3 backend unavailable,
   $ et run-op -f testcases/ --junit results.xml --save-outputs out/
   $ et run-op 'SOFT_MAX(type=f32,ne=[32,4,2,1],mask=1)' --save-inputs keep/ && et run-op -f keep/case.yaml
   $ et run-op -f testcases/norm.yaml --profile prof/ && et profile report prof/et_runtime_trace.json
+  $ et run-op -f testcases/norm.yaml --backend sysemu --perf --perf-runs 1 --perf-warmup 0 --baseline old.json --max-regression 0
+  $ et run-op -f testcases/norm.yaml --backend sysemu --perf --baseline-kernels old-kernels/ --kernels new-kernels/
   $ et run-op -f testcases/norm.yaml --backend sysemu --kernels ~/ggml-et/kernels --timeout 10m
   $ et run-op -f testcases/ --backend sysemu --jobs 2 --expected-failures testcases/expected-failures/sysemu.yaml
   $ et run-op -f testcases/unary.yaml --backend sysemu --shire-mask 0x1
@@ -148,6 +156,9 @@ or flags (the good cases of -f DIR still run), 3 backend unavailable,
 			if err := opts.shardOptions.resolve(f.Getenv); err != nil {
 				return err
 			}
+			if err := opts.checkBaseline(); err != nil {
+				return err
+			}
 			if opts.PerfRuns < 1 || opts.PerfWarmup < 0 || opts.PerfTime < 0 {
 				return usageErrorf("--perf-runs must be >= 1, --perf-warmup and --perf-time >= 0")
 			}
@@ -179,6 +190,7 @@ or flags (the good cases of -f DIR still run), 3 backend unavailable,
 	fl.IntVar(&opts.PerfRuns, "perf-runs", 10, "timed runs per launch with --perf")
 	fl.IntVar(&opts.PerfWarmup, "perf-warmup", 2, "warm-up runs per launch with --perf, not counted (a launch whose last one takes under 10µs is then timed in batches of launches: JSON batch)")
 	fl.DurationVar(&opts.PerfTime, "perf-time", 100*time.Millisecond, "with --perf, keep timing a launch after --perf-runs until the timed runs add up to this (at most 100000 runs; 0: exactly --perf-runs)")
+	addBaselineFlags(cmd, opts)
 	fl.StringVar(&opts.JUnit, "junit", "", "also write a JUnit XML report to `file`")
 	fl.StringVar(&opts.Profile, "profile", "", "write a runtime trace (et_runtime_trace.json, kernel_id.json) of the run into `dir`")
 	fl.IntVarP(&opts.Jobs, "jobs", "j", 1, "run the cases on `N` devices in parallel (sysemu: N emulators, each with its own run directory); results stay in input order")
@@ -243,6 +255,10 @@ func runOpRun(ctx context.Context, f *factory, opts *runOpOptions) error {
 	if opts.Perf {
 		eo.Perf = runner.PerfOptions{Warmup: opts.PerfWarmup, Runs: opts.PerfRuns, MinTime: opts.PerfTime}
 	}
+	base, err := opts.baselineReport(ctx, f, p, eo)
+	if err != nil {
+		return err
+	}
 	out, err := runner.Execute(ctx, p, eo)
 	if err != nil {
 		return err
@@ -251,6 +267,9 @@ func runOpRun(ctx context.Context, f *factory, opts *runOpOptions) error {
 		return bad.err() // no case could run: nothing to show
 	}
 	doc := out.Report
+	if base != nil {
+		doc.Baseline = runner.CompareBaseline(base, &doc, opts.baselineFrom(), opts.MaxRegression)
+	}
 	doc.Shard = p.ShardReport(out.Spans, bad.lines())
 	lateErr := out.LateErr
 	if opts.JUnit != "" && lateErr == nil {
@@ -354,22 +373,7 @@ func runOpDocument(d runner.Report, st styles) document {
 		at.Notes = append(at.Notes, fmt.Sprintf("%d launch(es) whose params the device decoded differently from the plan: the plan's ABI manifest and the device's disagree", len(d.ABIMismatches)))
 		doc.Tables = append(doc.Tables, at)
 	}
-	if len(d.Perf) > 0 {
-		title := "Performance"
-		if d.Perf[0].Clock == "host" {
-			title = "Performance (host time: the reference device runs its kernels on this CPU)"
-		}
-		pt := table{Title: title, Headers: []string{"case", "kernel", "nodes", "runs", "median", "min", "max", "GFLOP/s", "GB/s"}, Right: []int{3, 4, 5, 6, 7, 8}}
-		for _, p := range d.Perf {
-			gf := "-"
-			if p.Flops > 0 {
-				gf = strconv.FormatFloat(p.FlopsPerS/1e9, 'f', 2, 64)
-			}
-			pt.Rows = append(pt.Rows, []string{p.Case, p.Kernel, strings.Join(p.Nodes, ","), strconv.Itoa(p.Runs),
-				runTime(p.MedNS), runTime(p.MinNS), runTime(p.MaxNS), gf, strconv.FormatFloat(p.BytesPerS/1e9, 'f', 2, 64)})
-		}
-		doc.Tables = append(doc.Tables, pt)
-	}
+	doc.Tables = append(doc.Tables, runOpPerfTables(d)...)
 	return doc
 }
 

@@ -16,14 +16,20 @@ import (
 	"github.com/ainekko/et/internal/sysemu/sysemutest"
 )
 
+// fakeNormInstall is a fake runtime install and a kernel folder with the
+// kernels testcases/norm.yaml launches.
+func fakeNormInstall(t *testing.T) (prefix, kernels string) {
+	prefix, kernels = fakeInstall(t), t.TempDir()
+	sysemutest.WriteKernels(t, kernels, "rms_norm_f32", "rms_norm_mul_f32", "norm_f32", "scale_f32")
+	return prefix, kernels
+}
+
 // TestRunOpProfileSysemuFake: on sysemu, run-op --profile DIR starts the
 // runtime's own profiler (here the fake shim's, which writes the runtime's
 // format) and writes kernel_id.json from the KernelIds the loads returned;
 // et profile report reads the pair back with every launch named.
 func TestRunOpProfileSysemuFake(t *testing.T) {
-	prefix := fakeInstall(t)
-	kernels := t.TempDir()
-	sysemutest.WriteKernels(t, kernels, "rms_norm_f32", "rms_norm_mul_f32", "norm_f32", "scale_f32")
+	prefix, kernels := fakeNormInstall(t)
 	dir := filepath.Join(t.TempDir(), "prof")
 	code, out, errOut := runFake(t, "", "run-op", "-f", "../../testcases/norm.yaml", "--backend", "sysemu",
 		"--prefix", prefix, "--kernels", kernels, "--profile", dir, "-o", "json")

@@ -114,11 +114,24 @@ func TestRunOpJSONKeys(t *testing.T) {
 	if doc["schema"] != "et.run-op/v1" {
 		t.Errorf("schema %v", doc["schema"])
 	}
-	assertKeys(t, "top", doc, "abi_checked", "backend", "device", "numerics", "perf", "results", "schema")
+	assertKeys(t, "top", doc, "abi_checked", "backend", "device", "launches", "numerics", "perf", "phases", "results", "schema")
 	res := doc["results"].([]any)
 	fused := res[len(res)-1].(map[string]any)
 	assertKeys(t, "result", fused, "case", "drift_nmse", "fusion", "kernel", "max_abs_err", "max_nmse", "nmse", "node", "op", "output", "status", "time_ns")
-	assertKeys(t, "perf", doc["perf"].([]any)[0].(map[string]any), "batch", "bytes", "bytes_per_s", "case", "clock", "flops", "kernel", "max_ns", "median_ns", "min_ns", "nodes", "runs")
+	assertKeys(t, "perf", doc["perf"].([]any)[0].(map[string]any), "batch", "bytes", "bytes_per_s", "case", "clock", "flops", "kernel", "max_ns", "median_ns", "min_ns", "nodes", "runs", "shires")
+	// Every launch of the judged runs has its row; the phases add up to
+	// the total.
+	if n := len(doc["launches"].([]any)); n == 0 {
+		t.Errorf("no launches")
+	}
+	ph := doc["phases"].(map[string]any)
+	sum := 0.0
+	for _, k := range []string{"boot_ns", "inputs_ns", "upload_ns", "launch_ns", "perf_ns", "download_ns", "judge_ns", "other_ns"} {
+		sum += ph[k].(float64)
+	}
+	if sum != ph["total_ns"].(float64) || sum <= 0 {
+		t.Errorf("phases %v add up to %v, want total_ns > 0", ph, sum)
+	}
 }
 
 func assertKeys(t *testing.T, what string, m map[string]any, want ...string) {

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"time"
 
 	"github.com/ainekko/et/internal/driver/registry"
 	"github.com/ainekko/et/internal/ops/exec"
@@ -56,11 +57,13 @@ func Execute(ctx context.Context, p *Prepared, o ExecuteOptions) (ex *Executed, 
 	// --timeout starts here: preparing the inputs does not count.
 	ctx, cancel := registry.WithTimeout(ctx, o.Target.Backend, o.Target.Timeout, "run-op")
 	defer cancel()
+	start := time.Now()
 	jobs := min(o.Jobs, len(p.Planned))
 	devs, err := OpenDevices(ctx, o.Target, p.Planned, max(jobs, 1))
 	if err != nil {
 		return nil, err
 	}
+	boot := time.Since(start)
 	defer func() { devs.Close(runErr) }()
 	if devs.List[0], err = prof.start(ctx, devs.List[0]); err != nil {
 		return nil, err
@@ -68,9 +71,16 @@ func Execute(ctx context.Context, p *Prepared, o ExecuteOptions) (ex *Executed, 
 	defer prof.abort(ctx)
 	ro := o.Options
 	ro.Trace, ro.KernelELF, ro.Expected = prof.recorder(), devs.KernelELF, p.Expected
+	// --perf measures device cycles with the runtime's profiler, case by
+	// case; --profile's profiler records the whole run instead.
+	ro.Cycles, ro.Warnf = ro.Perf.Runs > 0 && prof == nil, warnf
 	out, err := Run(ctx, devs.List, p.Planned, ro)
 	if err != nil {
 		return nil, err
+	}
+	if ph := out.Report.Phases; ph != nil {
+		ph.BootNS = boot.Nanoseconds()
+		ph.close(time.Since(start))
 	}
 	for _, e := range out.Bad {
 		if o.Bad != nil {
@@ -89,6 +99,15 @@ func Execute(ctx context.Context, p *Prepared, o ExecuteOptions) (ex *Executed, 
 	// results first.
 	if err := prof.write(ctx); err != nil && out.LateErr == nil {
 		out.LateErr = err
+	} else if err == nil && ro.Perf.Runs > 0 {
+		// --profile with --perf: the cycles come from DIR's trace.
+		traced, err := prof.launches(devs.List[0].Info().Props.FrequencyMHz)
+		if err == nil && traced != nil {
+			err = out.traceCycles(traced)
+		}
+		if err != nil {
+			warnf("%v", err)
+		}
 	}
 	return ex, nil
 }

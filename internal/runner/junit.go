@@ -3,8 +3,10 @@ package runner
 import (
 	"encoding/xml"
 	"fmt"
+	"strings"
 
 	"github.com/ainekko/et/internal/ops/plan"
+	trace "github.com/ainekko/et/internal/profile"
 	"github.com/ainekko/et/internal/verdict"
 )
 
@@ -83,9 +85,34 @@ func JUnit(r *Report) ([]byte, error) {
 		s.Tests++
 		s.Cases = append(s.Cases, jc)
 	}
+	if bl := r.Baseline; bl != nil {
+		suites.Suites = append(suites.Suites, baselineSuite(bl))
+	}
 	b, err := xml.MarshalIndent(suites, "", "  ")
 	if err != nil {
 		return nil, err
 	}
 	return append([]byte(xml.Header), append(b, '\n')...), nil
+}
+
+// baselineSuite is the comparison with a baseline as a JUnit suite: one
+// test per launch segment, a failure per regression, the cycles before
+// and after and the change in its output.
+func baselineSuite(bl *Baseline) JUnitSuite {
+	s := JUnitSuite{Name: "et.run-op.baseline " + bl.From}
+	for _, row := range bl.Rows {
+		change := "-"
+		if row.ChangePct != nil {
+			change = fmt.Sprintf("%+.2f%%", *row.ChangePct)
+		}
+		text := fmt.Sprintf("%s cycles %d -> %d (%s): %s, %s", row.Kernel, row.BaseCycles, row.NewCycles, change, row.Verdict, row.Reason)
+		jc := JUnitCase{Name: row.Kernel + " (" + strings.Join(row.Nodes, ",") + ")", Classname: "et.run-op.baseline." + row.Case, Time: "0", Output: text}
+		if row.Verdict == trace.VerdictSlower {
+			jc.Failure = &JUnitFailure{Message: fmt.Sprintf("cycles %s, more than %g%%", change, bl.MaxRegressionPct), Text: text}
+			s.Failures++
+		}
+		s.Tests++
+		s.Cases = append(s.Cases, jc)
+	}
+	return s
 }

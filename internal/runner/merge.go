@@ -109,7 +109,7 @@ func Merge(shards []ShardFile) (merged *Report, errs []string, err error) {
 	type span struct {
 		sc    ShardCase
 		r     *Report
-		start [4]int // offsets into the report's results, perf, faults, abi_mismatches
+		start [5]int // offsets into the report's results, perf, faults, abi_mismatches, launches
 	}
 	cases := map[int]*span{} // by index in the unsharded run
 	for _, sf := range shards {
@@ -131,13 +131,14 @@ func Merge(shards []ShardFile) (merged *Report, errs []string, err error) {
 			return nil, nil, &MergeError{sf.File, fmt.Sprintf("shard %d/%d again (also %s)", si.Index, si.Count, other)}
 		}
 		byIndex[si.Index] = sf.File
-		var at [4]int
+		var at [5]int
 		for _, sc := range si.Cases {
 			if sc.Index < 0 || sc.Index >= si.CasesTotal {
 				return nil, nil, &MergeError{sf.File, fmt.Sprintf("case %q has index %d, not 0 to %d", sc.Name, sc.Index, si.CasesTotal-1)}
 			}
-			if sc.Results < 0 || sc.Perf < 0 || sc.Faults < 0 || sc.ABIMismatches < 0 ||
-				sc.Results > len(r.Results) || sc.Perf > len(r.Perf) || sc.Faults > len(r.Faults) || sc.ABIMismatches > len(r.ABIMismatches) {
+			if sc.Results < 0 || sc.Perf < 0 || sc.Faults < 0 || sc.ABIMismatches < 0 || sc.Launches < 0 ||
+				sc.Results > len(r.Results) || sc.Perf > len(r.Perf) || sc.Faults > len(r.Faults) || sc.ABIMismatches > len(r.ABIMismatches) ||
+				sc.Launches > len(r.Launches) {
 				return nil, nil, &MergeError{sf.File, fmt.Sprintf("case %q: counts out of range (the report has %d results, %d perf, %d faults, %d abi_mismatches)", sc.Name, len(r.Results), len(r.Perf), len(r.Faults), len(r.ABIMismatches))}
 			}
 			if _, dup := cases[sc.Index]; dup {
@@ -148,9 +149,10 @@ func Merge(shards []ShardFile) (merged *Report, errs []string, err error) {
 			at[1] += sc.Perf
 			at[2] += sc.Faults
 			at[3] += sc.ABIMismatches
+			at[4] += sc.Launches
 		}
-		have := [4]int{len(r.Results), len(r.Perf), len(r.Faults), len(r.ABIMismatches)}
-		for k, what := range []string{"results", "perf", "faults", "abi_mismatches"} {
+		have := [5]int{len(r.Results), len(r.Perf), len(r.Faults), len(r.ABIMismatches), len(r.Launches)}
+		for k, what := range []string{"results", "perf", "faults", "abi_mismatches", "launches"} {
 			if at[k] != have[k] {
 				return nil, nil, &MergeError{sf.File, fmt.Sprintf("its shard.cases account for %d %s, the report has %d", at[k], what, have[k])}
 			}
@@ -189,6 +191,14 @@ func Merge(shards []ShardFile) (merged *Report, errs []string, err error) {
 				devices = append(devices, d)
 			}
 			m.ABIChecked += sf.Report.ABIChecked
+			if ph := sf.Report.Phases; ph != nil {
+				if m.Phases == nil {
+					m.Phases = &Phases{}
+				}
+				m.Phases.plus(*ph)
+				m.Phases.OtherNS += ph.OtherNS
+				m.Phases.TotalNS += ph.TotalNS
+			}
 			for _, e := range sf.Report.Shard.Errors {
 				if !seen[e] {
 					seen[e] = true
@@ -205,12 +215,13 @@ func Merge(shards []ShardFile) (merged *Report, errs []string, err error) {
 		m.Perf = append(m.Perf, r.Perf[s[1]:s[1]+sc.Perf]...)
 		m.Faults = append(m.Faults, r.Faults[s[2]:s[2]+sc.Faults]...)
 		m.ABIMismatches = append(m.ABIMismatches, r.ABIMismatches[s[3]:s[3]+sc.ABIMismatches]...)
+		m.Launches = append(m.Launches, r.Launches[s[4]:s[4]+sc.Launches]...)
 	}
 	return m, errs, nil
 }
 
 // caseNames are the case names of the entries a shard case accounts for.
-func (r *Report) caseNames(start [4]int, sc ShardCase) []string {
+func (r *Report) caseNames(start [5]int, sc ShardCase) []string {
 	var names []string
 	for _, x := range r.Results[start[0] : start[0]+sc.Results] {
 		names = append(names, x.Case)
@@ -222,6 +233,9 @@ func (r *Report) caseNames(start [4]int, sc ShardCase) []string {
 		names = append(names, x.Case)
 	}
 	for _, x := range r.ABIMismatches[start[3] : start[3]+sc.ABIMismatches] {
+		names = append(names, x.Case)
+	}
+	for _, x := range r.Launches[start[4] : start[4]+sc.Launches] {
 		names = append(names, x.Case)
 	}
 	return names

@@ -12,6 +12,7 @@ import (
 	"github.com/ainekko/et/internal/kernelmap"
 	"github.com/ainekko/et/internal/ops/exec"
 	"github.com/ainekko/et/internal/outfile"
+	trace "github.com/ainekko/et/internal/profile"
 )
 
 // ProfileKernelMapFile is the kernel map --profile DIR writes beside the
@@ -111,6 +112,19 @@ func (p *profile) write(ctx context.Context) error {
 	}
 	p.logf("the runtime wrote %s; wrote %s (%d kernels)", filepath.Join(p.dir, driver.ProfileTraceFile), ProfileKernelMapFile, len(p.loads.entries))
 	return nil
+}
+
+// launches are the kernel launches of the runtime's trace DIR, after
+// write (nil without a runtime profiler).
+func (p *profile) launches(freq uint32) ([]trace.Launch, error) {
+	if p == nil || p.loads == nil {
+		return nil, nil
+	}
+	b, err := os.ReadFile(filepath.Join(p.dir, driver.ProfileTraceFile))
+	if err != nil {
+		return nil, fmt.Errorf("device cycles: %w", err)
+	}
+	return traceLaunches(b, kernelmap.New(p.loads.entries...), freq)
 }
 
 // abort runs when a run returns early: a runtime profiler still running

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/ainekko/et/internal/driver"
 	"github.com/ainekko/et/internal/driver/registry"
@@ -37,12 +38,21 @@ type Report struct {
 	ABIChecked int      `json:"abi_checked"`
 	Results    []Result `json:"results"`
 	Perf       []Timing `json:"perf,omitempty"`
+	// Launches are, with --perf, every launch of the cases' judged runs
+	// in order (each node that launches, fused nodes together), with
+	// device cycles where the device's runtime has a profiler.
+	Launches []Launch `json:"launches,omitempty"`
+	// Phases split the run's wall time (with --perf).
+	Phases *Phases `json:"phases,omitempty"`
 	// Faults are the kernel faults (stream errors) that stopped a case.
 	Faults []Fault `json:"faults,omitempty"`
 	// ABIMismatches are the launches whose params the device decoded
 	// differently from the plan (checked on the reference device, which
 	// decodes them itself): such a case stops there.
 	ABIMismatches []ABIMismatch `json:"abi_mismatches,omitempty"`
+	// Baseline compares the run's device cycles with an earlier run's
+	// (--baseline, --baseline-kernels).
+	Baseline *Baseline `json:"baseline,omitempty"`
 	// Shard says which part of a sharded run (--shard) this is; an
 	// unsharded or merged run has none.
 	Shard *ShardInfo `json:"shard,omitempty"`
@@ -72,9 +82,10 @@ type ABIMismatch struct {
 const ReportSchema = "et.run-op/v1"
 
 // Failed reports whether the report is a negative verdict: an output
-// failed (or passed against an expected failure) or a kernel faulted.
+// failed (or passed against an expected failure), a kernel faulted, or
+// a launch's cycles regressed against the baseline.
 func (r *Report) Failed() bool {
-	if len(r.Faults) > 0 || len(r.ABIMismatches) > 0 {
+	if len(r.Faults) > 0 || len(r.ABIMismatches) > 0 || (r.Baseline != nil && r.Baseline.Regressions > 0) {
 		return true
 	}
 	for _, x := range r.Results {
@@ -141,6 +152,21 @@ type Timing struct {
 	// count (test-backend-ops counts flops for MUL_MAT and FLASH_ATTN_EXT).
 	FlopsPerS float64 `json:"flops_per_s,omitempty"`
 	BytesPerS float64 `json:"bytes_per_s"`
+	// MedCycles, MinCycles and MaxCycles are the device's execution
+	// cycles of the timed launches (median, fastest, slowest) from the
+	// runtime's profiler: 0 when not measured (the reference device, or a
+	// trace that could not be matched). MedDeviceNS is the median in ns
+	// at the device clock FreqMHz.
+	MedCycles   uint64 `json:"median_cycles,omitempty"`
+	MinCycles   uint64 `json:"min_cycles,omitempty"`
+	MaxCycles   uint64 `json:"max_cycles,omitempty"`
+	MedDeviceNS int64  `json:"median_device_ns,omitempty"`
+	FreqMHz     uint32 `json:"frequency_mhz,omitempty"`
+	// Shires is how many compute shires the segment launched on.
+	Shires int `json:"shires,omitempty"`
+	// Efficiency is the segment's work per device cycle against the peak
+	// of the shires launched (with cycles only).
+	*Efficiency
 }
 
 // Fault is a kernel fault that stopped a case: the step and the decoded
@@ -163,6 +189,12 @@ type Options struct {
 	Perf exec.PerfOptions
 	// Trace records the run in the runtime's trace format.
 	Trace *exec.TraceRecorder
+	// Cycles measures every launch in device cycles with the runtime's
+	// profiler, case by case, on devices that have one (--perf without
+	// --profile; cycles.go).
+	Cycles bool
+	// Warnf reports a warning (nil: dropped).
+	Warnf func(format string, args ...any)
 	// KernelELF serves kernel ELFs to devices that load them.
 	KernelELF func(name string) ([]byte, error)
 	// SaveOutputs, when set, is the directory every output is written
@@ -176,6 +208,12 @@ type Options struct {
 	Expected *expect.Set
 	// Logf reports progress (nil: quiet).
 	Logf func(format string, args ...any)
+}
+
+func (o *Options) warnf(format string, args ...any) {
+	if o.Warnf != nil {
+		o.Warnf(format, args...)
+	}
 }
 
 func (o *Options) logf(format string, args ...any) {
@@ -197,15 +235,26 @@ type Outcome struct {
 	Warnings []string
 	// Spans are, per planned case in order, its entries in the report.
 	Spans []Span
+	// runs are, per case that reached the device, its launches and where
+	// its rows are in the report (for the cycles of a --profile trace).
+	runs []caseRun
 }
 
 // caseOutcome is what running one case gives: its results, or the
 // kernel fault that stopped it, or an error that stops the whole run.
 type caseOutcome struct {
-	results []Result
-	perf    []Timing
-	fault   *Fault
-	abi     *ABIMismatch
+	// ran is the case's run on the device (nil: it did not complete);
+	// stopped says it stopped on the device after launches (how many is
+	// unknown).
+	ran      *exec.Result
+	stopped  bool
+	props    driver.Props
+	results  []Result
+	perf     []Timing
+	launches []Launch
+	phases   Phases
+	fault    *Fault
+	abi      *ABIMismatch
 	// abiChecked counts the kernel runs whose decoded params were checked.
 	abiChecked int
 	// matched are the expected-failure entries its outputs matched.
@@ -236,6 +285,9 @@ func Run(ctx context.Context, devs []driver.Device, planned []*Planned, o Option
 		return nil, err
 	}
 	out := &Outcome{Report: Report{Schema: ReportSchema, Backend: o.Backend, Device: devs[0].Info().Name, Numerics: "device", Results: []Result{}}}
+	if o.Perf.Runs > 0 {
+		out.Report.Phases = &Phases{}
+	}
 	clock := "device"
 	if devs[0].Info().Kind == driver.KindRef {
 		out.Report.Numerics, clock = "reference", "host"
@@ -245,10 +297,20 @@ func Run(ctx context.Context, devs []driver.Device, planned []*Planned, o Option
 	}
 	for _, c := range outcomes {
 		out.Spans = append(out.Spans, c.span())
+		switch {
+		case c.ran != nil:
+			out.runs = append(out.runs, caseRun{res: c.ran, props: c.props, launch: len(out.Report.Launches), perf: len(out.Report.Perf)})
+		case c.stopped:
+			out.runs = append(out.runs, caseRun{}) // launched, how often unknown
+		}
 		out.Report.Results = append(out.Report.Results, c.results...)
 		for _, t := range c.perf {
 			t.Clock = clock
 			out.Report.Perf = append(out.Report.Perf, t)
+		}
+		out.Report.Launches = append(out.Report.Launches, c.launches...)
+		if p := out.Report.Phases; p != nil {
+			p.plus(c.phases)
 		}
 		out.Report.ABIChecked += c.abiChecked
 		if c.fault != nil {
@@ -346,7 +408,9 @@ func isInputError(err error) bool {
 // plan's leaves for the time it runs) and judges it.
 func runCase(ctx context.Context, dev driver.Device, pc *Planned, saveDir, inputDir, job string, o *Options) caseOutcome {
 	c := pc.Case
+	bindStart := time.Now()
 	unbind, err := pc.bind(ctx)
+	inputs := time.Since(bindStart)
 	if err != nil {
 		var nh *ops.NoHostMathError
 		switch {
@@ -376,7 +440,14 @@ func runCase(ctx context.Context, dev driver.Device, pc *Planned, saveDir, input
 		eo.MaxNMSE = o.NMSE
 	}
 	eo.Perf = o.Perf
+	cyc, dev, err := startCycles(ctx, dev, o)
+	if err != nil {
+		return caseOutcome{err: fmt.Errorf("%s: %w", c.Name, err)}
+	}
 	res, err := exec.Run(ctx, dev, pc.Plan, eo)
+	if err != nil && cyc != nil {
+		cyc.stopQuietly(ctx)
+	}
 	if err != nil {
 		var kf *exec.KernelFaultError
 		var nh *ops.NoHostMathError
@@ -389,24 +460,43 @@ func runCase(ctx context.Context, dev driver.Device, pc *Planned, saveDir, input
 		case errors.As(err, &kf):
 			// The device stays usable after a kernel error: record the
 			// fault and go on with the next case.
-			return caseOutcome{fault: &Fault{Case: c.Name, Step: kf.Step, Errors: kf.Errors}, lateErr: lateErr}
+			return caseOutcome{fault: &Fault{Case: c.Name, Step: kf.Step, Errors: kf.Errors}, lateErr: lateErr, stopped: true}
 		case errors.As(err, &am):
-			return caseOutcome{abi: &ABIMismatch{Case: c.Name, Step: am.Step, Kernel: am.Kernel, Fields: am.Diffs}, lateErr: lateErr}
+			return caseOutcome{abi: &ABIMismatch{Case: c.Name, Step: am.Step, Kernel: am.Kernel, Fields: am.Diffs}, lateErr: lateErr, stopped: true}
 		case errors.As(err, &nh):
 			out := skipped(c, pc, nh, o)
-			out.lateErr = lateErr
+			out.lateErr, out.stopped = lateErr, true
 			return out
 		}
 		return caseOutcome{err: fmt.Errorf("%s: %w", c.Name, err)}
 	}
-	out := caseOutcome{abiChecked: res.ABIChecked, lateErr: lateErr}
+	out := caseOutcome{abiChecked: res.ABIChecked, lateErr: lateErr, ran: res, props: dev.Info().Props}
 	for _, or := range res.Outputs {
 		ev := or.Evidence()
 		ev.MaxAbs = c.Tolerance.MaxAbs
 		out.results = append(out.results, out.judged(newResult(c, or), ev, o))
 	}
+	props := dev.Info().Props
 	for _, pr := range res.Perf {
-		out.perf = append(out.perf, newTiming(c.Name, pr))
+		t := newTiming(c.Name, pr)
+		t.Shires = shiresOf(pr.ShireMask, props)
+		out.perf = append(out.perf, t)
+	}
+	if o.Perf.Runs > 0 {
+		out.launches = newLaunches(c.Name, res, props)
+		out.phases.add(inputs, res.Phases)
+	}
+	if cyc != nil {
+		traced, err := cyc.stop(ctx)
+		if err == nil {
+			err = assignCycles(traced, res, out.launches, out.perf)
+		}
+		if err != nil {
+			o.warnf("%s: %v", c.Name, err)
+		}
+		for i := range out.perf {
+			out.perf[i].Efficiency = efficiency(&out.perf[i], props)
+		}
 	}
 	if saveDir != "" && out.lateErr == nil {
 		out.lateErr = saveOutputs(saveDir, res.Outputs)

@@ -118,16 +118,17 @@ type ShardCase struct {
 	Perf          int    `json:"perf,omitempty"`
 	Faults        int    `json:"faults,omitempty"`
 	ABIMismatches int    `json:"abi_mismatches,omitempty"`
+	Launches      int    `json:"launches,omitempty"`
 }
 
 // Span is what one case gave to a run's report: the number of its
 // entries in each list (Outcome.Spans, one per planned case).
 type Span struct {
-	Results, Perf, Faults, ABIMismatches int
+	Results, Perf, Faults, ABIMismatches, Launches int
 }
 
 func (c caseOutcome) span() Span {
-	s := Span{Results: len(c.results), Perf: len(c.perf)}
+	s := Span{Results: len(c.results), Perf: len(c.perf), Launches: len(c.launches)}
 	if c.fault != nil {
 		s.Faults = 1
 	}
@@ -209,6 +210,6 @@ func (info *ShardInfo) Fill(shardCases []*graph.Case, planned []*Planned, spans 
 		}
 		sc := &info.Cases[i]
 		sp := spans[j]
-		sc.Results, sc.Perf, sc.Faults, sc.ABIMismatches = sp.Results, sp.Perf, sp.Faults, sp.ABIMismatches
+		sc.Results, sc.Perf, sc.Faults, sc.ABIMismatches, sc.Launches = sp.Results, sp.Perf, sp.Faults, sp.ABIMismatches, sp.Launches
 	}
 }

@@ -126,6 +126,14 @@ type PerfResult struct {
 	MedNS int64
 	Flops int64
 	Bytes int64
+	// Untimed is how many launches the segment made before its timed
+	// runs (warm-up, and batches that sized the batch); the Runs*Batch
+	// timed launches follow them. A device's own record of the launches
+	// (a runtime trace) is matched to the runs by these counts.
+	Untimed int
+	// ShireMask is the compute shire mask the segment launched on (0:
+	// the device's whole mask).
+	ShireMask uint32
 }
 
 // GFLOPS is the median throughput in GFLOP/s (0 when the ops have no flop count).
@@ -154,6 +162,20 @@ type Result struct {
 	// and the run found equal to the plan's, field by field (on a
 	// DecodingDevice; 0 elsewhere).
 	ABIChecked int
+	// Phases is where the run's wall time went.
+	Phases Phases
+}
+
+// Phases split the wall time of a Run: uploads (allocation, inputs,
+// kernel loads), the judged launches, the perf runs' launches, downloads,
+// and the rest (judging: the reference math, host fallbacks, comparing),
+// in ns. They add up to the run's time.
+type Phases struct {
+	UploadNS   int64
+	LaunchNS   int64
+	PerfNS     int64
+	DownloadNS int64
+	JudgeNS    int64
 }
 
 // LaunchRecord is one kernel launch as the host saw it.
@@ -161,6 +183,8 @@ type LaunchRecord struct {
 	Kernel     string
 	Nodes      []string
 	ParamsSize int
+	// ShireMask is the launch's compute shire mask (0: the whole mask).
+	ShireMask  uint32
 	Start, End time.Time
 }
 
@@ -263,6 +287,7 @@ func Run(ctx context.Context, dev driver.Device, p *plan.Plan, opts Options) (*R
 		kern: map[string]driver.KernelID{}, res: &Result{}, stepT: map[int]int64{}}
 	r.j = newJudge(p)
 	defer r.freeAll()
+	t0 := opts.Now()
 	if err := r.alloc(); err != nil {
 		return nil, err
 	}
@@ -272,6 +297,8 @@ func Run(ctx context.Context, dev driver.Device, p *plan.Plan, opts Options) (*R
 	if err := r.loadKernels(); err != nil {
 		return nil, err
 	}
+	ph := &r.res.Phases
+	ph.UploadNS = opts.Now().Sub(t0).Nanoseconds()
 	if err := r.execute(); err != nil {
 		return nil, err
 	}
@@ -286,10 +313,13 @@ func Run(ctx context.Context, dev driver.Device, p *plan.Plan, opts Options) (*R
 		return nil, err
 	}
 	if opts.Perf.Runs > 0 {
+		t := opts.Now()
 		if err := r.perf(); err != nil {
 			return nil, err
 		}
+		ph.PerfNS = opts.Now().Sub(t).Nanoseconds()
 	}
+	ph.JudgeNS = opts.Now().Sub(t0).Nanoseconds() - ph.UploadNS - ph.LaunchNS - ph.PerfNS - ph.DownloadNS
 	return r.res, nil
 }
 
@@ -508,6 +538,7 @@ func (r *runner) execute() error {
 				return err
 			}
 			ns := r.opts.Now().Sub(start).Nanoseconds()
+			r.res.Phases.LaunchNS += ns
 			for _, si := range seg {
 				r.stepT[si] = ns
 			}
@@ -635,7 +666,8 @@ func (r *runner) launch(l *segLaunch, record bool) error {
 		return &KernelFaultError{Step: l.step(), Errors: serrs}
 	}
 	if record {
-		r.res.Launches = append(r.res.Launches, LaunchRecord{Kernel: l.kernel, Nodes: l.names, ParamsSize: len(l.args), Start: start, End: r.opts.Now()})
+		r.res.Launches = append(r.res.Launches, LaunchRecord{Kernel: l.kernel, Nodes: l.names, ParamsSize: len(l.args),
+			ShireMask: uint32(l.opts.ShireMask), Start: start, End: r.opts.Now()})
 	}
 	return nil
 }
@@ -749,6 +781,8 @@ func (r *runner) upTemp(b []byte) (driver.DevPtr, error) {
 
 // download reads the device memory of base value b.
 func (r *runner) download(b int) ([]byte, error) {
+	start := r.opts.Now()
+	defer func() { r.res.Phases.DownloadNS += r.opts.Now().Sub(start).Nanoseconds() }()
 	buf := make([]byte, r.size[b])
 	if err := r.dev.Read(r.ctx, r.addr[b], buf); err != nil {
 		return nil, fmt.Errorf("download %s: %w", r.p.Graph.Values[b].Name, err)
@@ -860,7 +894,7 @@ func (r *runner) compare() error {
 func (r *runner) perf() error {
 	g := r.p.Graph
 	for _, seg := range r.p.Segments() {
-		pr := PerfResult{Nodes: r.nodeNames(seg), Kernel: r.p.SegmentKernel(seg)}
+		pr := PerfResult{Nodes: r.nodeNames(seg), Kernel: r.p.SegmentKernel(seg), ShireMask: r.p.SegmentMask(seg)}
 		for _, si := range seg {
 			for _, ni := range r.p.Steps[si].Nodes {
 				n := g.Nodes[ni]
@@ -895,6 +929,7 @@ func (r *runner) timeSegment(seg []int, pr *PerfResult) error {
 	defer r.free(l)
 	p := r.opts.Perf
 	batch := 1
+	pr.Untimed = p.Warmup
 	for i := 0; i < p.Warmup; i++ {
 		start := r.opts.Now()
 		if err := r.launchBatch(l, 1); err != nil {
@@ -918,6 +953,7 @@ func (r *runner) timeSegment(seg []int, pr *PerfResult) error {
 		if err := r.launchBatch(l, batch); err != nil {
 			return err
 		}
+		pr.Untimed += batch
 		d := r.opts.Now().Sub(start)
 		batch = max(batch, int(min(perfBatchMax, perfBatchSpan*time.Duration(batch)/max(d, 1))))
 	}
