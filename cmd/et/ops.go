@@ -277,7 +277,7 @@ informs), 2 for a bad case or flags (the good cases are still explained).`,
   $ et ops explain --test-file testcases/test-files/llama_layer_small.txt --op MUL_MAT,ROPE
   $ et ops explain -f testcases/ --shard 1/4 -o json`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			op, err := opArgs(args, append(opts.Files, opts.TestFiles...), opts.Srcs, opts.Params, "et ops explain")
+			op, err := opArgs(args, &opts.caseSources, opts.Files, opts.Srcs, opts.Params, "et ops explain")
 			if err != nil {
 				return err
 			}

@@ -62,18 +62,19 @@ func newRunOpCmd(f *factory, runF func(context.Context, *runOpOptions) error) *c
 	opts := &runOpOptions{}
 	var mask string
 	cmd := &cobra.Command{
-		Use:   "run-op [<op> | '<OP(k=v,...)>'] [flags]",
+		Use:   "run-op [<op> | '<OP(k=v,...)>' ...] [flags]",
 		Short: "Run ggml ops through the ggml-et dispatch path and compare with reference math",
 		Long: `Run one ggml op, or a YAML graph of ops, through exactly the path ggml-et
 takes — support check, fusion, kernel choice, byte-exact params, optional
 uberkernel — on a device, and compare every output with the reference math
 (NMSE as test-backend-ops computes it).
 
-Three ways to name the work:
+Ways to name the work:
   -f FILE|DIR        YAML case files (a directory runs every *.yaml in it)
   <op> --src ... --param ...
                      one op from flags; --src NAME=TYPE:NE0xNE1[xNE2xNE3][:INIT]
-  'OP(k=v,...)'      a test-backend-ops case string
+  'OP(k=v,...)' ...  test-backend-ops case strings (several: one run, one boot)
+  --cases FILE       a plain file of case strings, one per line, # comments
   --test-file FILE   llama.cpp's exported graph ops (test-export-graph-ops),
                      one case per line
 
@@ -94,6 +95,8 @@ or flags (the good cases of -f DIR still run), 3 backend unavailable,
   $ et run-op -f testcases/llama_layer_small.yaml --explain
   $ et run-op rms_norm --src x=f32:4096x7 --param eps=1e-5
   $ et run-op 'MUL_MAT(type_a=q8_0,type_b=f32,m=4096,n=1,k=4096)' --perf
+  $ et run-op 'ADD(type=f32,ne=[16,5,4,3])' 'MUL(type=f32,ne=[16,5,4,3])'
+  $ et run-op --cases testcases/case-strings/llama_ops.txt --backend sysemu
   $ et run-op -f testcases/ -o json > results.json
   $ et run-op -f testcases/ -o html > results.html
   $ et run-op -f testcases/ --junit results.xml --save-outputs out/
@@ -108,7 +111,7 @@ or flags (the good cases of -f DIR still run), 3 backend unavailable,
   $ et run-op -f testcases/ --shard 2/4 -o json > shard-2.json
   $ et run-op merge shard-*.json --junit results.xml -o markdown`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			op, err := opArgs(args, append(opts.Files, opts.TestFiles...), opts.Srcs, opts.Params, "et run-op")
+			op, err := opArgs(args, &opts.caseSources, opts.Files, opts.Srcs, opts.Params, "et run-op")
 			if err != nil {
 				return err
 			}
