@@ -126,7 +126,8 @@ func TestRunOpJSONKeys(t *testing.T) {
 	if doc["schema"] != "et.run-op/v1" {
 		t.Errorf("schema %v", doc["schema"])
 	}
-	assertKeys(t, "top", doc, "abi_checked", "backend", "device", "numerics", "perf", "results", "schema")
+	assertKeys(t, "top", doc, "abi_checked", "backend", "counts", "device", "numerics", "perf", "results", "schema")
+	assertKeys(t, "counts", doc["counts"].(map[string]any), "fail", "fallback", "outputs", "pass", "skip", "xfail", "xpass")
 	res := doc["results"].([]any)
 	fused := res[len(res)-1].(map[string]any)
 	assertKeys(t, "result", fused, "case", "drift_nmse", "fusion", "kernel", "max_abs_err", "max_nmse", "nmse", "node", "op", "output", "status", "time_ns")

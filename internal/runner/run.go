@@ -46,6 +46,43 @@ type Report struct {
 	// Shard says which part of a sharded run (--shard) this is; an
 	// unsharded or merged run has none.
 	Shard *ShardInfo `json:"shard,omitempty"`
+	// Counts are the outputs per status (Count fills them when the report
+	// is written).
+	Counts *Counts `json:"counts,omitempty"`
+}
+
+// Counts are a report's outputs per status: an XFAIL, SKIP or FALLBACK
+// output is not counted as passed, nor as failed.
+type Counts struct {
+	Outputs  int `json:"outputs"`
+	Pass     int `json:"pass"`
+	Fail     int `json:"fail"`
+	Fallback int `json:"fallback"`
+	Skip     int `json:"skip"`
+	XFail    int `json:"xfail"`
+	XPass    int `json:"xpass"`
+}
+
+// Count counts the results per status.
+func (r *Report) Count() Counts {
+	c := Counts{Outputs: len(r.Results)}
+	for _, x := range r.Results {
+		switch x.Status {
+		case verdict.Pass:
+			c.Pass++
+		case verdict.Fail:
+			c.Fail++
+		case verdict.Fallback:
+			c.Fallback++
+		case verdict.Skip:
+			c.Skip++
+		case verdict.XFail:
+			c.XFail++
+		case verdict.XPass:
+			c.XPass++
+		}
+	}
+	return c
 }
 
 // EmptyReport is the report of a run without cases (an empty shard):
