@@ -146,7 +146,7 @@ func TestOpsExplainExitCodes(t *testing.T) {
 		{"missing file", []string{"ops", "explain", "-f", filepath.Join(dir, "none.yaml")}, 2, "cannot read"},
 		{"bad abi", []string{"ops", "explain", "SQR", "--abi", badABI}, 2, "abi.yaml"},
 		{"bad abi list", []string{"ops", "list", "--abi", badABI}, 2, "abi.yaml"},
-		{"list args", []string{"ops", "list", "x"}, 2, "unknown command"},
+		{"list args", []string{"ops", "list", "x"}, 2, "unexpected argument"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

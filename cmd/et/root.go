@@ -219,11 +219,18 @@ func executeRoot(ctx context.Context, f *factory, root *cobra.Command, args []st
 			err = errors.New("interrupted")
 		}
 	}
+	var hints []string
 	if msg := err.Error(); msg != "" {
 		if code == exitInterrupted {
 			msg = interruptedMsg(msg)
 		}
+		if isUsage(err) {
+			msg, hints = usageLines(cmd, err)
+		}
 		fmt.Fprintf(f.IO.ErrOut, "et: %s\n", oneLine(msg))
+	}
+	for _, h := range hints {
+		fmt.Fprintln(f.IO.ErrOut, h)
 	}
 	if isUsage(err) && cmd != nil {
 		fmt.Fprintf(f.IO.ErrOut, "Run '%s --help' for usage.\n", cmd.CommandPath())

@@ -54,7 +54,7 @@ func TestRootUsageErrors(t *testing.T) {
 		{"unknown command", []string{"bogus"}, `et: unknown command "bogus" for "et"`},
 		{"unknown flag", []string{"version", "--bogus"}, "et: unknown flag: --bogus"},
 		{"bad output", []string{"version", "-o", "xml"}, `et: invalid output format "xml"`},
-		{"extra args", []string{"version", "x"}, "et: unknown command"},
+		{"extra args", []string{"version", "x"}, `et: unexpected argument "x": et version takes no arguments`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -73,6 +73,29 @@ func TestRootUsageErrors(t *testing.T) {
 				t.Errorf("usage hint missing: %q", errOut)
 			}
 		})
+	}
+}
+
+// TestUsageErrorLines: a mistyped command is one error line, then the
+// suggestion on a line of its own, then the --help pointer (cobra's
+// multi-line error once came out folded into one line with "; "); an
+// argument to a command that takes none is an unexpected argument, not an
+// unknown command.
+func TestUsageErrorLines(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run-ops"}, "et: unknown command \"run-ops\" for \"et\"\nDid you mean \"et run-op\"?\nRun 'et --help' for usage.\n"},
+		{[]string{"bogus"}, "et: unknown command \"bogus\" for \"et\"\nRun 'et --help' for usage.\n"},
+		{[]string{"profile", "reprot"}, "et: unknown command \"reprot\" for \"et profile\"\nDid you mean \"et profile report\"?\nRun 'et profile --help' for usage.\n"},
+		{[]string{"devices", "extra"}, "et: unexpected argument \"extra\": et devices takes no arguments\nRun 'et devices --help' for usage.\n"},
+		{[]string{"ops", "list", "x"}, "et: unexpected argument \"x\": et ops list takes no arguments\nRun 'et ops list --help' for usage.\n"},
+	} {
+		code, out, errOut := runCLI(t, nil, c.args...)
+		if code != exitUsage || out != "" || errOut != c.want {
+			t.Errorf("et %s: exit %d, stdout %q, stderr\n%s\nwant\n%s", strings.Join(c.args, " "), code, out, errOut, c.want)
+		}
 	}
 }
 

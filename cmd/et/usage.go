@@ -1,0 +1,45 @@
+package main
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// unknownCommandRE matches cobra's error for a word that is not a
+// subcommand (its first line; suggestions follow on other lines).
+var unknownCommandRE = regexp.MustCompile(`^unknown command "(.*)" for "(.*)"`)
+
+// usageLines turns a usage error into what et prints: the error on one
+// line, then lines of help. Cobra's "unknown command" error is two things:
+// on a command with subcommands, a word that is none of them (the
+// suggestion, if any, goes on its own line); on a command without, an
+// argument it does not take.
+func usageLines(cmd *cobra.Command, err error) (msg string, hints []string) {
+	msg = err.Error()
+	m := unknownCommandRE.FindStringSubmatch(msg)
+	if m == nil || cmd == nil {
+		return oneLine(msg), nil
+	}
+	word := m[1]
+	if !cmd.HasAvailableSubCommands() {
+		return fmt.Sprintf("unexpected argument %q: %s takes no arguments", word, cmd.CommandPath()), nil
+	}
+	msg = fmt.Sprintf("unknown command %q for %q", word, cmd.CommandPath())
+	if cmd.SuggestionsMinimumDistance <= 0 {
+		cmd.SuggestionsMinimumDistance = 2 // cobra sets it on the root only
+	}
+	switch s := cmd.SuggestionsFor(word); len(s) {
+	case 0:
+	case 1:
+		hints = append(hints, fmt.Sprintf("Did you mean %q?", cmd.CommandPath()+" "+s[0]))
+	default:
+		for i := range s {
+			s[i] = fmt.Sprintf("%q", cmd.CommandPath()+" "+s[i])
+		}
+		hints = append(hints, "Did you mean one of these? "+strings.Join(s, ", "))
+	}
+	return msg, hints
+}
