@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -144,6 +145,7 @@ lists them).
 	for _, c := range extraCommands {
 		root.AddCommand(c(f))
 	}
+	addCompletionExamples(root)
 	return root
 }
 
@@ -255,22 +257,6 @@ func oneLine(s string) string {
 	return strings.ReplaceAll(s, "\n", "; ")
 }
 
-// versionDoc is et version's document (schema et.version/v1).
-type versionDoc struct {
-	Schema  string `json:"schema"`
-	Version string `json:"version"`
-	Go      string `json:"go"`
-}
-
-// csvTables is et version's raw CSV form.
-func (d versionDoc) csvTables() []csvTable {
-	type row struct {
-		Version string `json:"version"`
-		Go      string `json:"go"`
-	}
-	return []csvTable{{Rows: []row{{d.Version, d.Go}}}}
-}
-
 func newVersionCmd(f *factory) *cobra.Command {
 	return &cobra.Command{
 		Use:     "version",
@@ -278,15 +264,33 @@ func newVersionCmd(f *factory) *cobra.Command {
 		Args:    cobra.NoArgs,
 		Example: "  $ et version\n  $ et version -o json",
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			d := versionDoc{Schema: "et.version/v1", Version: version, Go: goVersion()}
+			d := newVersionDoc(readBuildInfo())
 			if f.Global.Output == "table" {
-				fmt.Fprintf(f.IO.Out, "et %s (%s)\n", d.Version, d.Go)
+				fmt.Fprint(f.IO.Out, versionText(d))
 				return nil
 			}
 			return f.render(document{Data: d, Tables: []table{{
-				Headers: []string{"version", "go"},
-				Rows:    [][]string{{d.Version, d.Go}},
+				Headers: []string{"version", "go", "commit", "modified", "ggml_commit", "ggml", "etrt"},
+				Rows:    [][]string{{d.Version, d.Go, d.Commit, strconv.FormatBool(d.Modified), d.GGMLCommit, d.GGML, strconv.FormatBool(d.Etrt)}},
 			}}})
 		},
 	}
+}
+
+// versionText is et version for people: the version line, then what a
+// bug report needs.
+func versionText(d versionDoc) string {
+	commit := d.Commit
+	switch {
+	case commit == "":
+		commit = "unknown (built without VCS stamping: not from a git checkout, or -buildvcs=false)"
+	case d.Modified:
+		commit += " (modified)"
+	}
+	etrt := "built in (sysemu and pcie backends)"
+	if !d.Etrt {
+		etrt = "not built in (sysemu and pcie need the etrt build tag, docs/etrt.md)"
+	}
+	return fmt.Sprintf("et %s (%s)\ncommit: %s\nggml:   %s (%s), the built-in ABI manifest\netrt:   %s\n",
+		d.Version, d.Go, commit, d.GGML, d.GGMLCommit, etrt)
 }

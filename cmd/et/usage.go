@@ -43,3 +43,32 @@ func usageLines(cmd *cobra.Command, err error) (msg string, hints []string) {
 	}
 	return msg, hints
 }
+
+// completionExamples are the Example: blocks of cobra's completion
+// commands (which it writes without any).
+var completionExamples = map[string]string{
+	"completion": `  $ et completion bash > ~/.local/share/bash-completion/completions/et
+  $ et completion zsh > "${fpath[1]}/_et"
+  $ et completion fish > ~/.config/fish/completions/et.fish`,
+	"bash": `  $ et completion bash > ~/.local/share/bash-completion/completions/et
+  $ et completion bash > /etc/bash_completion.d/et`,
+	"zsh": `  $ et completion zsh > "${fpath[1]}/_et"
+  $ et completion zsh > ~/.zsh/completions/_et`,
+	"fish":       `  $ et completion fish > ~/.config/fish/completions/et.fish`,
+	"powershell": `  $ et completion powershell > et.ps1`,
+}
+
+// addCompletionExamples adds cobra's completion command now (instead of
+// when it runs) and gives it and its shells their examples.
+func addCompletionExamples(root *cobra.Command) {
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() != "completion" {
+			continue
+		}
+		c.Example = completionExamples["completion"]
+		for _, sub := range c.Commands() {
+			sub.Example = completionExamples[sub.Name()]
+		}
+	}
+}
