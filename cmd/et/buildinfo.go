@@ -13,7 +13,12 @@ func goVersion() string { return runtime.Version() }
 // versionDoc is et version's document (schema et.version/v1): what a bug
 // report needs to name the build.
 type versionDoc struct {
-	Schema  string `json:"schema"`
+	Schema string `json:"schema"`
+	versionInfo
+}
+
+// versionInfo is et version's row.
+type versionInfo struct {
 	Version string `json:"version"`
 	Go      string `json:"go"`
 	// Commit is the git commit et was built from (Go's build info
@@ -30,25 +35,14 @@ type versionDoc struct {
 }
 
 // csvTables is et version's raw CSV form: one row.
-func (d versionDoc) csvTables() []csvTable {
-	type row struct {
-		Version    string `json:"version"`
-		Go         string `json:"go"`
-		Commit     string `json:"commit"`
-		Modified   bool   `json:"modified"`
-		GGMLCommit string `json:"ggml_commit"`
-		GGML       string `json:"ggml"`
-		Etrt       bool   `json:"etrt"`
-	}
-	return []csvTable{{Rows: []row{{d.Version, d.Go, d.Commit, d.Modified, d.GGMLCommit, d.GGML, d.Etrt}}}}
-}
+func (d versionDoc) csvTables() []csvTable { return []csvTable{{Rows: []versionInfo{d.versionInfo}}} }
 
 // newVersionDoc gathers the version from bi (Go's build info; nil when
 // the binary has none), the built-in ABI manifest and the backends.
 func newVersionDoc(bi *debug.BuildInfo) versionDoc {
 	m := abi.Default()
-	d := versionDoc{Schema: "et.version/v1", Version: version, Go: goVersion(),
-		GGMLCommit: m.GGMLCommit(), GGML: m.GGMLDescribe(), Etrt: registry.Available("sysemu") == nil}
+	d := versionDoc{Schema: "et.version/v1", versionInfo: versionInfo{Version: version, Go: goVersion(),
+		GGMLCommit: m.GGMLCommit(), GGML: m.GGMLDescribe(), Etrt: registry.Available("sysemu") == nil}}
 	if bi != nil {
 		for _, s := range bi.Settings {
 			switch s.Key {
