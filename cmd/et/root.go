@@ -25,6 +25,8 @@ type globalOptions struct {
 	Output  string
 	NoColor bool
 	Verbose bool
+	// Wide keeps every table cell whole on a terminal (--wide).
+	Wide bool
 }
 
 // factory holds what commands need from the outside world, as values or
@@ -60,6 +62,9 @@ func newFactory(in io.Reader, out, errOut io.Writer) *factory {
 func (f *factory) styles() styles {
 	st := newStyles(f.IO)
 	st.on = st.on && !f.Global.NoColor && f.Global.Output == "table"
+	if !f.Global.Wide {
+		st.width = f.IO.Width
+	}
 	return st
 }
 
@@ -128,6 +133,7 @@ lists them).
 	pf.StringVarP(&f.Global.Output, "output", "o", "table", "output format: {table|json|yaml|csv|markdown|html}")
 	pf.BoolVar(&f.Global.NoColor, "no-color", false, "never colour output (NO_COLOR is honoured too)")
 	pf.BoolVarP(&f.Global.Verbose, "verbose", "v", false, "more detail in tables and logs on stderr")
+	pf.BoolVar(&f.Global.Wide, "wide", false, "on a terminal, keep every table cell whole instead of fitting the table to its width")
 	root.RegisterFlagCompletionFunc("output", outputCompletion)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return &usageError{err}
@@ -146,6 +152,7 @@ lists them).
 		root.AddCommand(c(f))
 	}
 	addCompletionExamples(root)
+	wrapHelp(root, f.IO.Width)
 	return root
 }
 

@@ -161,7 +161,7 @@ or flags (the good cases of -f DIR still run), 3 backend unavailable,
 	}
 	fl := cmd.Flags()
 	fl.StringArrayVarP(&opts.Files, "file", "f", nil, "YAML case `file` or directory (repeatable)")
-	fl.StringArrayVar(&opts.Srcs, "src", nil, "source `NAME=TYPE:NE0xNE1[xNE2xNE3][:INIT]` for an op given by name (repeatable, in source order)")
+	fl.StringArrayVar(&opts.Srcs, "src", nil, "source `SPEC` of an op given by name: NAME=TYPE:NE0xNE1[xNE2xNE3][:INIT] (repeatable, in source order)")
 	fl.StringArrayVar(&opts.Params, "param", nil, "op parameter `KEY=VALUE` (repeatable)")
 	fl.BoolVar(&opts.Explain, "explain", false, "show the plan (support verdicts, fusion, kernel, params size) without running")
 	fl.BoolVar(&opts.Uberkernel, "uberkernel", false, "batch launches into uberkernel segments (like GGML_ET_UBERKERNEL=1)")
@@ -303,9 +303,11 @@ func checkOutputPaths(opts *runOpOptions) error {
 }
 
 func runOpDocument(d runner.Report, st styles) document {
-	t := table{Headers: []string{"case", "node", "op", "kernel", "status", "nmse", "max_abs_err", "drift", "time"}, Right: []int{5, 6, 7, 8}}
+	t := table{Headers: []string{"case", "node", "op", "kernel", "status", "nmse", "max_abs_err", "drift", "time"}, Right: []int{5, 6, 7, 8},
+		Optional: []string{"drift", "max_abs_err", "time"}}
 	c := d.Count()
 	d.Counts = &c
+	label, fileNote := caseLabeler(d.Results)
 	for _, r := range d.Results {
 		kernel := r.Kernel
 		if r.Fusion != "" {
@@ -314,7 +316,7 @@ func runOpDocument(d runner.Report, st styles) document {
 		if kernel == "" {
 			kernel = "-"
 		}
-		t.Rows = append(t.Rows, []string{r.Case, r.Node, r.Op, kernel, st.Status(string(r.Status)),
+		t.Rows = append(t.Rows, []string{label(r.Case), r.Node, r.Op, kernel, st.Status(string(r.Status)),
 			nmseCell(r), maxAbsCell(r), driftCell(r), runTime(r.TimeNS)})
 	}
 	t.Notes = append(t.Notes, fmt.Sprintf("%s on %s (%s)", countsSummary(c), d.Device, d.Backend))
@@ -322,15 +324,18 @@ func runOpDocument(d runner.Report, st styles) document {
 		t.Notes = append(t.Notes, fmt.Sprintf("reference device: the outputs are et's reference math behind the ABI; checked are the dispatch (support, fusion, kernel) and the params of %d kernel run(s), decoded field by field equal to the plan, not device numerics", d.ABIChecked))
 	}
 	t.Notes = append(t.Notes, "nmse: each node on the device's own inputs of it; drift: the output against the reference chained from the inputs")
+	if fileNote != "" {
+		t.Notes = append(t.Notes, fileNote)
+	}
 	for _, r := range d.Results {
 		if r.Detail != "" {
-			t.Notes = append(t.Notes, fmt.Sprintf("%s/%s: %s", r.Case, r.Node, r.Detail))
+			t.Notes = append(t.Notes, fmt.Sprintf("%s/%s: %s", label(r.Case), r.Node, r.Detail))
 		}
 		if r.Status == verdict.XFail {
-			t.Notes = append(t.Notes, fmt.Sprintf("%s/%s: expected failure (%s)", r.Case, r.Node, r.Expected))
+			t.Notes = append(t.Notes, fmt.Sprintf("%s/%s: expected failure (%s)", label(r.Case), r.Node, r.Expected))
 		}
 		if r.Status == verdict.Fallback && len(r.Reasons) > 0 {
-			t.Notes = append(t.Notes, fmt.Sprintf("%s/%s ran on the host: %s", r.Case, r.Node, plan.JoinTexts(r.Reasons)))
+			t.Notes = append(t.Notes, fmt.Sprintf("%s/%s ran on the host: %s", label(r.Case), r.Node, plan.JoinTexts(r.Reasons)))
 		}
 	}
 	doc := document{Data: d, Tables: []table{t}}

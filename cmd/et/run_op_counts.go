@@ -32,3 +32,24 @@ func countsSummary(c runner.Counts) string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// caseLabeler shortens the case names of a run's rows for people: when
+// every case comes from one test file ("FILE:LINE OP NAME", as
+// --test-file names them), rows show "LINE OP NAME" and note names FILE
+// once, instead of repeating its path on every row.
+func caseLabeler(results []runner.Result) (label func(string) string, note string) {
+	label = func(s string) string { return s }
+	if len(results) < 2 {
+		return label, ""
+	}
+	file := ""
+	for _, r := range results {
+		sp := strings.IndexByte(r.Case, ' ')
+		colon := strings.LastIndexByte(r.Case[:max(sp, 0)], ':')
+		if sp < 0 || colon <= 0 || (file != "" && r.Case[:colon] != file) {
+			return label, ""
+		}
+		file = r.Case[:colon]
+	}
+	return func(s string) string { return strings.TrimPrefix(s, file+":") }, "case: line, op and name in the test file " + file
+}

@@ -3,9 +3,11 @@ package main
 import (
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // unknownCommandRE matches cobra's error for a word that is not a
@@ -71,4 +73,28 @@ func addCompletionExamples(root *cobra.Command) {
 			sub.Example = completionExamples[sub.Name()]
 		}
 	}
+}
+
+// helpWidthKey is the root command's annotation holding the width help
+// text wraps to (absent: no wrapping, as when stdout is not a terminal).
+const helpWidthKey = "et.help-width"
+
+func init() {
+	cobra.AddTemplateFunc("etFlagUsages", func(fs *pflag.FlagSet, c *cobra.Command) string {
+		w, _ := strconv.Atoi(c.Root().Annotations[helpWidthKey])
+		return fs.FlagUsagesWrapped(w)
+	})
+}
+
+// wrapHelp makes the flag lines of every command's help wrap to width
+// columns (0: no wrapping): the flag descriptions continue under
+// themselves, to the right of the flag column.
+func wrapHelp(root *cobra.Command, width int) {
+	if width > 0 {
+		root.Annotations = map[string]string{helpWidthKey: strconv.Itoa(width)}
+	}
+	t := root.UsageTemplate()
+	t = strings.ReplaceAll(t, "{{.LocalFlags.FlagUsages", "{{etFlagUsages .LocalFlags .Root")
+	t = strings.ReplaceAll(t, "{{.InheritedFlags.FlagUsages", "{{etFlagUsages .InheritedFlags .Root")
+	root.SetUsageTemplate(t)
 }
