@@ -43,6 +43,9 @@ type runOpOptions struct {
 	NMSE        float64
 	// Jobs is --jobs: the devices (emulators) the cases are spread over.
 	Jobs int
+	// Progress is --progress: a line per finished case on stderr even
+	// when it is not a terminal.
+	Progress bool
 	// ExpectedFailures is --expected-failures: a file of known defects
 	// (internal/ops/expect).
 	ExpectedFailures string
@@ -177,6 +180,7 @@ or flags (the good cases of -f DIR still run), 3 backend unavailable,
 	fl.StringVar(&opts.JUnit, "junit", "", "also write a JUnit XML report to `file`")
 	fl.StringVar(&opts.Profile, "profile", "", "write a runtime trace (et_runtime_trace.json, kernel_id.json) of the run into `dir`")
 	fl.IntVarP(&opts.Jobs, "jobs", "j", 1, "run the cases on `N` devices in parallel (sysemu: N emulators, each with its own run directory); results stay in input order")
+	fl.BoolVar(&opts.Progress, "progress", false, "a line per finished case on stderr, also when it is not a terminal (CI logs); a terminal always shows the case running")
 	fl.Float64Var(&opts.NMSE, "nmse", 0, "NMSE limit for every output (default: per op, as test-backend-ops)")
 	fl.StringVar(&opts.ExpectedFailures, "expected-failures", "", "YAML `file` of known defects: listed outputs that fail are XFAIL (exit 0), listed outputs that pass are XPASS (exit 1)")
 	addCaseSourceFlags(cmd, &opts.caseSources)
@@ -238,7 +242,17 @@ func runOpRun(ctx context.Context, f *factory, opts *runOpOptions) error {
 	if opts.Perf {
 		eo.Perf = runner.PerfOptions{Warmup: opts.PerfWarmup, Runs: opts.PerfRuns, MinTime: opts.PerfTime}
 	}
+	pr := newProgress(f, opts.Progress)
+	if pr != nil {
+		eo.Progress = pr.event
+		if pr.tty && !f.Global.Verbose {
+			eo.Target.Spec.Host.BootLine = pr.bootLine
+		}
+		pr.set(fmt.Sprintf("opening the %s device (%d cases)", opts.Backend, len(p.Planned)))
+		pr.tick(500 * time.Millisecond)
+	}
 	out, err := runner.Execute(ctx, p, eo)
+	pr.done()
 	if err != nil {
 		return err
 	}
