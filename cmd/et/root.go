@@ -114,7 +114,7 @@ lists them).
 		Example: `  $ et devices
   $ et check-sysemu --prefix /opt/et
   $ et run-op -f testcases/
-  $ et profile report trace/et_runtime_trace.json`,
+  $ et run-op -f testcases/norm.yaml --profile prof/ && et profile report prof/et_runtime_trace.json`,
 		Version:       version,
 		SilenceErrors: true,
 		SilenceUsage:  true,
