@@ -84,3 +84,20 @@ func TestProgressBootAndElapsed(t *testing.T) {
 		t.Errorf("verdict %q", got)
 	}
 }
+
+// TestOpsSupportProgress: ops support (24 s over every case) says what it
+// does on a terminal, and erases it before the table; a pipe stays quiet.
+func TestOpsSupportProgress(t *testing.T) {
+	for _, tty := range []bool{true, false} {
+		f, out, errOut := testFactory(nil)
+		f.IO.ErrTTY = tty
+		code := execute(context.Background(), f, []string{"ops", "support", "RMS_NORM(type=f32,ne=[100,4,1,1])"})
+		want := ""
+		if tty {
+			want = "\r\x1b[Kjudging the cases with ggml-et's supports_op\r\x1b[K"
+		}
+		if code != 0 || errOut.String() != want || !strings.Contains(out.String(), "RMS_NORM") {
+			t.Errorf("tty %v: exit %d, stderr %q", tty, code, errOut)
+		}
+	}
+}
