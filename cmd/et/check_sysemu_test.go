@@ -60,7 +60,7 @@ func TestNewCheckSysemuCmd(t *testing.T) {
 		{name: "empty run dir", args: []string{"--run-dir="}, wantErr: "--run-dir: empty directory name"},
 		{name: "zero timeout", args: []string{"--probe-timeout", "0s"}, wantErr: "--probe-timeout: must be positive, got 0s"},
 		{name: "bad timeout", args: []string{"--probe-timeout", "soon"}, wantErr: `invalid argument "soon" for "--probe-timeout"`},
-		{name: "argument", args: []string{"extra"}, wantErr: `unknown command "extra"`},
+		{name: "argument", args: []string{"extra"}, wantErr: `unknown command "extra"`}, // cobra's error; et prints it as an unexpected argument (TestUsageErrorLines)
 		{name: "unknown flag", args: []string{"--bogus"}, wantErr: "unknown flag: --bogus"},
 	}
 	for _, tt := range tests {
@@ -172,7 +172,7 @@ func TestCheckSysemuRun(t *testing.T) {
 		{"bad flag", sane, nil, []string{"check-sysemu", "--bogus"}, 2, "", "et: unknown flag: --bogus\nRun 'et check-sysemu --help' for usage.\n"},
 		{"bad output", sane, nil, []string{"check-sysemu", "-o", "xml"}, 2, "", `et: invalid output format "xml"`},
 		{"bad timeout", sane, nil, []string{"check-sysemu", "--probe-timeout", "-1s"}, 2, "", "et: --probe-timeout: must be positive, got -1s\n"},
-		{"argument", sane, nil, []string{"check-sysemu", "now"}, 2, "", `et: unknown command "now" for "et check-sysemu"`},
+		{"argument", sane, nil, []string{"check-sysemu", "now"}, 2, "", `et: unexpected argument "now": et check-sysemu takes no arguments`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -691,7 +691,7 @@ func TestCSVRunOpFaults(t *testing.T) {
 	if m := tables["abi_mismatches"]; len(m.rows) != 2 || !slices.Equal(m.rows[1], []string{"c", "el_map_f32 (out)", "el_map_f32", "dst.op", "2", "3"}) {
 		t.Errorf("abi_mismatches:\n%s", buf.String())
 	}
-	if r := tables["run"]; !slices.Equal(r.rows[0], []string{"ref", "reference device", "reference", "2"}) {
+	if r := tables["run"]; !slices.Equal(r.rows[0], []string{"ref", "reference device", "reference", "2", "1", "0", "1", "0", "0", "0", "0"}) {
 		t.Errorf("run:\n%s", buf.String())
 	}
 	if r := tables["reasons"]; len(r.rows) != 2 || !slices.Equal(r.rows[0], []string{"c", "out", "type", "src0", "q4_K", "f32,f16", "r1"}) ||

@@ -56,7 +56,7 @@ func TestNewDevicesCmd(t *testing.T) {
 		{name: "negative require", args: []string{"--require", "-1"}, wantErr: "--require: want a count >= 0, got -1"},
 		{name: "require not a number", args: []string{"--require", "x"}, wantErr: `invalid argument "x" for "--require" flag`},
 		{name: "empty sysfs root", args: []string{"--sysfs-root", ""}, wantErr: "--sysfs-root and --dev-root must not be empty"},
-		{name: "argument", args: []string{"extra"}, wantErr: `unknown command "extra" for "et devices"`},
+		{name: "argument", args: []string{"extra"}, wantErr: `unexpected argument "extra": et devices takes no arguments`},
 		{name: "unknown flag", args: []string{"--bogus"}, wantErr: "unknown flag: --bogus"},
 	}
 	for _, tt := range tests {
@@ -112,15 +112,7 @@ func devicesExecute(t *testing.T, args []string, runF func(context.Context, *dev
 		}
 	}
 	root.AddCommand(newDevicesCmd(f, runF))
-	root.SetArgs(args)
-	_, err := root.ExecuteC()
-	code := exitCode(err)
-	if err != nil {
-		if !f.started && code == exitInternal {
-			code = exitUsage
-		}
-		errOut.WriteString("et: " + oneLine(err.Error()) + "\n")
-	}
+	code := executeRoot(context.Background(), f, root, args)
 	return code, errOut.String()
 }
 

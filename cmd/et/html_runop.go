@@ -19,12 +19,8 @@ import (
 func htmlRunOp(p *htmlPage, d runner.Report) {
 	p.begin(fmt.Sprintf("et run-op on %s (%s)", d.Device, d.Backend), "et run-op")
 	counts := map[verdict.Status]int{}
-	pass := 0
 	for _, r := range d.Results {
 		counts[r.Status]++
-		if !r.Status.Failed() {
-			pass++
-		}
 	}
 	overall := "PASS"
 	if d.Failed() {
@@ -36,8 +32,8 @@ func htmlRunOp(p *htmlPage, d runner.Report) {
 			parts = append(parts, fmt.Sprintf("%d %s", counts[s], s))
 		}
 	}
-	p.printf("<p class=\"verdict\"><span class=\"status %s\">%s %s</span> <span class=\"total\">%d/%d outputs passed</span> on %s (%s, numerics: %s)</p>\n",
-		overall, statusShape(verdict.Status(overall)), overall, pass, len(d.Results), esc(d.Device), esc(d.Backend), esc(d.Numerics))
+	p.printf("<p class=\"verdict\"><span class=\"status %s\">%s %s</span> <span class=\"total\">%s</span> on %s (%s, numerics: %s)</p>\n",
+		overall, statusShape(verdict.Status(overall)), overall, esc(countsSummary(d.Count())), esc(d.Device), esc(d.Backend), esc(d.Numerics))
 	if len(parts) > 0 {
 		p.meta("meta counts", strings.Join(parts, ", "))
 	}

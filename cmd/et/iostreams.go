@@ -17,6 +17,9 @@ type ioStreams struct {
 	// OutTTY and ErrTTY tell whether stdout and stderr are terminals.
 	OutTTY bool
 	ErrTTY bool
+	// Width is the terminal's width in columns when stdout is one (0: not
+	// a terminal, or unknown): tables and help text fit it.
+	Width int
 	// Color is true when stdout is a terminal, NO_COLOR is empty and TERM
 	// is not dumb; --no-color and -o are applied on top by factory.styles.
 	Color bool
@@ -31,6 +34,9 @@ func newIOStreams(in io.Reader, out, errOut io.Writer, getenv func(string) strin
 	s.OutTTY = isTerminal(out) && getenv("TERM") != "dumb"
 	s.ErrTTY = isTerminal(errOut) && getenv("TERM") != "dumb"
 	s.Color = colorEnabled(s.OutTTY, getenv)
+	if s.OutTTY {
+		s.Width = terminalWidth(out)
+	}
 	s.rawOut, s.Out = out, &checkedWriter{w: out}
 	s.ErrOut = &lockedWriter{w: errOut}
 	return s
@@ -84,6 +90,19 @@ func colorEnabled(outTTY bool, getenv func(string) string) bool {
 	return outTTY && getenv("NO_COLOR") == ""
 }
 
+// terminalWidth is the width of the terminal w is (0 when unknown).
+func terminalWidth(w any) int {
+	f, ok := w.(*os.File)
+	if !ok {
+		return 0
+	}
+	cols, _, err := term.GetSize(int(f.Fd()))
+	if err != nil {
+		return 0
+	}
+	return cols
+}
+
 func isTerminal(w any) bool {
 	f, ok := w.(*os.File)
 	if !ok {
@@ -94,7 +113,9 @@ func isTerminal(w any) bool {
 
 // styles colour status words and headings when colour is on.
 type styles struct {
-	on                   bool
+	on bool
+	// width is the terminal width tables fit (0: keep every cell whole).
+	width                int
 	ok, warn, fail, bold lipgloss.Style
 }
 

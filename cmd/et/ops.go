@@ -277,7 +277,7 @@ informs), 2 for a bad case or flags (the good cases are still explained).`,
   $ et ops explain --test-file testcases/test-files/llama_layer_small.txt --op MUL_MAT,ROPE
   $ et ops explain -f testcases/ --shard 1/4 -o json`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			op, err := opArgs(args, append(opts.Files, opts.TestFiles...), opts.Srcs, opts.Params, "et ops explain")
+			op, err := opArgs(args, &opts.caseSources, opts.Files, opts.Srcs, opts.Params, "et ops explain")
 			if err != nil {
 				return err
 			}
@@ -293,7 +293,7 @@ informs), 2 for a bad case or flags (the good cases are still explained).`,
 	}
 	fl := cmd.Flags()
 	fl.StringArrayVarP(&opts.Files, "file", "f", nil, "YAML case `file` or directory (repeatable)")
-	fl.StringArrayVar(&opts.Srcs, "src", nil, "source `NAME=TYPE:NE0xNE1[xNE2xNE3][:INIT]` for an op given by name (repeatable, in source order)")
+	fl.StringArrayVar(&opts.Srcs, "src", nil, "source `SPEC` of an op given by name: NAME=TYPE:NE0xNE1[xNE2xNE3][:INIT] (repeatable, in source order)")
 	fl.StringArrayVar(&opts.Params, "param", nil, "op parameter `KEY=VALUE` (repeatable)")
 	fl.StringVar(&opts.ABI, "abi", "", "ABI manifest YAML `file` for another ggml version (default: the built-in one)")
 	addCaseSourceFlags(cmd, &opts.caseSources)

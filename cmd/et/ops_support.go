@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -33,7 +34,8 @@ or --test-file (llama.cpp's exported graph ops) to judge those instead, and
 -o csv writes test-backend-ops' CSV column for column:
 "backend_name","op_name","op_params","test_mode","supported","error_message","backend_reg_name"
 with the backend named ET, so llama.cpp's scripts/create_ops_docs.py renders
-ggml-et's column from et. The table form adds the failed conditions.
+ggml-et's column from et. The table form adds the failed conditions. Judging
+every case takes a while: on a terminal, stderr says so meanwhile.
 
 Exit status: 0 whether or not the cases are supported, 2 for a bad case or
 flags (the good cases are still judged).`,
@@ -93,7 +95,11 @@ func opsSupportRun(ctx context.Context, f *factory, opts *opsSupportOptions) err
 	if err != nil {
 		return err
 	}
+	pr := newProgress(f, false) // a terminal sees the time go by
+	pr.set("judging the cases with ggml-et's supports_op")
+	pr.tick(500 * time.Millisecond)
 	verdicts, bad, total, err := runner.Support(ctx, opts.sources(opts.Files, "", nil, nil, opts.Cases), m)
+	pr.done()
 	if err != nil {
 		return err
 	}

@@ -26,8 +26,10 @@ func TestNewOpsExplainCmd(t *testing.T) {
 		{name: "files", args: []string{"-f", "a.yaml", "-f", "dir", "--abi", "m.yaml"},
 			want: opsExplainOptions{Files: []string{"a.yaml", "dir"}, ABI: "m.yaml"}},
 		{name: "nothing", args: nil, wantErr: "nothing to run"},
-		{name: "two args", args: []string{"a", "b"}, wantErr: "expected at most one op"},
-		{name: "op and file", args: []string{"rms_norm", "-f", "x.yaml"}, wantErr: "give either -f or an op"},
+		{name: "two args", args: []string{"a", "b"}, wantErr: `"a" is not a case string`},
+		{name: "case strings", args: []string{"RMS_NORM(ne=[100,4,1,1])", "ADD(type=f32)"},
+			want: opsExplainOptions{caseSources: caseSources{CaseArgs: []string{"RMS_NORM(ne=[100,4,1,1])", "ADD(type=f32)"}}}},
+		{name: "op and file", args: []string{"rms_norm", "-f", "x.yaml"}, wantErr: "give either files"},
 		{name: "src with case string", args: []string{"RMS_NORM(ne=[16,1,1,1])", "--src", "x=f32:4"}, wantErr: "--src and --param go with an op name"},
 		{name: "src with files", args: []string{"-f", "x.yaml", "--param", "eps=1"}, wantErr: "--src and --param go with an op name"},
 	}
@@ -144,7 +146,7 @@ func TestOpsExplainExitCodes(t *testing.T) {
 		{"missing file", []string{"ops", "explain", "-f", filepath.Join(dir, "none.yaml")}, 2, "cannot read"},
 		{"bad abi", []string{"ops", "explain", "SQR", "--abi", badABI}, 2, "abi.yaml"},
 		{"bad abi list", []string{"ops", "list", "--abi", badABI}, 2, "abi.yaml"},
-		{"list args", []string{"ops", "list", "x"}, 2, "unknown command"},
+		{"list args", []string{"ops", "list", "x"}, 2, "unexpected argument"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -40,6 +40,9 @@ type table struct {
 	Right []int
 	// Notes are lines printed under the table in table and Markdown form.
 	Notes []string
+	// Optional names the columns hidden first, in this order, when the
+	// table is fitted to a narrow terminal (fitTable).
+	Optional []string
 }
 
 // document is a command's result: Data (a struct with a Schema field) for
@@ -161,6 +164,9 @@ func writeTables(w io.Writer, tables []table, markdown bool, st styles) error {
 			} else {
 				fmt.Fprintln(w, st.Heading(t.Title))
 			}
+		}
+		if !markdown {
+			t = fitTable(t, st.width)
 		}
 		if err := writeTable(w, t, markdown); err != nil {
 			return err

@@ -34,7 +34,8 @@ func newProfileExportCmd(f *factory, runF func(context.Context, *profileExportOp
 		Use:   "export <trace> [--format chrome] [-O <file>]",
 		Short: "Convert a runtime trace to Chrome Trace Event JSON for Perfetto",
 		Long: `Convert an ET runtime trace (et_runtime_trace.json) to Chrome Trace Event
-JSON, which ui.perfetto.dev and chrome://tracing open.
+JSON, which ui.perfetto.dev opens (chrome://tracing, the old Catapult
+viewer, no longer loads in current Chromium: docs/profile-export-diff.md).
 
 The export has one process for the host, with a track per host thread
 (API calls as slices, runtime instants, device memory counters), and one
@@ -205,7 +206,7 @@ func profileExportRun(ctx context.Context, opts *profileExportOptions) error {
 	return f.render(document{Data: doc, Tables: []table{{
 		Headers: []string{"export", "value"},
 		Rows:    rows,
-		Notes:   []string{"open it in https://ui.perfetto.dev or chrome://tracing"},
+		Notes:   []string{"open it in https://ui.perfetto.dev"},
 	}}})
 }
 

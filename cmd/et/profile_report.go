@@ -104,7 +104,7 @@ launches and copies.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringSliceVar(&views, "view", nil, "views to show: {summary|kernels|memcpy|gaps|streams|slowest|all} (default summary,kernels,memcpy; all with -o html)")
+	fl.StringSliceVar(&views, "view", nil, "views to show, comma-separated: summary, kernels, memcpy, gaps, streams, slowest, all (default summary,kernels,memcpy; all with -o html)")
 	fl.IntVar(&opts.Top, "top", 10, "number of entries in the gaps, slowest and streams lists")
 	fl.IntVarP(&opts.Device, "device", "d", -1, "report only this device; -1 means all devices")
 	fl.StringVar(&opts.KernelMap, "kernel-map", "", "kernel_id.json to name kernels (default: the file beside each trace)")
@@ -288,7 +288,8 @@ func reportTables(prefix string, r profileReportLabeled, opts *profileReportOpti
 	}
 	if want(profile.ViewKernels) {
 		t := table{Title: prefix + "kernels (device exec)", Headers: []string{"kernel", "launches", "total", "%", "mean", "min", "max", "p50", "p95",
-			"wait q+b", "launch api", "submit", "end-to-end"}, Right: []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}}
+			"wait q+b", "launch api", "submit", "end-to-end"}, Right: []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12},
+			Optional: []string{"p95", "p50", "min", "max", "launch api", "submit", "wait q+b"}}
 		// A device without a frequency has no device times: its kernels
 		// are shown in cycles, not as 0 ns.
 		var noFreq []string
@@ -323,7 +324,7 @@ func reportTables(prefix string, r profileReportLabeled, opts *profileReportOpti
 	}
 	if want(profile.ViewMemcpy) {
 		t := table{Title: prefix + "memcpy", Headers: []string{"direction", "count", "bytes", "dma time", "device bw", "end-to-end bw", "cma staging", "wait"},
-			Right: []int{1, 2, 3, 4, 5, 6, 7}}
+			Right: []int{1, 2, 3, 4, 5, 6, 7}, Optional: []string{"cma staging", "wait", "end-to-end bw"}}
 		for _, c := range r.Memcpy {
 			bytes := fmtBytes(c.Bytes)
 			if c.SizedCount < c.Count {
@@ -356,7 +357,7 @@ func reportTables(prefix string, r profileReportLabeled, opts *profileReportOpti
 	if want(profile.ViewStreams) {
 		for _, st := range r.Streams {
 			t := table{Title: fmt.Sprintf("%sdevice %d stream %d", prefix, st.Device, st.Stream), Headers: []string{"#", "kind", "name", "event", "submit", "dispatch cycle", "wait cycles", "exec cycles"},
-				Right: []int{0, 3, 4, 5, 6, 7}}
+				Right: []int{0, 3, 4, 5, 6, 7}, Optional: []string{"dispatch cycle", "submit"}}
 			n := len(st.Commands)
 			if n > opts.Top {
 				n = opts.Top
@@ -373,7 +374,7 @@ func reportTables(prefix string, r profileReportLabeled, opts *profileReportOpti
 	}
 	if want(profile.ViewSlowest) {
 		t := table{Title: prefix + "slowest launches", Headers: []string{"#", "kernel", "device", "stream", "event", "launched at", "exec", "wait q+b", "end-to-end"},
-			Right: []int{0, 2, 3, 4, 5, 6, 7, 8}}
+			Right: []int{0, 2, 3, 4, 5, 6, 7, 8}, Optional: []string{"launched at", "stream", "wait q+b"}}
 		for i, l := range r.Slowest {
 			t.Rows = append(t.Rows, []string{strconv.Itoa(i + 1), l.Kernel, strconv.Itoa(l.Device), strconv.Itoa(l.Stream), strconv.Itoa(int(l.EventID)),
 				nsOrDash(l.LaunchNS), fmtNS(l.ExecNS), fmtNS(l.WaitNS), nsOrDash(l.EndToEndNS)})

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -24,6 +25,8 @@ type globalOptions struct {
 	Output  string
 	NoColor bool
 	Verbose bool
+	// Wide keeps every table cell whole on a terminal (--wide).
+	Wide bool
 }
 
 // factory holds what commands need from the outside world, as values or
@@ -59,6 +62,9 @@ func newFactory(in io.Reader, out, errOut io.Writer) *factory {
 func (f *factory) styles() styles {
 	st := newStyles(f.IO)
 	st.on = st.on && !f.Global.NoColor && f.Global.Output == "table"
+	if !f.Global.Wide {
+		st.width = f.IO.Width
+	}
 	return st
 }
 
@@ -108,7 +114,7 @@ lists them).
 		Example: `  $ et devices
   $ et check-sysemu --prefix /opt/et
   $ et run-op -f testcases/
-  $ et profile report trace/et_runtime_trace.json`,
+  $ et run-op -f testcases/norm.yaml --profile prof/ && et profile report prof/et_runtime_trace.json`,
 		Version:       version,
 		SilenceErrors: true,
 		SilenceUsage:  true,
@@ -130,6 +136,7 @@ lists them).
 	pf.StringVarP(&f.Global.Output, "output", "o", "table", "output format: {table|json|yaml|csv|markdown|html}")
 	pf.BoolVar(&f.Global.NoColor, "no-color", false, "never colour output (NO_COLOR is honoured too)")
 	pf.BoolVarP(&f.Global.Verbose, "verbose", "v", false, "more detail in tables and logs on stderr")
+	pf.BoolVar(&f.Global.Wide, "wide", false, "on a terminal, keep every table cell whole instead of fitting the table to its width")
 	root.RegisterFlagCompletionFunc("output", outputCompletion)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return &usageError{err}
@@ -147,6 +154,8 @@ lists them).
 	for _, c := range extraCommands {
 		root.AddCommand(c(f))
 	}
+	addCompletionExamples(root)
+	wrapHelp(root, f.IO.Width)
 	return root
 }
 
@@ -222,11 +231,18 @@ func executeRoot(ctx context.Context, f *factory, root *cobra.Command, args []st
 			err = errors.New("interrupted")
 		}
 	}
+	var hints []string
 	if msg := err.Error(); msg != "" {
 		if code == exitInterrupted {
 			msg = interruptedMsg(msg)
 		}
+		if isUsage(err) {
+			msg, hints = usageLines(cmd, err)
+		}
 		fmt.Fprintf(f.IO.ErrOut, "et: %s\n", oneLine(msg))
+	}
+	for _, h := range hints {
+		fmt.Fprintln(f.IO.ErrOut, h)
 	}
 	if isUsage(err) && cmd != nil {
 		fmt.Fprintf(f.IO.ErrOut, "Run '%s --help' for usage.\n", cmd.CommandPath())
@@ -251,22 +267,6 @@ func oneLine(s string) string {
 	return strings.ReplaceAll(s, "\n", "; ")
 }
 
-// versionDoc is et version's document (schema et.version/v1).
-type versionDoc struct {
-	Schema  string `json:"schema"`
-	Version string `json:"version"`
-	Go      string `json:"go"`
-}
-
-// csvTables is et version's raw CSV form.
-func (d versionDoc) csvTables() []csvTable {
-	type row struct {
-		Version string `json:"version"`
-		Go      string `json:"go"`
-	}
-	return []csvTable{{Rows: []row{{d.Version, d.Go}}}}
-}
-
 func newVersionCmd(f *factory) *cobra.Command {
 	return &cobra.Command{
 		Use:     "version",
@@ -274,15 +274,33 @@ func newVersionCmd(f *factory) *cobra.Command {
 		Args:    cobra.NoArgs,
 		Example: "  $ et version\n  $ et version -o json",
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			d := versionDoc{Schema: "et.version/v1", Version: version, Go: goVersion()}
+			d := newVersionDoc(readBuildInfo())
 			if f.Global.Output == "table" {
-				fmt.Fprintf(f.IO.Out, "et %s (%s)\n", d.Version, d.Go)
+				fmt.Fprint(f.IO.Out, versionText(d))
 				return nil
 			}
 			return f.render(document{Data: d, Tables: []table{{
-				Headers: []string{"version", "go"},
-				Rows:    [][]string{{d.Version, d.Go}},
+				Headers: []string{"version", "go", "commit", "modified", "ggml_commit", "ggml", "etrt"},
+				Rows:    [][]string{{d.Version, d.Go, d.Commit, strconv.FormatBool(d.Modified), d.GGMLCommit, d.GGML, strconv.FormatBool(d.Etrt)}},
 			}}})
 		},
 	}
+}
+
+// versionText is et version for people: the version line, then what a
+// bug report needs.
+func versionText(d versionDoc) string {
+	commit := d.Commit
+	switch {
+	case commit == "":
+		commit = "unknown (built without VCS stamping: not from a git checkout, or -buildvcs=false)"
+	case d.Modified:
+		commit += " (modified)"
+	}
+	etrt := "built in (sysemu and pcie backends)"
+	if !d.Etrt {
+		etrt = "not built in (sysemu and pcie need the etrt build tag, docs/etrt.md)"
+	}
+	return fmt.Sprintf("et %s (%s)\ncommit: %s\nggml:   %s (%s), the built-in ABI manifest\netrt:   %s\n",
+		d.Version, d.Go, commit, d.GGML, d.GGMLCommit, etrt)
 }

@@ -2,13 +2,17 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
+	"runtime/debug"
 	"strings"
 	"testing"
 
 	"github.com/ainekko/et/internal/driver"
+	"github.com/ainekko/et/internal/driver/registry"
+	"github.com/ainekko/et/internal/ops/abi"
 )
 
 func TestExitCode(t *testing.T) {
@@ -54,7 +58,7 @@ func TestRootUsageErrors(t *testing.T) {
 		{"unknown command", []string{"bogus"}, `et: unknown command "bogus" for "et"`},
 		{"unknown flag", []string{"version", "--bogus"}, "et: unknown flag: --bogus"},
 		{"bad output", []string{"version", "-o", "xml"}, `et: invalid output format "xml"`},
-		{"extra args", []string{"version", "x"}, "et: unknown command"},
+		{"extra args", []string{"version", "x"}, `et: unexpected argument "x": et version takes no arguments`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -73,6 +77,29 @@ func TestRootUsageErrors(t *testing.T) {
 				t.Errorf("usage hint missing: %q", errOut)
 			}
 		})
+	}
+}
+
+// TestUsageErrorLines: a mistyped command is one error line, then the
+// suggestion on a line of its own, then the --help pointer (cobra's
+// multi-line error once came out folded into one line with "; "); an
+// argument to a command that takes none is an unexpected argument, not an
+// unknown command.
+func TestUsageErrorLines(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run-ops"}, "et: unknown command \"run-ops\" for \"et\"\nDid you mean \"et run-op\"?\nRun 'et --help' for usage.\n"},
+		{[]string{"bogus"}, "et: unknown command \"bogus\" for \"et\"\nRun 'et --help' for usage.\n"},
+		{[]string{"profile", "reprot"}, "et: unknown command \"reprot\" for \"et profile\"\nDid you mean \"et profile report\"?\nRun 'et profile --help' for usage.\n"},
+		{[]string{"devices", "extra"}, "et: unexpected argument \"extra\": et devices takes no arguments\nRun 'et devices --help' for usage.\n"},
+		{[]string{"ops", "list", "x"}, "et: unexpected argument \"x\": et ops list takes no arguments\nRun 'et ops list --help' for usage.\n"},
+	} {
+		code, out, errOut := runCLI(t, nil, c.args...)
+		if code != exitUsage || out != "" || errOut != c.want {
+			t.Errorf("et %s: exit %d, stdout %q, stderr\n%s\nwant\n%s", strings.Join(c.args, " "), code, out, errOut, c.want)
+		}
 	}
 }
 
@@ -106,10 +133,48 @@ func TestVersionFormats(t *testing.T) {
 	}
 }
 
+// TestVersionBuildInfo: et version names the commit (Go's vcs.revision and
+// vcs.modified), the ggml version of the built-in ABI manifest and whether
+// the ET runtime is built in; JSON carries the same keys.
+func TestVersionBuildInfo(t *testing.T) {
+	bi := &debug.BuildInfo{Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "0123456789abcdef"}, {Key: "vcs.modified", Value: "true"}}}
+	d := newVersionDoc(bi)
+	m := abi.Default()
+	if d.Commit != "0123456789abcdef" || !d.Modified || d.GGMLCommit != m.GGMLCommit() || d.GGML != m.GGMLDescribe() || d.GGMLCommit == "" ||
+		d.Etrt != (registry.Available("sysemu") == nil) {
+		t.Errorf("doc %+v", d)
+	}
+	text := versionText(d)
+	for _, want := range []string{"commit: 0123456789abcdef (modified)\n", "ggml:   " + m.GGMLDescribe() + " (" + m.GGMLCommit() + ")", "etrt:   "} {
+		if !strings.Contains(text, want) {
+			t.Errorf("text lacks %q:\n%s", want, text)
+		}
+	}
+	if text := versionText(newVersionDoc(nil)); !strings.Contains(text, "commit: unknown (built without VCS stamping") {
+		t.Errorf("no build info:\n%s", text)
+	}
+	_, out, _ := runCLI(t, nil, "version", "-o", "json")
+	var doc map[string]any
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	assertKeys(t, "version", doc, "commit", "etrt", "ggml", "ggml_commit", "go", "modified", "schema", "version")
+}
+
 func TestCompletion(t *testing.T) {
 	code, out, _ := runCLI(t, nil, "completion", "bash")
 	if code != 0 || !strings.Contains(out, "bash completion") {
 		t.Errorf("completion bash: exit %d, %d bytes", code, len(out))
+	}
+	for _, shell := range []string{"", "bash", "zsh", "fish"} {
+		args := []string{"completion", shell, "--help"}
+		if shell == "" {
+			args = []string{"completion", "--help"}
+		}
+		code, out, _ := runCLI(t, nil, args...)
+		if code != 0 || !strings.Contains(out, "Examples:\n  $ et completion "+shell) {
+			t.Errorf("et %s: exit %d, no Examples block:\n%s", strings.Join(args, " "), code, out)
+		}
 	}
 }
 

@@ -46,6 +46,9 @@ type runOpOptions struct {
 
 	// Jobs is --jobs: the devices (emulators) the cases are spread over.
 	Jobs int
+	// Progress is --progress: a line per finished case on stderr even
+	// when it is not a terminal.
+	Progress bool
 	// ExpectedFailures is --expected-failures: a file of known defects
 	// (internal/ops/expect).
 	ExpectedFailures string
@@ -72,18 +75,19 @@ func newRunOpCmd(f *factory, runF func(context.Context, *runOpOptions) error) *c
 	opts := &runOpOptions{}
 	var mask string
 	cmd := &cobra.Command{
-		Use:   "run-op [<op> | '<OP(k=v,...)>'] [flags]",
+		Use:   "run-op [<op> | '<OP(k=v,...)>' ...] [flags]",
 		Short: "Run ggml ops through the ggml-et dispatch path and compare with reference math",
 		Long: `Run one ggml op, or a YAML graph of ops, through exactly the path ggml-et
 takes — support check, fusion, kernel choice, byte-exact params, optional
 uberkernel — on a device, and compare every output with the reference math
 (NMSE as test-backend-ops computes it).
 
-Three ways to name the work:
+Ways to name the work:
   -f FILE|DIR        YAML case files (a directory runs every *.yaml in it)
   <op> --src ... --param ...
                      one op from flags; --src NAME=TYPE:NE0xNE1[xNE2xNE3][:INIT]
-  'OP(k=v,...)'      a test-backend-ops case string
+  'OP(k=v,...)' ...  test-backend-ops case strings (several: one run, one boot)
+  --cases FILE       a plain file of case strings, one per line, # comments
   --test-file FILE   llama.cpp's exported graph ops (test-export-graph-ops),
                      one case per line
 
@@ -104,6 +108,8 @@ or flags (the good cases of -f DIR still run), 3 backend unavailable,
   $ et run-op -f testcases/llama_layer_small.yaml --explain
   $ et run-op rms_norm --src x=f32:4096x7 --param eps=1e-5
   $ et run-op 'MUL_MAT(type_a=q8_0,type_b=f32,m=4096,n=1,k=4096)' --perf
+  $ et run-op 'ADD(type=f32,ne=[16,5,4,3])' 'MUL(type=f32,ne=[16,5,4,3])'
+  $ et run-op --cases testcases/case-strings/llama_ops.txt --backend sysemu
   $ et run-op -f testcases/ -o json > results.json
   $ et run-op -f testcases/ -o html > results.html
   $ et run-op -f testcases/ --junit results.xml --save-outputs out/
@@ -120,7 +126,7 @@ or flags (the good cases of -f DIR still run), 3 backend unavailable,
   $ et run-op -f testcases/ --shard 2/4 -o json > shard-2.json
   $ et run-op merge shard-*.json --junit results.xml -o markdown`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			op, err := opArgs(args, append(opts.Files, opts.TestFiles...), opts.Srcs, opts.Params, "et run-op")
+			op, err := opArgs(args, &opts.caseSources, opts.Files, opts.Srcs, opts.Params, "et run-op")
 			if err != nil {
 				return err
 			}
@@ -176,7 +182,7 @@ or flags (the good cases of -f DIR still run), 3 backend unavailable,
 	}
 	fl := cmd.Flags()
 	fl.StringArrayVarP(&opts.Files, "file", "f", nil, "YAML case `file` or directory (repeatable)")
-	fl.StringArrayVar(&opts.Srcs, "src", nil, "source `NAME=TYPE:NE0xNE1[xNE2xNE3][:INIT]` for an op given by name (repeatable, in source order)")
+	fl.StringArrayVar(&opts.Srcs, "src", nil, "source `SPEC` of an op given by name: NAME=TYPE:NE0xNE1[xNE2xNE3][:INIT] (repeatable, in source order)")
 	fl.StringArrayVar(&opts.Params, "param", nil, "op parameter `KEY=VALUE` (repeatable)")
 	fl.BoolVar(&opts.Explain, "explain", false, "show the plan (support verdicts, fusion, kernel, params size) without running")
 	fl.BoolVar(&opts.Uberkernel, "uberkernel", false, "batch launches into uberkernel segments (like GGML_ET_UBERKERNEL=1)")
@@ -194,6 +200,7 @@ or flags (the good cases of -f DIR still run), 3 backend unavailable,
 	fl.StringVar(&opts.JUnit, "junit", "", "also write a JUnit XML report to `file`")
 	fl.StringVar(&opts.Profile, "profile", "", "write a runtime trace (et_runtime_trace.json, kernel_id.json) of the run into `dir`")
 	fl.IntVarP(&opts.Jobs, "jobs", "j", 1, "run the cases on `N` devices in parallel (sysemu: N emulators, each with its own run directory); results stay in input order")
+	fl.BoolVar(&opts.Progress, "progress", false, "a line per finished case on stderr, also when it is not a terminal (CI logs); a terminal always shows the case running")
 	fl.Float64Var(&opts.NMSE, "nmse", 0, "NMSE limit for every output (default: per op, as test-backend-ops)")
 	fl.StringVar(&opts.ExpectedFailures, "expected-failures", "", "YAML `file` of known defects: listed outputs that fail are XFAIL (exit 0), listed outputs that pass are XPASS (exit 1)")
 	addCaseSourceFlags(cmd, &opts.caseSources)
@@ -255,11 +262,22 @@ func runOpRun(ctx context.Context, f *factory, opts *runOpOptions) error {
 	if opts.Perf {
 		eo.Perf = runner.PerfOptions{Warmup: opts.PerfWarmup, Runs: opts.PerfRuns, MinTime: opts.PerfTime}
 	}
+	pr := newProgress(f, opts.Progress)
+	if pr != nil {
+		eo.Progress = pr.event
+		if pr.tty && !f.Global.Verbose {
+			eo.Target.Spec.Host.BootLine = pr.bootLine
+		}
+		pr.set(fmt.Sprintf("opening the %s device (%d cases)", opts.Backend, len(p.Planned)))
+		pr.tick(500 * time.Millisecond)
+	}
 	base, err := opts.baselineReport(ctx, f, p, eo)
 	if err != nil {
+		pr.done()
 		return err
 	}
 	out, err := runner.Execute(ctx, p, eo)
+	pr.done()
 	if err != nil {
 		return err
 	}
@@ -327,8 +345,11 @@ func checkOutputPaths(opts *runOpOptions) error {
 }
 
 func runOpDocument(d runner.Report, st styles) document {
-	t := table{Headers: []string{"case", "node", "op", "kernel", "status", "nmse", "max_abs_err", "drift", "time"}, Right: []int{5, 6, 7, 8}}
-	pass := 0
+	t := table{Headers: []string{"case", "node", "op", "kernel", "status", "nmse", "max_abs_err", "drift", "time"}, Right: []int{5, 6, 7, 8},
+		Optional: []string{"drift", "max_abs_err", "time"}}
+	c := d.Count()
+	d.Counts = &c
+	label, fileNote := caseLabeler(d.Results)
 	for _, r := range d.Results {
 		kernel := r.Kernel
 		if r.Fusion != "" {
@@ -337,26 +358,26 @@ func runOpDocument(d runner.Report, st styles) document {
 		if kernel == "" {
 			kernel = "-"
 		}
-		t.Rows = append(t.Rows, []string{r.Case, r.Node, r.Op, kernel, st.Status(string(r.Status)),
+		t.Rows = append(t.Rows, []string{label(r.Case), r.Node, r.Op, kernel, st.Status(string(r.Status)),
 			nmseCell(r), maxAbsCell(r), driftCell(r), runTime(r.TimeNS)})
-		if !r.Status.Failed() {
-			pass++
-		}
 	}
-	t.Notes = append(t.Notes, fmt.Sprintf("%d/%d outputs passed on %s (%s)", pass, len(d.Results), d.Device, d.Backend))
+	t.Notes = append(t.Notes, fmt.Sprintf("%s on %s (%s)", countsSummary(c), d.Device, d.Backend))
 	if d.Numerics == "reference" {
 		t.Notes = append(t.Notes, fmt.Sprintf("reference device: the outputs are et's reference math behind the ABI; checked are the dispatch (support, fusion, kernel) and the params of %d kernel run(s), decoded field by field equal to the plan, not device numerics", d.ABIChecked))
 	}
 	t.Notes = append(t.Notes, "nmse: each node on the device's own inputs of it; drift: the output against the reference chained from the inputs")
+	if fileNote != "" {
+		t.Notes = append(t.Notes, fileNote)
+	}
 	for _, r := range d.Results {
 		if r.Detail != "" {
-			t.Notes = append(t.Notes, fmt.Sprintf("%s/%s: %s", r.Case, r.Node, r.Detail))
+			t.Notes = append(t.Notes, fmt.Sprintf("%s/%s: %s", label(r.Case), r.Node, r.Detail))
 		}
 		if r.Status == verdict.XFail {
-			t.Notes = append(t.Notes, fmt.Sprintf("%s/%s: expected failure (%s)", r.Case, r.Node, r.Expected))
+			t.Notes = append(t.Notes, fmt.Sprintf("%s/%s: expected failure (%s)", label(r.Case), r.Node, r.Expected))
 		}
 		if r.Status == verdict.Fallback && len(r.Reasons) > 0 {
-			t.Notes = append(t.Notes, fmt.Sprintf("%s/%s ran on the host: %s", r.Case, r.Node, plan.JoinTexts(r.Reasons)))
+			t.Notes = append(t.Notes, fmt.Sprintf("%s/%s ran on the host: %s", label(r.Case), r.Node, plan.JoinTexts(r.Reasons)))
 		}
 	}
 	doc := document{Data: d, Tables: []table{t}}

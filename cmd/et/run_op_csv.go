@@ -8,7 +8,7 @@ import (
 
 // runOpCSV is et run-op's raw CSV form, nine tables, always written (a
 // table without rows keeps its header): the run (one row: backend,
-// device, what computed the outputs), one row per output (results), one
+// device, what computed the outputs, the outputs per status), one row per output (results), one
 // per failed support condition of a fallback output (reasons), one
 // per timed launch with --perf (perf: median_ns, min_ns, max_ns, flops,
 // bytes, flops_per_s, bytes_per_s, the timing columns test-backend-ops'
@@ -20,10 +20,11 @@ import (
 // (abi_mismatches).
 func runOpCSV(d runner.Report) []csvTable {
 	type run struct {
-		Backend    string `json:"backend"`
-		Device     string `json:"device"`
-		Numerics   string `json:"numerics"`
-		ABIChecked int    `json:"abi_checked"`
+		Backend    string        `json:"backend"`
+		Device     string        `json:"device"`
+		Numerics   string        `json:"numerics"`
+		ABIChecked int           `json:"abi_checked"`
+		Counts     runner.Counts `json:"counts"`
 	}
 	type fault struct {
 		Case string `json:"case"`
@@ -69,7 +70,7 @@ func runOpCSV(d runner.Report) []csvTable {
 		}
 	}
 	return []csvTable{
-		{Name: "run", Rows: []run{{d.Backend, d.Device, d.Numerics, d.ABIChecked}}},
+		{Name: "run", Rows: []run{{d.Backend, d.Device, d.Numerics, d.ABIChecked, d.Count()}}},
 		{Name: "results", Rows: d.Results},
 		{Name: "reasons", Rows: reasons},
 		{Name: "perf", Rows: d.Perf},

@@ -4,7 +4,9 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -85,6 +87,23 @@ func TestSysemuLlamaLayerSmall(t *testing.T) {
 		}
 		if qr := seen["qr"]; qr.Op != "rope" || qr.NMSE > 1e-7 || qr.DriftNMSE <= qr.NMSE {
 			t.Errorf("uberkernel=%v: qr nmse %g drift %g: want rope within 1e-7 on its inputs, the mul_mat's error as drift", uber, qr.NMSE, qr.DriftNMSE)
+		}
+	}
+}
+
+// TestSysemuCaseList runs a file of test-backend-ops case strings
+// (--cases) as one run on one emulator: every case has its verdict (the
+// unsupported one FALLBACK), one device reports them, and --progress
+// writes a line per finished case.
+func TestSysemuCaseList(t *testing.T) {
+	code, doc, errOut := runSysemu(t, "--cases", testcase("case-strings/llama_ops.txt"), "--progress")
+	c := doc.Count()
+	if code != 0 || c.Outputs != 5 || c.Pass != 4 || c.Fallback != 1 || doc.Device != "sysemu0" {
+		t.Errorf("exit %d, device %q, counts %+v (stderr %s)", code, doc.Device, c, errOut)
+	}
+	for i := 1; i <= 5; i++ {
+		if !strings.Contains(errOut, fmt.Sprintf("et: case %d/5 ", i)) {
+			t.Errorf("no progress line for case %d: %s", i, errOut)
 		}
 	}
 }

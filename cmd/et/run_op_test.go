@@ -42,8 +42,20 @@ func TestNewRunOpCmd(t *testing.T) {
 			}
 		}},
 		{name: "nothing", args: nil, wantErr: "nothing to run"},
-		{name: "both", args: []string{"add", "-f", "x.yaml"}, wantErr: "either -f or an op"},
-		{name: "two ops", args: []string{"add", "mul"}, wantErr: "at most one op"},
+		{name: "both", args: []string{"add", "-f", "x.yaml"}, wantErr: "give either files"},
+		{name: "case strings and --cases", args: []string{"ADD(type=f32)", "--cases", "c.txt"}, wantErr: "give either files"},
+		{name: "two ops", args: []string{"add", "mul"}, wantErr: `"add" is not a case string OP(k=v,...): several arguments must all be case strings`},
+		{name: "case string and op", args: []string{"ADD(type=f32)", "mul"}, wantErr: `"mul" is not a case string`},
+		{name: "case strings", args: []string{"ADD(type=f32)", "MUL(type=f32)"}, check: func(t *testing.T, o *runOpOptions) {
+			if o.Op != "" || !reflect.DeepEqual(o.CaseArgs, []string{"ADD(type=f32)", "MUL(type=f32)"}) {
+				t.Errorf("options %+v", o)
+			}
+		}},
+		{name: "cases file", args: []string{"--cases", "a.txt", "--cases", "b.txt"}, check: func(t *testing.T, o *runOpOptions) {
+			if o.Op != "" || !reflect.DeepEqual(o.CaseFiles, []string{"a.txt", "b.txt"}) {
+				t.Errorf("options %+v", o)
+			}
+		}},
 		{name: "src without op", args: []string{"-f", "x.yaml", "--src", "a=f32:4"}, wantErr: "--src and --param go with an op name"},
 		{name: "bad backend", args: []string{"-f", "x.yaml", "--backend", "gpu"}, wantErr: `invalid --backend "gpu"`},
 		{name: "bad runs", args: []string{"-f", "x.yaml", "--perf-runs", "0"}, wantErr: "--perf-runs"},
@@ -114,7 +126,8 @@ func TestRunOpJSONKeys(t *testing.T) {
 	if doc["schema"] != "et.run-op/v1" {
 		t.Errorf("schema %v", doc["schema"])
 	}
-	assertKeys(t, "top", doc, "abi_checked", "backend", "device", "launches", "numerics", "perf", "phases", "results", "schema")
+	assertKeys(t, "top", doc, "abi_checked", "backend", "counts", "device", "launches", "numerics", "perf", "phases", "results", "schema")
+	assertKeys(t, "counts", doc["counts"].(map[string]any), "fail", "fallback", "outputs", "pass", "skip", "xfail", "xpass")
 	res := doc["results"].([]any)
 	fused := res[len(res)-1].(map[string]any)
 	assertKeys(t, "result", fused, "case", "drift_nmse", "fusion", "kernel", "max_abs_err", "max_nmse", "nmse", "node", "op", "output", "status", "time_ns")

@@ -56,6 +56,43 @@ type Report struct {
 	// Shard says which part of a sharded run (--shard) this is; an
 	// unsharded or merged run has none.
 	Shard *ShardInfo `json:"shard,omitempty"`
+	// Counts are the outputs per status (Count fills them when the report
+	// is written).
+	Counts *Counts `json:"counts,omitempty"`
+}
+
+// Counts are a report's outputs per status: an XFAIL, SKIP or FALLBACK
+// output is not counted as passed, nor as failed.
+type Counts struct {
+	Outputs  int `json:"outputs"`
+	Pass     int `json:"pass"`
+	Fail     int `json:"fail"`
+	Fallback int `json:"fallback"`
+	Skip     int `json:"skip"`
+	XFail    int `json:"xfail"`
+	XPass    int `json:"xpass"`
+}
+
+// Count counts the results per status.
+func (r *Report) Count() Counts {
+	c := Counts{Outputs: len(r.Results)}
+	for _, x := range r.Results {
+		switch x.Status {
+		case verdict.Pass:
+			c.Pass++
+		case verdict.Fail:
+			c.Fail++
+		case verdict.Fallback:
+			c.Fallback++
+		case verdict.Skip:
+			c.Skip++
+		case verdict.XFail:
+			c.XFail++
+		case verdict.XPass:
+			c.XPass++
+		}
+	}
+	return c
 }
 
 // EmptyReport is the report of a run without cases (an empty shard):
@@ -208,6 +245,23 @@ type Options struct {
 	Expected *expect.Set
 	// Logf reports progress (nil: quiet).
 	Logf func(format string, args ...any)
+	// Progress, when set, is told as each case starts and ends, from the
+	// jobs' goroutines (it must be safe for concurrent use).
+	Progress func(CaseProgress)
+}
+
+// CaseProgress is a case starting (Done false) or ending.
+type CaseProgress struct {
+	// Index is the case's place in the run (0-based), of Total.
+	Index, Total int
+	Name         string
+	// Job names the device a case runs on when there are several.
+	Job  string
+	Done bool
+	// Results are the ended case's outputs; Faulted says a kernel fault
+	// or an ABI mismatch stopped it.
+	Results []Result
+	Faulted bool
 }
 
 func (o *Options) warnf(format string, args ...any) {
@@ -279,7 +333,16 @@ func Run(ctx context.Context, devs []driver.Device, planned []*Planned, o Option
 	}
 	saveDirs, inputDirs := caseDirs(o.SaveOutputs, planned), caseDirs(o.SaveInputs, planned)
 	outcomes, err := runCases(ctx, devs, planned, func(ctx context.Context, dev driver.Device, i int, job string) caseOutcome {
-		return runCase(ctx, dev, planned[i], saveDirs[i], inputDirs[i], job, &o)
+		ev := CaseProgress{Index: i, Total: len(planned), Name: planned[i].Case.Name, Job: job}
+		if o.Progress != nil {
+			o.Progress(ev)
+		}
+		c := runCase(ctx, dev, planned[i], saveDirs[i], inputDirs[i], job, &o)
+		if o.Progress != nil && c.err == nil {
+			ev.Done, ev.Results, ev.Faulted = true, c.results, c.fault != nil || c.abi != nil
+			o.Progress(ev)
+		}
+		return c
 	})
 	if err != nil {
 		return nil, err

@@ -27,7 +27,10 @@ type Sources struct {
 	Srcs   []string
 	Params []string
 	// Cases are case strings, each a case (a bad one is a bad case).
-	Cases     []string
+	Cases []string
+	// CaseFiles are plain files of case strings (--cases), one per line;
+	// blank lines and lines starting with # are skipped.
+	CaseFiles []string
 	TestFiles []string
 	// OpsFilter is --op: op names or full case strings, comma-separated.
 	OpsFilter string
@@ -37,7 +40,7 @@ type Sources struct {
 }
 
 // LoadCases reads the cases s names, in this order: the op, the case
-// strings, the -f files (a directory gives its *.yaml files, sorted), the
+// strings, the case-string files, the -f files (a directory gives its *.yaml files, sorted), the
 // test files; then it keeps the cases that pass the filters. A file that
 // cannot be read or parsed, or a bad line of a test file, is returned in
 // bad (input errors, each naming its file) and the others are still
@@ -71,6 +74,21 @@ func LoadCases(ctx context.Context, s Sources, m *abi.Manifest) (cases []*graph.
 		}
 		cases = append(cases, c)
 	}
+	for _, path := range s.CaseFiles {
+		b, err := readCaseFile(ctx, path, "--cases")
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, nil, ctx.Err()
+			}
+			bad = append(bad, err)
+			continue
+		}
+		cs, errs := ParseCaseLines(path, b)
+		if len(cs) == 0 && len(errs) == 0 {
+			errs = append(errs, &graph.Error{File: path, Msg: "no case strings in this file"})
+		}
+		cases, bad = append(cases, cs...), append(bad, errs...)
+	}
 	fc, fb, err := loadFiles(ctx, s.Files)
 	if err != nil {
 		return nil, nil, err
@@ -82,16 +100,12 @@ func LoadCases(ctx context.Context, s Sources, m *abi.Manifest) (cases []*graph.
 		return nil, nil, err
 	}
 	for _, path := range s.TestFiles {
-		if st, err := os.Stat(path); err == nil && st.IsDir() {
-			bad = append(bad, &graph.Error{File: path, Msg: "cannot read: is a directory (--test-file takes a file)"})
-			continue
-		}
-		b, err := infile.ReadFile(ctx, path, infile.MaxText)
+		b, err := readCaseFile(ctx, path, "--test-file")
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, nil, ctx.Err()
 			}
-			bad = append(bad, &graph.Error{File: path, Msg: "cannot read: " + infile.ErrText(err)})
+			bad = append(bad, err)
 			continue
 		}
 		cs, errs := testfile.Parse(path, b, m)
@@ -109,6 +123,41 @@ func LoadCases(ctx context.Context, s Sources, m *abi.Manifest) (cases []*graph.
 		return nil, nil, infile.Errorf("no case matches --op %q --params %q (of %d)", s.OpsFilter, s.ParamsFilter, len(cases))
 	}
 	return kept, bad, nil
+}
+
+// readCaseFile reads a file of cases one per line (--test-file,
+// --cases: flag names the flag): a directory or a file that cannot be read
+// is an input error naming it.
+func readCaseFile(ctx context.Context, path, flag string) ([]byte, error) {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return nil, &graph.Error{File: path, Msg: "cannot read: is a directory (" + flag + " takes a file)"}
+	}
+	b, err := infile.ReadFile(ctx, path, infile.MaxText)
+	if err != nil {
+		return nil, &graph.Error{File: path, Msg: "cannot read: " + infile.ErrText(err)}
+	}
+	return b, nil
+}
+
+// ParseCaseLines reads a plain file of test-backend-ops case strings
+// (et run-op --cases): one per line, surrounding space trimmed, blank
+// lines and lines starting with # skipped. Each case is named by its case
+// string, as test-backend-ops names it; a bad line is an error naming
+// file:line, and the other lines are still read.
+func ParseCaseLines(file string, b []byte) (cases []*graph.Case, bad []error) {
+	for i, line := range strings.Split(string(b), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		c, err := graph.ParseCaseString(line)
+		if err != nil {
+			bad = append(bad, &graph.Error{File: file, Line: i + 1, Msg: err.Error()})
+			continue
+		}
+		cases = append(cases, c)
+	}
+	return cases, bad
 }
 
 // loadFiles reads the YAML case files of -f: each file, or each *.yaml of

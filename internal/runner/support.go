@@ -31,7 +31,7 @@ type SupportVerdict struct {
 // counts the cases and the files that gave none (what bad is a part of);
 // err is an error that stops everything. (et ops support.)
 func Support(ctx context.Context, s Sources, m *abi.Manifest) (verdicts []SupportVerdict, bad []error, total int, err error) {
-	if s.Op == "" && len(s.Cases) == 0 && len(s.Files) == 0 && len(s.TestFiles) == 0 {
+	if s.Op == "" && len(s.Cases) == 0 && len(s.CaseFiles) == 0 && len(s.Files) == 0 && len(s.TestFiles) == 0 {
 		all, err := tbocases.All()
 		if err != nil {
 			return nil, nil, 0, err

@@ -1,0 +1,100 @@
+package main
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// unknownCommandRE matches cobra's error for a word that is not a
+// subcommand (its first line; suggestions follow on other lines).
+var unknownCommandRE = regexp.MustCompile(`^unknown command "(.*)" for "(.*)"`)
+
+// usageLines turns a usage error into what et prints: the error on one
+// line, then lines of help. Cobra's "unknown command" error is two things:
+// on a command with subcommands, a word that is none of them (the
+// suggestion, if any, goes on its own line); on a command without, an
+// argument it does not take.
+func usageLines(cmd *cobra.Command, err error) (msg string, hints []string) {
+	msg = err.Error()
+	m := unknownCommandRE.FindStringSubmatch(msg)
+	if m == nil || cmd == nil {
+		return oneLine(msg), nil
+	}
+	word := m[1]
+	if !cmd.HasAvailableSubCommands() {
+		return fmt.Sprintf("unexpected argument %q: %s takes no arguments", word, cmd.CommandPath()), nil
+	}
+	msg = fmt.Sprintf("unknown command %q for %q", word, cmd.CommandPath())
+	if cmd.SuggestionsMinimumDistance <= 0 {
+		cmd.SuggestionsMinimumDistance = 2 // cobra sets it on the root only
+	}
+	switch s := cmd.SuggestionsFor(word); len(s) {
+	case 0:
+	case 1:
+		hints = append(hints, fmt.Sprintf("Did you mean %q?", cmd.CommandPath()+" "+s[0]))
+	default:
+		for i := range s {
+			s[i] = fmt.Sprintf("%q", cmd.CommandPath()+" "+s[i])
+		}
+		hints = append(hints, "Did you mean one of these? "+strings.Join(s, ", "))
+	}
+	return msg, hints
+}
+
+// completionExamples are the Example: blocks of cobra's completion
+// commands (which it writes without any).
+var completionExamples = map[string]string{
+	"completion": `  $ et completion bash > ~/.local/share/bash-completion/completions/et
+  $ et completion zsh > "${fpath[1]}/_et"
+  $ et completion fish > ~/.config/fish/completions/et.fish`,
+	"bash": `  $ et completion bash > ~/.local/share/bash-completion/completions/et
+  $ et completion bash > /etc/bash_completion.d/et`,
+	"zsh": `  $ et completion zsh > "${fpath[1]}/_et"
+  $ et completion zsh > ~/.zsh/completions/_et`,
+	"fish":       `  $ et completion fish > ~/.config/fish/completions/et.fish`,
+	"powershell": `  $ et completion powershell > et.ps1`,
+}
+
+// addCompletionExamples adds cobra's completion command now (instead of
+// when it runs) and gives it and its shells their examples.
+func addCompletionExamples(root *cobra.Command) {
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() != "completion" {
+			continue
+		}
+		c.Example = completionExamples["completion"]
+		for _, sub := range c.Commands() {
+			sub.Example = completionExamples[sub.Name()]
+		}
+	}
+}
+
+// helpWidthKey is the root command's annotation holding the width help
+// text wraps to (absent: no wrapping, as when stdout is not a terminal).
+const helpWidthKey = "et.help-width"
+
+func init() {
+	cobra.AddTemplateFunc("etFlagUsages", func(fs *pflag.FlagSet, c *cobra.Command) string {
+		w, _ := strconv.Atoi(c.Root().Annotations[helpWidthKey])
+		return fs.FlagUsagesWrapped(w)
+	})
+}
+
+// wrapHelp makes the flag lines of every command's help wrap to width
+// columns (0: no wrapping): the flag descriptions continue under
+// themselves, to the right of the flag column.
+func wrapHelp(root *cobra.Command, width int) {
+	if width > 0 {
+		root.Annotations = map[string]string{helpWidthKey: strconv.Itoa(width)}
+	}
+	t := root.UsageTemplate()
+	t = strings.ReplaceAll(t, "{{.LocalFlags.FlagUsages", "{{etFlagUsages .LocalFlags .Root")
+	t = strings.ReplaceAll(t, "{{.InheritedFlags.FlagUsages", "{{etFlagUsages .InheritedFlags .Root")
+	root.SetUsageTemplate(t)
+}
