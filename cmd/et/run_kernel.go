@@ -11,6 +11,7 @@ import (
 
 	"github.com/ainekko/et/internal/kernelargs"
 	"github.com/ainekko/et/internal/kernelrun"
+	"github.com/ainekko/et/internal/outfile"
 )
 
 // runKernelOptions are the flags of et run-kernel: the run (its Spec
@@ -108,6 +109,16 @@ Exit status: 0 ran, 1 kernel fault or worker died, 2 bad flags or files,
 func runKernelRun(ctx context.Context, f *factory, opts *runKernelOptions) error {
 	run := opts.Options
 	run.Spec = opts.Target.spec(f, nil)
+	in := []string{run.ELF}
+	for _, b := range run.Bufs {
+		if b.Init != "zeros" && b.Init != "pattern" {
+			in = append(in, b.Init)
+		}
+	}
+	for _, a := range run.Args {
+		in = append(in, a.File)
+	}
+	ctx = outfile.WithInputs(ctx, in...)
 	d, err := kernelrun.Run(ctx, run)
 	if err != nil {
 		return err

@@ -362,7 +362,7 @@ func runCase(ctx context.Context, dev driver.Device, pc *Planned, saveDir, input
 	defer unbind()
 	var lateErr error
 	if inputDir != "" {
-		lateErr = SaveInputs(inputDir, pc)
+		lateErr = SaveInputs(ctx, inputDir, pc)
 	}
 	o.logf("%srunning %s (%d nodes, %d steps)", job, c.Name, len(pc.Graph.Nodes), len(pc.Plan.Steps))
 	eo := exec.Options{Trace: o.Trace, KernelELF: o.KernelELF}
@@ -409,7 +409,7 @@ func runCase(ctx context.Context, dev driver.Device, pc *Planned, saveDir, input
 		out.perf = append(out.perf, newTiming(c.Name, pr))
 	}
 	if saveDir != "" && out.lateErr == nil {
-		out.lateErr = saveOutputs(saveDir, res.Outputs)
+		out.lateErr = saveOutputs(ctx, saveDir, res.Outputs)
 	}
 	return out
 }

@@ -111,7 +111,7 @@ func TestPlannedRunsTwice(t *testing.T) {
 func TestWriteNpy(t *testing.T) {
 	x := ops.FromF32(ops.F16, []int64{3, 2}, []float32{0, 1, 2, 3, 4, 5})
 	path := filepath.Join(t.TempDir(), "out.npy")
-	if err := WriteNpy(path, ops.Transpose(x)); err != nil {
+	if err := WriteNpy(context.Background(), path, ops.Transpose(x)); err != nil {
 		t.Fatal(err)
 	}
 	a, err := graph.ReadNpyFile(path)
