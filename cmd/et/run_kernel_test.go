@@ -69,6 +69,8 @@ func TestNewRunKernelCmd(t *testing.T) {
 		{name: "dump unknown buffer", args: []string{"k.elf", "--dump", "y=f"}, wantErr: `--dump "y=f": no --buf named "y"`},
 		{name: "dump no file", args: []string{"k.elf", "--buf", "y=4", "--dump", "y"}, wantErr: `--dump "y": want NAME=FILE`},
 		{name: "bad mask", args: []string{"k.elf", "--shire-mask", "zz"}, wantErr: `--shire-mask "zz"`},
+		{name: "mask beyond the master shire", args: []string{"k.elf", "--shire-mask", "0x1FFFFFFFFFF"}, wantErr: `--shire-mask "0x1FFFFFFFFFF": want compute shires`},
+		{name: "mask without a compute shire", args: []string{"k.elf", "--shire-mask", "0x100000000"}, wantErr: `--shire-mask "0x100000000"`},
 		{name: "bad backend", args: []string{"k.elf", "--backend", "gpu"}, wantErr: `invalid --backend "gpu"`},
 	}
 	for _, tt := range tests {
