@@ -282,8 +282,8 @@ func lastLines(s string, n int) []string {
 }
 
 // WorkerDied reports the death of a device's worker: the emulator or the
-// runtime died under a kernel, the kernel's verdict as a fault is
-// (docs/etrt.md).
+// runtime died (an abort, a FATAL), which is no verdict on the kernel
+// (docs/exit-codes.md: exit 5).
 func WorkerDied(err error) bool {
 	var we *etrt.WorkerError
 	return errors.As(err, &we)
