@@ -54,6 +54,8 @@ type shimDevice struct {
 	info         driver.Info
 	pending      []unsafe.Pointer // C buffers the queued work still reads or writes
 	pendingBytes uint64
+	// maxPending is the bound on pendingBytes (0: maxPendingBytes).
+	maxPending uint64
 	// profPath is the trace a running profiler completes at StopProfile,
 	// or "".
 	profPath string
@@ -249,8 +251,17 @@ func (d *shimDevice) Write(ctx context.Context, dst driver.DevPtr, src []byte) e
 		return eb.err(fmt.Sprintf("write %d bytes at 0x%x", len(src), uint64(dst)), rc)
 	}
 	d.keep(h, uint64(len(src)))
-	if d.pendingBytes > maxPendingBytes {
-		return d.wait(ctx)
+	limit := d.maxPending
+	if limit == 0 {
+		limit = maxPendingBytes
+	}
+	if d.pendingBytes > limit {
+		// The stream has drained: the copies it waited for are done with
+		// their C buffers.
+		if err := d.wait(ctx); err != nil {
+			return err
+		}
+		d.release()
 	}
 	return nil
 }

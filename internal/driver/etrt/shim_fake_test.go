@@ -295,3 +295,28 @@ func TestWorkerSysemuFakeFaults(t *testing.T) {
 		}
 	})
 }
+
+// Write keeps at most maxPending bytes of queued copies: past the bound it
+// waits for the stream and frees the copies it waited for, so later
+// writes are asynchronous again and the C memory stays bounded (issue 33).
+func TestWriteReleasesDrainedCopies(t *testing.T) {
+	dev, _, err := openFakeShim(t, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := dev.(*shimDevice)
+	d.maxPending = 4 << 10
+	p, err := dev.Malloc(64<<10, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := make([]byte, 3<<10)
+	for i := range 20 {
+		if err := dev.Write(context.Background(), p+driver.DevPtr(i*len(src)), src); err != nil {
+			t.Fatal(err)
+		}
+		if d.pendingBytes > d.maxPending+uint64(len(src)) || len(d.pending) > 2 {
+			t.Fatalf("after write %d: %d bytes in %d buffers pending, bound %d", i, d.pendingBytes, len(d.pending), d.maxPending)
+		}
+	}
+}
