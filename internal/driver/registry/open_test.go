@@ -81,3 +81,28 @@ func TestBackendWithTimeout(t *testing.T) {
 		t.Errorf("cause %v", cause)
 	}
 }
+
+// --timeout on the reference device does not count host work: the clock
+// stops while HostWork runs, and runs out afterwards (issue 33: input
+// generation made run-op exit 4).
+func TestTimeoutSkipsHostWork(t *testing.T) {
+	ctx, cancel := WithTimeout(context.Background(), "ref", 300*time.Millisecond, "run-op")
+	defer cancel()
+	done := HostWork(ctx)
+	inner := HostWork(ctx) // a second job's host work, at once
+	time.Sleep(600 * time.Millisecond)
+	inner()
+	if err := ctx.Err(); err != nil {
+		t.Fatalf("timed out during host work: %v", context.Cause(ctx))
+	}
+	done()
+	done() // idempotent
+	<-ctx.Done()
+	if !errors.Is(context.Cause(ctx), driver.ErrTimeout) || !strings.Contains(context.Cause(ctx).Error(), "run-op") {
+		t.Errorf("cause %v", context.Cause(ctx))
+	}
+	// Native backends count device calls in the worker: ctx is unchanged.
+	if c, _ := WithTimeout(context.Background(), "sysemu", time.Nanosecond, "x"); c != context.Background() {
+		t.Error("sysemu ctx changed")
+	}
+}
