@@ -348,6 +348,7 @@ func isInputError(err error) bool {
 // plan's leaves for the time it runs) and judges it.
 func runCase(ctx context.Context, dev driver.Device, pc *Planned, saveDir, inputDir, job string, o *Options) caseOutcome {
 	c := pc.Case
+	o.logf("%sgenerating the inputs of %s", job, c.Name)
 	hostDone := registry.HostWork(ctx) // --timeout counts device work only
 	unbind, err := pc.bind(ctx)
 	hostDone()
