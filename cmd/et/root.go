@@ -144,8 +144,10 @@ var extraCommands []func(*factory) *cobra.Command
 // the result to an exit code.
 func run(args []string, in io.Reader, out, errOut io.Writer) int {
 	ctx, stop := notifyContext(context.Background(), func() {
+		// A second signal ends et at once, stuck or not; its code comes
+		// from exitCode, the one place that maps errors to exit codes.
 		fmt.Fprintln(errOut, "et: interrupted")
-		os.Exit(exitInterrupted)
+		os.Exit(exitCode(context.Canceled))
 	})
 	defer stop()
 	f := newFactory(in, out, errOut)

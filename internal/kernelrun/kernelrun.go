@@ -165,7 +165,7 @@ func Run(ctx context.Context, o Options) (_ *Report, runErr error) {
 
 	addrs := map[string]uint64{}
 	for i, kb := range o.Bufs {
-		p, err := dev.Malloc(kb.Size, 64)
+		p, err := dev.Malloc(ctx, kb.Size, 64)
 		if err != nil {
 			return nil, fail(fmt.Errorf("--buf %s: malloc %d bytes: %w", kb.Name, kb.Size, err))
 		}

@@ -202,7 +202,7 @@ func propsFromC(p *C.et_props) driver.Props {
 
 func (d *shimDevice) Info() driver.Info { return d.info }
 
-func (d *shimDevice) Malloc(size, align uint64) (driver.DevPtr, error) {
+func (d *shimDevice) Malloc(ctx context.Context, size, align uint64) (driver.DevPtr, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.c == nil {
@@ -219,7 +219,7 @@ func (d *shimDevice) Malloc(size, align uint64) (driver.DevPtr, error) {
 	return driver.DevPtr(p), nil
 }
 
-func (d *shimDevice) Free(p driver.DevPtr) error {
+func (d *shimDevice) Free(ctx context.Context, p driver.DevPtr) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.c == nil {

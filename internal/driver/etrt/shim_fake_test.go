@@ -67,7 +67,7 @@ func TestShimDevice(t *testing.T) {
 	if err := dev.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := dev.Malloc(64, 64); !errors.Is(err, errClosed) {
+	if _, err := dev.Malloc(context.Background(), 64, 64); !errors.Is(err, errClosed) {
 		t.Errorf("Malloc after Close = %v", err)
 	}
 }
@@ -80,7 +80,7 @@ func TestShimCopiesAreAsynchronous(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	p, err := dev.Malloc(1<<20, 0)
+	p, err := dev.Malloc(context.Background(), 1<<20, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,7 +237,7 @@ func TestWorkerSysemuFakeFaults(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer dev.Close()
-		p, _ := dev.Malloc(64, 0)
+		p, _ := dev.Malloc(context.Background(), 64, 0)
 		dev.Write(ctx, p, []byte{1})
 		cctx, cancel := context.WithTimeout(ctx, 2*1e9)
 		defer cancel()
@@ -306,7 +306,7 @@ func TestWriteReleasesDrainedCopies(t *testing.T) {
 	}
 	d := dev.(*shimDevice)
 	d.maxPending = 4 << 10
-	p, err := dev.Malloc(64<<10, 0)
+	p, err := dev.Malloc(context.Background(), 64<<10, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -65,9 +65,10 @@ func TestBackendWithTimeout(t *testing.T) {
 		{"ref", 0, false},
 	} {
 		ctx, cancel := WithTimeout(context.Background(), tt.backend, tt.timeout, "run-op")
-		dl, ok := ctx.Deadline()
-		if ok != tt.deadline {
-			t.Errorf("%s --timeout %s: deadline %v %v, want one: %v", tt.backend, tt.timeout, dl, ok, tt.deadline)
+		// The reference device's clock is a budget (it stops for host
+		// work, HostWork), not a deadline: its ctx can end on its own.
+		if got := ctx.Done() != nil; got != tt.deadline {
+			t.Errorf("%s --timeout %s: ctx ends on its own %v, want %v", tt.backend, tt.timeout, got, tt.deadline)
 		}
 		cancel()
 		if tt.deadline && !errors.Is(context.Cause(ctx), context.Canceled) {
