@@ -255,8 +255,8 @@ func WithTimeout(ctx context.Context, backend string, timeout time.Duration, cmd
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	cause := fmt.Errorf("%s: %w after %s", cmd, driver.ErrTimeout, timeout)
-	b := &budget{left: timeout, since: time.Now()}
-	b.timer = time.AfterFunc(timeout, func() { cancel(cause) })
+	b := &budget{left: timeout, since: time.Now(), end: func() { cancel(cause) }}
+	b.timer = time.AfterFunc(timeout, b.end)
 	return context.WithValue(ctx, budgetKey{}, b), func() {
 		b.timer.Stop()
 		cancel(context.Canceled)
@@ -274,6 +274,7 @@ type budget struct {
 	paused int       // host work under way
 	fired  bool
 	timer  *time.Timer
+	end    func() // ends the context with the timeout
 }
 
 // HostWork stops ctx's --timeout clock (WithTimeout) for host work, such
@@ -287,10 +288,14 @@ func HostWork(ctx context.Context) (done func()) {
 	}
 	b.mu.Lock()
 	if b.paused == 0 && !b.fired {
-		if b.timer.Stop() {
+		switch {
+		case !b.timer.Stop():
+			b.fired = true // its function ends the context
+		case time.Since(b.since) >= b.left:
+			b.fired = true // spent before the timer ran: end it now
+			b.end()
+		default:
 			b.left -= time.Since(b.since)
-		} else {
-			b.fired = true
 		}
 	}
 	b.paused++
