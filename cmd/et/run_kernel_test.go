@@ -124,6 +124,23 @@ func TestRunKernelRef(t *testing.T) {
 			t.Errorf("exit %d, stdout %q, stderr %q", code, out, errOut)
 		}
 	})
+	t.Run("dump onto an input", func(t *testing.T) {
+		// --dump naming the buffer's own init file, or the ELF, is
+		// refused and the file kept (issue 33).
+		elf := writeKernelFile(t, "rms_norm_f32")
+		init := filepath.Join(t.TempDir(), "x.bin")
+		os.WriteFile(init, []byte("input"), 0o644)
+		for _, dump := range []string{init, elf} {
+			before, _ := os.ReadFile(dump)
+			code, _, errOut := runCLI(t, nil, "run-kernel", elf, "--buf", "x=64:"+init, "--arg", "pad:680", "--dump", "x="+dump)
+			if code != exitUsage || !strings.Contains(errOut, "refusing to overwrite an input") {
+				t.Errorf("--dump %s: exit %d, stderr %q", dump, code, errOut)
+			}
+			if after, _ := os.ReadFile(dump); string(after) != string(before) {
+				t.Errorf("--dump %s overwrote it", dump)
+			}
+		}
+	})
 	t.Run("built-in kernel by name", func(t *testing.T) {
 		dump := filepath.Join(t.TempDir(), "x.bin")
 		code, out, errOut := runCLI(t, nil, "run-kernel", writeKernelFile(t, "rms_norm_f32"), "--buf", "x=64:pattern",
