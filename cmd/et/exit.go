@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/ainekko/et/internal/driver"
-	"github.com/ainekko/et/internal/driver/registry"
 	"github.com/ainekko/et/internal/sysemu"
 )
 
@@ -124,11 +123,10 @@ func exitCode(err error) int {
 		return exitTimeout
 	case errors.Is(err, driver.ErrUnavailable), errors.As(err, &mk):
 		return exitUnavailable
-	case registry.WorkerDied(err):
-		// The emulator or runtime died under a kernel: the kernel's
-		// verdict, as a fault is (docs/etrt.md).
-		return exitNegative
 	}
+	// A worker that died (the emulator or runtime aborted) is no verdict
+	// on the kernel, which the device reports as a stream error when it
+	// faults: it falls through to exit 5 (docs/exit-codes.md).
 	// Verdicts are explicit (errSilent, negativef): an error of no known
 	// kind is an I/O or internal failure, never a negative verdict.
 	return exitInternal

@@ -43,10 +43,10 @@ func checkNMSELimit(v float64) error {
 // nmseCell is a result's nmse in the table: a NaN or an infinity that
 // failed the output is shown as such, not as the 0 or MaxFloat64 JSON
 // carries.
-func nmseCell(r runner.Result) string { return errorCell(r.Failure, r.NMSE) }
+func nmseCell(r runner.Result) string { return errorCell(r.Failure, float64(r.NMSE)) }
 
 // driftCell is a result's drift in the table, as nmseCell shows the NMSE.
-func driftCell(r runner.Result) string { return errorCell(r.DriftFailure, r.DriftNMSE) }
+func driftCell(r runner.Result) string { return errorCell(r.DriftFailure, float64(r.DriftNMSE)) }
 
 func errorCell(failure string, nmse float64) string {
 	switch failure {
@@ -64,5 +64,5 @@ func maxAbsCell(r runner.Result) string {
 	if r.Failure == ops.FailNaN {
 		return "NaN"
 	}
-	return strconv.FormatFloat(r.MaxAbsErr, 'e', 2, 64)
+	return strconv.FormatFloat(float64(r.MaxAbsErr), 'e', 2, 64)
 }

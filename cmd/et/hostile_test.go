@@ -242,3 +242,95 @@ func TestRunOpInternalErrorIsNotAVerdict(t *testing.T) {
 		t.Errorf("exit %d (%v), want 5", exitCode(err), err)
 	}
 }
+
+// Text from files and the environment never reaches the terminal as an
+// escape sequence, an error never echoes a huge input whole, and Markdown
+// cells never carry HTML (issue 33).
+func TestHostileText(t *testing.T) {
+	dir := t.TempDir()
+	noEscape := func(t *testing.T, what, s string) {
+		t.Helper()
+		if strings.ContainsAny(s, "\x1b\x07") {
+			t.Errorf("%s holds a raw ESC or BEL: %q", what, s)
+		}
+	}
+	t.Run("kernel map name", func(t *testing.T) {
+		b, _ := os.ReadFile("testdata/profile/et_runtime_trace.json")
+		trace := filepath.Join(dir, "et_runtime_trace.json")
+		os.WriteFile(trace, b, 0o644)
+		os.WriteFile(filepath.Join(dir, "kernel_id.json"), []byte(`{"\u001b]0;PWN\u0007<img src=x onerror=alert(1)>": 0}`), 0o644)
+		for _, format := range []string{"table", "markdown"} {
+			code, out, errOut := runCLI(t, nil, "profile", "report", trace, "-o", format)
+			if code != 0 || !strings.Contains(out, `\x1b]0;PWN\x07`) {
+				t.Fatalf("%s: exit %d, stdout %q, stderr %s", format, code, out, errOut)
+			}
+			noEscape(t, format, out)
+			if format == "markdown" && (strings.Contains(out, "<img") || !strings.Contains(out, "&lt;img src=x onerror=alert(1)>")) {
+				t.Errorf("markdown cell holds HTML: %s", out)
+			}
+		}
+	})
+	t.Run("ET_TOOLCHAIN", func(t *testing.T) {
+		code, out, errOut := runCLI(t, map[string]string{"ET_TOOLCHAIN": "/opt/x\n\x1b[31mFAKE ok"}, "check-sysemu")
+		if code != exitNegative {
+			t.Errorf("exit %d", code)
+		}
+		noEscape(t, "stdout", out)
+		for _, line := range strings.Split(out, "\n") {
+			if strings.Contains(line, "FAKE ok") && !strings.Contains(line, `/opt/x\x0a\x1b[31mFAKE ok`) {
+				t.Errorf("row split or unescaped: %q", line)
+			}
+		}
+		noEscape(t, "stderr", errOut)
+	})
+	t.Run("case string", func(t *testing.T) {
+		code, _, errOut := runCLI(t, nil, "run-op", "ADD\x1b[31m(type=f32\x07)")
+		if code != exitUsage || !strings.Contains(errOut, `ADD\x1b[31m`) {
+			t.Errorf("exit %d, stderr %q", code, errOut)
+		}
+		noEscape(t, "stderr", errOut)
+	})
+	t.Run("markdown case name", func(t *testing.T) {
+		c := filepath.Join(dir, "xss.yaml")
+		os.WriteFile(c, []byte("name: \"<script>alert(1)</script>|x\"\ntensors:\n  a: {type: f32, ne: [4]}\nnodes:\n  - {name: s, op: scale, src: [a], params: {scale: 2}}\n"), 0o644)
+		code, out, errOut := runCLI(t, nil, "run-op", "-f", c, "-o", "markdown")
+		if code != 0 || !strings.Contains(out, `&lt;script>alert(1)&lt;/script>\|x`) || strings.Contains(out, "<script>") {
+			t.Errorf("exit %d, stderr %s, stdout:\n%s", code, errOut, out)
+		}
+	})
+	for _, tt := range []struct {
+		name, file, content string
+		args                []string
+	}{
+		{"YAML scalar", "big.yaml", "name: x\nnodes:\n  - op: " + strings.Repeat("A", 1<<20) + "\n", []string{"-f"}},
+		{"test-file line", "big.txt", "ADD(type=f32,ne=[" + strings.Repeat("1", 1<<20) + "])\n", []string{"--test-file"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			p := filepath.Join(dir, tt.file)
+			os.WriteFile(p, []byte(tt.content), 0o644)
+			code, _, errOut := runCLI(t, nil, append([]string{"run-op"}, append(tt.args, p)...)...)
+			if code != exitUsage || len(errOut) > 4096 || strings.Count(errOut, "\n") != 1 ||
+				!strings.Contains(errOut, p+":") || !strings.Contains(errOut, "more bytes)") {
+				t.Errorf("exit %d, %d bytes of stderr: %.300q", code, len(errOut), errOut)
+			}
+		})
+	}
+}
+
+// clipText keeps each quoted word to maxQuote bytes, whole UTF-8
+// characters, and the line to about maxLine.
+func TestClipText(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"a b\nc", "a b; c"},
+		{"x " + strings.Repeat("é", 150), "x " + strings.Repeat("é", 100) + "... (100 more bytes)"},
+		{"bell\a", `bell\x07`},
+	} {
+		if got := clipText(tt.in); got != tt.want {
+			t.Errorf("clipText(%.40q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+	long := clipText(strings.Repeat("word ", 1<<20))
+	if len(long) > maxLine+64 || !strings.HasSuffix(long, "more bytes)") {
+		t.Errorf("%d bytes, ends %q", len(long), long[len(long)-30:])
+	}
+}

@@ -133,10 +133,10 @@ func nmsePoint(r runner.Result) (v float64, label string, ok bool) {
 		return math.Inf(1), "NaN", true
 	case r.Failure == ops.FailInfMismatch || r.Failure == ops.FailInfSign:
 		return math.Inf(1), "inf", true
-	case r.NMSE <= 0 || math.IsNaN(r.NMSE):
+	case r.NMSE <= 0 || math.IsNaN(float64(r.NMSE)):
 		return math.Inf(-1), "0", true
 	}
-	return math.Log10(r.NMSE), strconv.FormatFloat(r.NMSE, 'e', 2, 64), true
+	return math.Log10(float64(r.NMSE)), strconv.FormatFloat(float64(r.NMSE), 'e', 2, 64), true
 }
 
 // maxNMSERows bounds the rows of the NMSE chart (a page of a whole
@@ -182,7 +182,7 @@ func htmlNMSEChart(p *htmlPage, results []runner.Result) {
 	lo, hi := 0.0, -8.0
 	seen := false
 	for _, r := range results {
-		for _, v := range []float64{r.NMSE, r.MaxNMSE} {
+		for _, v := range []float64{float64(r.NMSE), r.MaxNMSE} {
 			if v > 0 && !math.IsNaN(v) && !math.IsInf(v, 0) {
 				l := math.Log10(v)
 				if !seen {
@@ -235,7 +235,7 @@ func htmlNMSEChart(p *htmlPage, results []runner.Result) {
 		}
 		v, label, ok := nmsePoint(r)
 		if ok {
-			p.raw(statusMark(r.Status, xOf(v), cy, strconv.FormatFloat(r.NMSE, 'g', -1, 64)))
+			p.raw(statusMark(r.Status, xOf(v), cy, strconv.FormatFloat(float64(r.NMSE), 'g', -1, 64)))
 		}
 		text := string(r.Status) + "  " + label
 		if r.MaxNMSE > 0 {

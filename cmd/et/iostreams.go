@@ -3,6 +3,8 @@ package main
 import (
 	"io"
 	"os"
+	"regexp"
+	"strings"
 	"sync"
 
 	"github.com/charmbracelet/lipgloss"
@@ -149,6 +151,19 @@ func (s styles) Status(word string) string {
 	}
 	return word
 }
+
+// isStatus reports a cell that Status coloured: its escapes are the
+// styles', not input's.
+func (s styles) isStatus(cell string) bool {
+	if !s.on || !strings.Contains(cell, "\x1b") {
+		return false
+	}
+	word := sgr.ReplaceAllString(cell, "")
+	return word != cell && s.Status(word) == cell
+}
+
+// sgr matches a colour or attribute escape (SGR).
+var sgr = regexp.MustCompile("\x1b\\[[0-9;]*m")
 
 // Heading makes a section title bold.
 func (s styles) Heading(t string) string {

@@ -160,15 +160,15 @@ func writeTables(w io.Writer, tables []table, markdown bool, st styles) error {
 		}
 		if t.Title != "" {
 			if markdown {
-				fmt.Fprintf(w, "### %s\n\n", t.Title)
+				fmt.Fprintf(w, "### %s\n\n", markdownText(t.Title))
 			} else {
-				fmt.Fprintln(w, st.Heading(t.Title))
+				fmt.Fprintln(w, st.Heading(sanitizeText(t.Title)))
 			}
 		}
 		if !markdown {
 			t = fitTable(t, st.width)
 		}
-		if err := writeTable(w, t, markdown); err != nil {
+		if err := writeTable(w, t, markdown, st); err != nil {
 			return err
 		}
 		if len(t.Notes) > 0 {
@@ -176,14 +176,17 @@ func writeTables(w io.Writer, tables []table, markdown bool, st styles) error {
 				fmt.Fprintln(w)
 			}
 			for _, n := range t.Notes {
-				fmt.Fprintln(w, n)
+				if markdown {
+					n = markdownText(n)
+				}
+				fmt.Fprintln(w, sanitizeText(n))
 			}
 		}
 	}
 	return nil
 }
 
-func writeTable(w io.Writer, t table, markdown bool) error {
+func writeTable(w io.Writer, t table, markdown bool, st styles) error {
 	align := make(tw.Alignment, len(t.Headers))
 	for i := range align {
 		align[i] = tw.AlignLeft
@@ -215,9 +218,7 @@ func writeTable(w io.Writer, t table, markdown bool) error {
 	tbl := tablewriter.NewTable(w, opts...)
 	tbl.Header(toAny(t.Headers)...)
 	for _, r := range t.Rows {
-		if markdown {
-			r = escapeMarkdownRow(r)
-		}
+		r = cleanRow(r, markdown, st)
 		if err := tbl.Append(toAny(r)...); err != nil {
 			return err
 		}
@@ -225,12 +226,30 @@ func writeTable(w io.Writer, t table, markdown bool) error {
 	return tbl.Render()
 }
 
-func escapeMarkdownRow(r []string) []string {
+// cleanRow makes a row's cells, which may quote input (kernel map names,
+// case strings, environment variables), safe to print: control
+// characters are escaped (sanitizeText), except in a status word the
+// styles coloured; in Markdown, which GitHub renders as HTML (job
+// summaries), HTML is escaped and | too.
+func cleanRow(r []string, markdown bool, st styles) []string {
 	out := make([]string, len(r))
 	for i, c := range r {
-		out[i] = strings.ReplaceAll(c, "|", `\|`)
+		if !st.isStatus(c) {
+			c = sanitizeText(c)
+		}
+		if markdown {
+			c = strings.ReplaceAll(markdownText(c), "|", `\|`)
+		}
+		out[i] = c
 	}
 	return out
+}
+
+// markdownText escapes HTML in Markdown text: a case named
+// <img src=x onerror=...> stays text in a rendered job summary. Without
+// a < no tag can open, so "->" and "a & b" stay as they are.
+func markdownText(s string) string {
+	return strings.ReplaceAll(s, "<", "&lt;")
 }
 
 func toAny(s []string) []any {

@@ -122,6 +122,10 @@ func profileExportRun(ctx context.Context, opts *profileExportOptions) error {
 	toStdout := opts.Out == "" || opts.Out == "-"
 	counter := &exportCounter{}
 	if !toStdout {
+		ctx := outfile.WithInputs(ctx, opts.Trace, opts.KernelMap)
+		if opts.KernelMap == "" && opts.Trace != "-" {
+			ctx = outfile.WithInputs(ctx, besideMap(opts.Trace))
+		}
 		if out, err = outfile.CreateContext(ctx, opts.Out); err != nil {
 			return err
 		}

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"syscall"
 	"time"
-	"unicode/utf8"
 
 	"github.com/ainekko/et/internal/infile"
 	"github.com/spf13/cobra"
@@ -75,20 +74,10 @@ func (f *factory) render(doc document) error {
 
 // warnf prints a warning on stderr.
 // A warning quoting input (a trace's strings, a kernel map's names) is
-// cut to maxWarnLen bytes, and its control characters are escaped.
+// clipped and its control characters are escaped (clipText).
 func (f *factory) warnf(format string, args ...any) {
-	msg := sanitizeText(fmt.Sprintf(format, args...))
-	if len(msg) > maxWarnLen {
-		cut := maxWarnLen
-		for cut > 0 && !utf8.RuneStart(msg[cut]) {
-			cut--
-		}
-		msg = fmt.Sprintf("%s... (%d more bytes)", msg[:cut], len(msg)-cut)
-	}
-	fmt.Fprintf(f.IO.ErrOut, "et: warning: %s\n", msg)
+	fmt.Fprintf(f.IO.ErrOut, "et: warning: %s\n", clipText(fmt.Sprintf(format, args...)))
 }
-
-const maxWarnLen = 2048
 
 // logf prints a -v log line on stderr.
 func (f *factory) logf(format string, args ...any) {
@@ -167,8 +156,10 @@ var extraCommands []func(*factory) *cobra.Command
 // the result to an exit code.
 func run(args []string, in io.Reader, out, errOut io.Writer) int {
 	ctx, stop := notifyContext(context.Background(), func() {
+		// A second signal ends et at once, stuck or not; its code comes
+		// from exitCode, the one place that maps errors to exit codes.
 		fmt.Fprintln(errOut, "et: interrupted")
-		os.Exit(exitInterrupted)
+		os.Exit(exitCode(context.Canceled))
 	})
 	defer stop()
 	f := newFactory(in, out, errOut)
@@ -261,11 +252,10 @@ func interruptedMsg(msg string) string {
 }
 
 // oneLine keeps an error on one line: et prints each error once as
-// "et: <what>: <why>".
-func oneLine(s string) string {
-	s = strings.TrimSpace(s)
-	return strings.ReplaceAll(s, "\n", "; ")
-}
+// "et: <what>: <why>". What it quotes from input is clipped and escaped
+// (clipText): a 100 MB YAML scalar is not echoed, an ESC is not sent to
+// the terminal.
+func oneLine(s string) string { return clipText(s) }
 
 func newVersionCmd(f *factory) *cobra.Command {
 	return &cobra.Command{

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ainekko/et/internal/kernelargs"
 	"github.com/ainekko/et/internal/kernelrun"
+	"github.com/ainekko/et/internal/outfile"
 )
 
 // runKernelOptions are the flags of et run-kernel: the run (its Spec
@@ -84,8 +85,10 @@ Exit status: 0 ran, 1 kernel fault or worker died, 2 bad flags or files,
 				return &usageError{err}
 			}
 			if mask != "" {
-				if opts.ShireMask, err = strconv.ParseUint(mask, 0, 64); err != nil || opts.ShireMask == 0 {
-					return usageErrorf("--shire-mask %q: want a non-zero mask such as 0x1 or 0xFFFFFFFF", mask)
+				// The runtime takes the 32 compute shires and bit 32 (the
+				// master shire), with at least one compute shire.
+				if opts.ShireMask, err = strconv.ParseUint(mask, 0, 64); err != nil || opts.ShireMask&0xFFFFFFFF == 0 || opts.ShireMask>>33 != 0 {
+					return usageErrorf("--shire-mask %q: want compute shires in bits 0-31 (at least one), optionally bit 32 (the master shire), such as 0x1, 0xFFFFFFFF or 0x1FFFFFFFF", mask)
 				}
 			}
 			if runF != nil {
@@ -108,6 +111,16 @@ Exit status: 0 ran, 1 kernel fault or worker died, 2 bad flags or files,
 func runKernelRun(ctx context.Context, f *factory, opts *runKernelOptions) error {
 	run := opts.Options
 	run.Spec = opts.Target.spec(f, nil)
+	in := []string{run.ELF}
+	for _, b := range run.Bufs {
+		if b.Init != "zeros" && b.Init != "pattern" {
+			in = append(in, b.Init)
+		}
+	}
+	for _, a := range run.Args {
+		in = append(in, a.File)
+	}
+	ctx = outfile.WithInputs(ctx, in...)
 	d, err := kernelrun.Run(ctx, run)
 	if err != nil {
 		return err

@@ -69,6 +69,8 @@ func TestNewRunKernelCmd(t *testing.T) {
 		{name: "dump unknown buffer", args: []string{"k.elf", "--dump", "y=f"}, wantErr: `--dump "y=f": no --buf named "y"`},
 		{name: "dump no file", args: []string{"k.elf", "--buf", "y=4", "--dump", "y"}, wantErr: `--dump "y": want NAME=FILE`},
 		{name: "bad mask", args: []string{"k.elf", "--shire-mask", "zz"}, wantErr: `--shire-mask "zz"`},
+		{name: "mask beyond the master shire", args: []string{"k.elf", "--shire-mask", "0x1FFFFFFFFFF"}, wantErr: `--shire-mask "0x1FFFFFFFFFF": want compute shires`},
+		{name: "mask without a compute shire", args: []string{"k.elf", "--shire-mask", "0x100000000"}, wantErr: `--shire-mask "0x100000000"`},
 		{name: "bad backend", args: []string{"k.elf", "--backend", "gpu"}, wantErr: `invalid --backend "gpu"`},
 	}
 	for _, tt := range tests {
@@ -120,6 +122,23 @@ func TestRunKernelRef(t *testing.T) {
 		code, out, errOut := runCLI(t, nil, "run-kernel", writeKernelFile(t, "my_kernel"), "--buf", "x=64")
 		if code != exitUnavailable || out != "" || !strings.Contains(errOut, "runs only its built-in models of the ggml-et kernels") {
 			t.Errorf("exit %d, stdout %q, stderr %q", code, out, errOut)
+		}
+	})
+	t.Run("dump onto an input", func(t *testing.T) {
+		// --dump naming the buffer's own init file, or the ELF, is
+		// refused and the file kept (issue 33).
+		elf := writeKernelFile(t, "rms_norm_f32")
+		init := filepath.Join(t.TempDir(), "x.bin")
+		os.WriteFile(init, []byte("input"), 0o644)
+		for _, dump := range []string{init, elf} {
+			before, _ := os.ReadFile(dump)
+			code, _, errOut := runCLI(t, nil, "run-kernel", elf, "--buf", "x=64:"+init, "--arg", "pad:680", "--dump", "x="+dump)
+			if code != exitUsage || !strings.Contains(errOut, "refusing to overwrite an input") {
+				t.Errorf("--dump %s: exit %d, stderr %q", dump, code, errOut)
+			}
+			if after, _ := os.ReadFile(dump); string(after) != string(before) {
+				t.Errorf("--dump %s overwrote it", dump)
+			}
 		}
 	})
 	t.Run("built-in kernel by name", func(t *testing.T) {

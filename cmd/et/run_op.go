@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -234,6 +235,12 @@ func runOpRun(ctx context.Context, f *factory, opts *runOpOptions) error {
 	if err != nil {
 		return err
 	}
+	ctx = outfile.WithInputs(ctx, runOpInputs(opts, p)...)
+	if opts.JUnit != "" && !opts.Explain {
+		if err := outfile.CheckNotInput(ctx, opts.JUnit); err != nil {
+			return err
+		}
+	}
 	bad := &badCases{total: p.Total}
 	for _, e := range p.Bad {
 		bad.add(f, e)
@@ -253,7 +260,7 @@ func runOpRun(ctx context.Context, f *factory, opts *runOpOptions) error {
 		// An empty shard: a valid report, and nothing to boot.
 		doc := runner.EmptyReport(opts.Backend)
 		doc.Shard = p.ShardReport(nil, bad.lines())
-		return renderRunOp(f, opts, doc, bad)
+		return renderRunOp(ctx, f, opts, doc, bad)
 	}
 	eo := runner.ExecuteOptions{Target: opts.target(f, m), Jobs: opts.Jobs, Profile: opts.Profile,
 		Options: runner.Options{Plan: po, Backend: opts.Backend, NMSE: opts.NMSE,
@@ -317,6 +324,37 @@ func (opts *runOpOptions) target(f *factory, m *abi.Manifest) runner.Target {
 	b := &opts.backendOptions
 	return runner.Target{Spec: b.spec(f, m), Devices: b.Devices, AllDevices: b.AllDevices, Kernels: b.Kernels,
 		ListDevices: b.listDevices, Open: opts.OpenDevice}
+}
+
+// runOpInputs are the files a run reads, which no output may replace:
+// case files (the *.yaml of a -f directory), test files, the ABI
+// manifest, the expected failures and every .npy leaf of the cases.
+func runOpInputs(opts *runOpOptions, p *runner.Prepared) []string {
+	in := []string{opts.ABI, opts.ExpectedFailures}
+	in = append(in, opts.TestFiles...)
+	for _, f := range opts.Files {
+		if yamls, err := filepath.Glob(filepath.Join(globEscape(f), "*.yaml")); err == nil && len(yamls) > 0 {
+			in = append(in, yamls...)
+		}
+		in = append(in, f)
+	}
+	for _, pc := range p.Planned {
+		for _, ts := range pc.Case.Tensors {
+			if npy := ts.Init.Npy; npy != "" {
+				if !filepath.IsAbs(npy) {
+					npy = filepath.Join(pc.Case.Dir, npy)
+				}
+				in = append(in, npy)
+			}
+		}
+	}
+	return in
+}
+
+// globEscape quotes the pattern characters of a path for filepath.Glob.
+func globEscape(p string) string {
+	r := strings.NewReplacer(`\`, `\\`, "*", `\*`, "?", `\?`, "[", `\[`)
+	return r.Replace(p)
 }
 
 // checkOutputPaths fails early, before anything runs, when --save-outputs

@@ -66,11 +66,12 @@ func runOpMergeRun(ctx context.Context, f *factory, opts *runOpMergeOptions) err
 	for _, e := range errs {
 		fmt.Fprintf(f.IO.ErrOut, "et: %s\n", e)
 	}
+	ctx = outfile.WithInputs(ctx, opts.Files...)
 	var lateErr error
 	if opts.JUnit != "" {
 		var b []byte
 		if b, lateErr = runner.JUnit(doc); lateErr == nil {
-			lateErr = outfile.WriteFile(opts.JUnit, b)
+			lateErr = outfile.WriteFileContext(ctx, opts.JUnit, b)
 		}
 	}
 	if err := f.render(runOpDocument(*doc, f.styles())); err != nil {

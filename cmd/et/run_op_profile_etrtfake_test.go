@@ -132,7 +132,7 @@ func TestRunOpProfileSysemuFakeCrash(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "prof")
 	code, out, errOut := runFake(t, "crash", "run-op", "-f", "../../testcases/norm.yaml", "--backend", "sysemu",
 		"--prefix", prefix, "--kernels", kernels, "--profile", dir)
-	if code != exitNegative || out != "" {
+	if code != exitInternal || out != "" {
 		t.Fatalf("exit %d, stdout %q, stderr %s", code, out, errOut)
 	}
 	for _, want := range []string{

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/ainekko/et/internal/infile"
 	"strings"
 	"unicode/utf8"
 )
@@ -35,6 +36,45 @@ func sanitizeText(s string) string {
 			b.WriteString(s[i : i+n])
 		}
 		i += n
+	}
+	return b.String()
+}
+
+// maxQuote is the most bytes of one word of input (a YAML scalar, a
+// test-file line, a case string) that an error or a warning quotes, and
+// maxLine the most bytes of the whole line.
+const (
+	maxQuote = 200
+	maxLine  = 2048
+)
+
+// clipText makes a message that quotes input safe and short to print on
+// one line: every run of bytes without a space longer than maxQuote keeps
+// its first maxQuote bytes and says how many more there were, newlines
+// become "; ", control characters are escaped (sanitizeText), and what
+// follows the first maxLine bytes is left out, counted.
+func clipText(s string) string {
+	s = strings.TrimSpace(s)
+	var b strings.Builder
+	for len(s) > 0 {
+		if b.Len() >= maxLine {
+			fmt.Fprintf(&b, "... (%d more bytes)", len(s))
+			break
+		}
+		i := strings.IndexAny(s, " \n")
+		if i < 0 {
+			i = len(s)
+		}
+		b.WriteString(sanitizeText(infile.Clip(s[:i], maxQuote)))
+		if i < len(s) {
+			if s[i] == '\n' {
+				b.WriteString("; ")
+			} else {
+				b.WriteByte(' ')
+			}
+			i++
+		}
+		s = s[i:]
 	}
 	return b.String()
 }

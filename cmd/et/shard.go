@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"github.com/spf13/cobra"
 
 	"github.com/ainekko/et/internal/outfile"
@@ -59,11 +60,11 @@ func (s *shardOptions) resolve(getenv func(string) string) error {
 
 // renderRunOp writes a report that ran nothing (an empty shard): the
 // JUnit file if asked for, the report, then the bad cases' error.
-func renderRunOp(f *factory, opts *runOpOptions, doc runner.Report, bad *badCases) error {
+func renderRunOp(ctx context.Context, f *factory, opts *runOpOptions, doc runner.Report, bad *badCases) error {
 	if opts.JUnit != "" {
 		b, err := runner.JUnit(&doc)
 		if err == nil {
-			err = outfile.WriteFile(opts.JUnit, b)
+			err = outfile.WriteFileContext(ctx, opts.JUnit, b)
 		}
 		if err != nil {
 			return err

@@ -24,6 +24,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -313,21 +314,17 @@ func TestSysemuInterrupt(t *testing.T) {
 	cmd := exec.Command(s.bin, "run-kernel", filepath.Join(s.upstreamKernels(), "hang.elf"), "--backend", "sysemu", "--run-dir", runDir, "-v")
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "ET_TOOLCHAIN="+s.prefix, "GGML_ET_KERNELS_PATH="+s.kernels, "NO_COLOR=1")
-	var errOut bytes.Buffer
-	cmd.Stderr = &errOut
+	errOut := newSyncBuffer()
+	cmd.Stderr = errOut
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	// Wait until the kernel is launched: the worker has been up a while
-	// and the emulator booted (the UART logs exist) — then interrupt.
-	deadline := time.Now().Add(2 * time.Minute)
-	for time.Now().Before(deadline) {
-		if strings.Contains(errOut.String(), "ready in") {
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
+	// Interrupt once et launches the kernel, which hangs: et says so
+	// with -v (a readiness signal, not a sleep).
+	if !errOut.waitFor("launching hang", 2*time.Minute) {
+		cmd.Process.Kill()
+		t.Fatalf("et never launched the kernel\n%s", errOut.String())
 	}
-	time.Sleep(2 * time.Second)
 	cmd.Process.Signal(os.Interrupt)
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
@@ -595,6 +592,50 @@ func TestSysemuDeviceList(t *testing.T) {
 	for i, res := range merged.Results {
 		if d := doc.Results[i]; res.Case != d.Case || res.Output != d.Output || res.Status != d.Status || res.NMSE != d.NMSE {
 			t.Errorf("merged output %d: %s/%s %s nmse %g; two emulators: %s/%s %s nmse %g", i, res.Case, res.Output, res.Status, res.NMSE, d.Case, d.Output, d.Status, d.NMSE)
+		}
+	}
+}
+
+// syncBuffer is a child's stderr that the test reads while the child
+// writes it (a bytes.Buffer would race): String may be called at any
+// time, and waitFor returns once the output holds a string.
+type syncBuffer struct {
+	mu      sync.Mutex
+	b       bytes.Buffer
+	changed chan struct{}
+}
+
+func newSyncBuffer() *syncBuffer { return &syncBuffer{changed: make(chan struct{})} }
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	close(s.changed)
+	s.changed = make(chan struct{})
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// waitFor waits until the output contains want, at most guard (a hang
+// guard, not a latency bound).
+func (s *syncBuffer) waitFor(want string, guard time.Duration) bool {
+	timeout := time.After(guard)
+	for {
+		s.mu.Lock()
+		found, changed := strings.Contains(s.b.String(), want), s.changed
+		s.mu.Unlock()
+		if found {
+			return true
+		}
+		select {
+		case <-changed:
+		case <-timeout:
+			return false
 		}
 	}
 }

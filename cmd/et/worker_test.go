@@ -52,7 +52,7 @@ func TestWorkerRef(t *testing.T) {
 	if info := dev.Info(); info.Kind != driver.KindRef || info.Props != driver.FakeProps() {
 		t.Errorf("Info = %+v", info)
 	}
-	p, err := dev.Malloc(4096, 64)
+	p, err := dev.Malloc(context.Background(), 4096, 64)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +73,7 @@ func TestWorkerRef(t *testing.T) {
 	if errs, err := dev.Sync(ctx); err != nil || len(errs) != 0 {
 		t.Errorf("Sync = %v, %v", errs, err)
 	}
-	if err := dev.Free(p); err != nil {
+	if err := dev.Free(context.Background(), p); err != nil {
 		t.Error(err)
 	}
 	if err := dev.Close(); err != nil {

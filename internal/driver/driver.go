@@ -184,8 +184,8 @@ func (e StreamError) Error() string {
 // Device is one ET device as the tools see it.
 type Device interface {
 	Info() Info
-	Malloc(size, align uint64) (DevPtr, error)
-	Free(DevPtr) error
+	Malloc(ctx context.Context, size, align uint64) (DevPtr, error)
+	Free(ctx context.Context, p DevPtr) error
 	Write(ctx context.Context, dst DevPtr, src []byte) error
 	Read(ctx context.Context, src DevPtr, dst []byte) error
 	// LoadKernel loads a kernel ELF; the reference device needs only the name.

@@ -16,6 +16,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"unicode/utf8"
 )
 
 // Bounds on inputs that are not regular files.
@@ -188,6 +189,19 @@ func (r *asyncReader) Close() error {
 		close(r.closed)
 	}
 	return nil
+}
+
+// Clip is s cut to at most n bytes (at a rune boundary), saying how many
+// bytes were cut: how an error or warning quotes a long input string.
+func Clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "... (" + strconv.Itoa(len(s)-cut) + " more bytes)"
 }
 
 // SizeText is a size with binary units as et's tables write it: "512 B",

@@ -207,14 +207,24 @@ func ParseArg(spec string, bufs map[string]bool) (Arg, error) {
 		if err != nil {
 			return bad(err)
 		}
+		// A finite value the type cannot hold is out of range, as
+		// u8:256 is; inf and nan given as such are kept.
+		var bits uint64
+		inf := false
 		switch size {
 		case 2:
-			putUint(a.Data, uint64(half.FromF32(float32(x))))
+			h := half.FromF32(float32(x))
+			bits, inf = uint64(h), h&0x7fff == 0x7c00
 		case 4:
-			putUint(a.Data, uint64(math.Float32bits(float32(x))))
+			f := float32(x)
+			bits, inf = uint64(math.Float32bits(f)), math.IsInf(float64(f), 0)
 		default:
-			putUint(a.Data, math.Float64bits(x))
+			bits = math.Float64bits(x)
 		}
+		if inf && !math.IsInf(x, 0) {
+			return bad(strconv.ErrRange)
+		}
+		putUint(a.Data, bits)
 	}
 	return a, nil
 }

@@ -3,6 +3,7 @@ package kernelargs
 import (
 	"bytes"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -55,4 +56,25 @@ func FuzzParseKernelFlags(f *testing.F) {
 		ParseBufs([]string{s})
 		ParseSize(s)
 	})
+}
+
+// A float too large for its type is out of range, as u8:256 is, not
+// silently infinite; inf given as such is kept (issue 33).
+func TestParseArgFloatRange(t *testing.T) {
+	for _, tt := range []struct {
+		spec string
+		ok   bool
+	}{
+		{"f16:65504", true}, {"f16:-65504", true}, {"f16:1e10", false}, {"f16:-70000", false}, {"f16:inf", true},
+		{"f32:3.4e38", true}, {"f32:1e39", false}, {"f32:-inf", true}, {"f32:nan", true},
+		{"f64:1e308", true}, {"f64:1e400", false}, {"u8:256", false},
+	} {
+		_, err := ParseArg(tt.spec, nil)
+		if (err == nil) != tt.ok {
+			t.Errorf("%s: err %v, want ok=%v", tt.spec, err, tt.ok)
+		}
+		if err != nil && !strings.Contains(err.Error(), "out of range") {
+			t.Errorf("%s: %v", tt.spec, err)
+		}
+	}
 }

@@ -48,8 +48,13 @@ func (m *Map) add(e Entry) bool {
 	if old, ok := m.byID[e.ID]; ok {
 		if old != e.Name {
 			m.Warnings = append(m.Warnings, fmt.Sprintf("kernel id %d named both %q and %q; using %q", e.ID, old, e.Name, old))
+		} else {
+			m.Warnings = append(m.Warnings, fmt.Sprintf("kernel %q listed twice with id %d (ggml writes each load once)", e.Name, e.ID))
 		}
 		return false
+	}
+	if e.ID < 0 {
+		m.Warnings = append(m.Warnings, fmt.Sprintf("kernel %q has id %d: runtime kernel ids are never negative, no launch can match it", e.Name, e.ID))
 	}
 	m.byID[e.ID] = e.Name
 	m.Entries = append(m.Entries, e)

@@ -133,3 +133,25 @@ func FuzzRead(f *testing.F) {
 		}
 	})
 }
+
+// A name listed twice with the same id, or a negative id, is no map ggml
+// writes: each is a warning, the map still reads (issue 33). A name with
+// two ids (one per device) is not.
+func TestSuspectEntries(t *testing.T) {
+	for _, tt := range []struct {
+		doc, warn string
+	}{
+		{`{"a": 1, "a": 1}`, `kernel "a" listed twice with id 1`},
+		{`{"a": -3}`, `kernel "a" has id -3`},
+		{`{"a": 1, "a": 2}`, ""},
+	} {
+		m, err := Read(strings.NewReader(tt.doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := strings.Join(m.Warnings, "; ")
+		if (tt.warn == "") != (got == "") || !strings.Contains(got, tt.warn) {
+			t.Errorf("%s: warnings %q, want %q", tt.doc, got, tt.warn)
+		}
+	}
+}

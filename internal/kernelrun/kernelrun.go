@@ -165,7 +165,7 @@ func Run(ctx context.Context, o Options) (_ *Report, runErr error) {
 
 	addrs := map[string]uint64{}
 	for i, kb := range o.Bufs {
-		p, err := dev.Malloc(kb.Size, 64)
+		p, err := dev.Malloc(ctx, kb.Size, 64)
 		if err != nil {
 			return nil, fail(fmt.Errorf("--buf %s: malloc %d bytes: %w", kb.Name, kb.Size, err))
 		}
@@ -215,7 +215,7 @@ func Run(ctx context.Context, o Options) (_ *Report, runErr error) {
 		if err := dev.Read(ctx, driver.DevPtr(addrs[d.Name]), buf); err != nil {
 			return nil, fail(fmt.Errorf("--dump %s: read back: %w", d.Name, err))
 		}
-		if err := writeDump(d.File, buf); err != nil {
+		if err := writeDump(ctx, d.File, buf); err != nil {
 			return nil, fmt.Errorf("--dump %s: %w", d.Name, err)
 		}
 		doc.Dumps = append(doc.Dumps, Dump{Name: d.Name, File: d.File, SizeBytes: uint64(len(buf))})
@@ -259,7 +259,7 @@ func bufInit(ctx context.Context, kb kernelargs.Buf) ([]byte, error) {
 }
 
 // writeDump writes a buffer read back: raw bytes, or a uint8 .npy.
-func writeDump(path string, data []byte) error {
+func writeDump(ctx context.Context, path string, data []byte) error {
 	if strings.HasSuffix(path, ".npy") {
 		hdr := fmt.Sprintf("{'descr': '|u1', 'fortran_order': False, 'shape': (%d,), }", len(data))
 		total := 10 + len(hdr) + 1
@@ -271,7 +271,7 @@ func writeDump(path string, data []byte) error {
 		b.Write(data)
 		data = b.Bytes()
 	}
-	return outfile.WriteFile(path, data)
+	return outfile.WriteFileContext(ctx, path, data)
 }
 
 func quiet(f func(format string, args ...any)) func(format string, args ...any) {

@@ -40,7 +40,7 @@ func TestKernelBufInit(t *testing.T) {
 
 func TestWriteKernelDumpNpy(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "d.npy")
-	if err := writeDump(path, []byte{9, 8, 7}); err != nil {
+	if err := writeDump(context.Background(), path, []byte{9, 8, 7}); err != nil {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(path)

@@ -10,6 +10,11 @@
 // never the temp file: a *PathError when the path is wrong (no such
 // directory, no permission, not a file that may be written: bad input), a
 // *WriteError when the write itself failed (disk full, I/O error).
+//
+// A command names the files it reads with WithInputs; a destination that
+// is one of them (the same device and inode, links and hard links
+// resolved) is refused before anything is written, so that no command
+// ever overwrites its own input.
 package outfile
 
 import (
@@ -78,15 +83,77 @@ func resolve(path string) (string, error) {
 	return "", syscall.ELOOP
 }
 
-// Create starts writing path. A FIFO without a reader waits for one.
-func Create(path string) (*File, error) { return CreateContext(context.Background(), path) }
+type inputsKey struct{}
 
-// CreateContext is Create where waiting for a FIFO's reader ends when ctx
-// does (an interrupt), with ctx's error.
+// input is a file a command reads, as it was when the command named it.
+type input struct {
+	path string
+	fi   fs.FileInfo
+}
+
+// WithInputs is ctx carrying, besides those it already carries, the
+// files at paths (followed through links) as inputs that CreateContext
+// refuses to write over. Paths that do not exist, "-" (stdin) and what is
+// not a regular file are skipped: only a regular file can be replaced.
+func WithInputs(ctx context.Context, paths ...string) context.Context {
+	in, _ := ctx.Value(inputsKey{}).([]input)
+	in = in[:len(in):len(in)] // append copies: ctx's parent keeps its list
+	n := len(in)
+	for _, p := range paths {
+		if p == "" || p == "-" {
+			continue
+		}
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+			in = append(in, input{path: p, fi: fi})
+		}
+	}
+	if len(in) == n {
+		return ctx
+	}
+	return context.WithValue(ctx, inputsKey{}, in)
+}
+
+// CheckNotInput fails, as CreateContext would, when path is one of ctx's
+// inputs: for a command to refuse before it runs rather than after.
+func CheckNotInput(ctx context.Context, path string) error {
+	dst, err := resolve(path)
+	if err != nil {
+		return nil // CreateContext reports it
+	}
+	if fi, err := os.Stat(dst); err == nil && fi.Mode().IsRegular() {
+		return checkNotInput(ctx, path, fi)
+	}
+	return nil
+}
+
+// checkNotInput fails when dst, an existing regular file, is one of
+// ctx's inputs.
+func checkNotInput(ctx context.Context, path string, dst fs.FileInfo) error {
+	in, _ := ctx.Value(inputsKey{}).([]input)
+	for _, i := range in {
+		if os.SameFile(i.fi, dst) {
+			what := "is the input " + i.path
+			if i.path != path {
+				what = "is the same file as the input " + i.path
+			}
+			return &PathError{Path: path, Msg: what + "; refusing to overwrite an input"}
+		}
+	}
+	return nil
+}
+
+// CreateContext starts writing path. A FIFO without a reader waits for
+// one, until ctx ends (an interrupt), with ctx's error. A path that is one
+// of ctx's inputs (WithInputs) is refused.
 func CreateContext(ctx context.Context, path string) (*File, error) {
 	dst, err := resolve(path)
 	if err != nil {
 		return nil, classify(path, err)
+	}
+	if fi, err := os.Stat(dst); err == nil && fi.Mode().IsRegular() {
+		if err := checkNotInput(ctx, path, fi); err != nil {
+			return nil, err
+		}
 	}
 	if fi, err := os.Stat(dst); err == nil && !fi.Mode().IsRegular() {
 		m := fi.Mode()
@@ -157,12 +224,7 @@ func (f *File) Abort() {
 	}
 }
 
-// WriteFile writes data to path through a File.
-func WriteFile(path string, data []byte) error {
-	return WriteFileContext(context.Background(), path, data)
-}
-
-// WriteFileContext is WriteFile with CreateContext's ctx.
+// WriteFileContext writes data to path through a File (CreateContext).
 func WriteFileContext(ctx context.Context, path string, data []byte) error {
 	f, err := CreateContext(ctx, path)
 	if err != nil {

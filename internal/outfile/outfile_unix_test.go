@@ -22,7 +22,7 @@ func TestAtomicFileTargets(t *testing.T) {
 		os.WriteFile(target, []byte("old"), 0o644)
 		link := filepath.Join(dir, "link.txt")
 		os.Symlink("target.txt", link)
-		if err := WriteFile(link, []byte("new")); err != nil {
+		if err := WriteFileContext(context.Background(), link, []byte("new")); err != nil {
 			t.Fatal(err)
 		}
 		if fi, err := os.Lstat(link); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
@@ -35,7 +35,7 @@ func TestAtomicFileTargets(t *testing.T) {
 	t.Run("dangling link", func(t *testing.T) {
 		link := filepath.Join(dir, "dangling")
 		os.Symlink("made.txt", link)
-		if err := WriteFile(link, []byte("x")); err != nil {
+		if err := WriteFileContext(context.Background(), link, []byte("x")); err != nil {
 			t.Fatal(err)
 		}
 		if b, _ := os.ReadFile(filepath.Join(dir, "made.txt")); string(b) != "x" {
@@ -45,7 +45,7 @@ func TestAtomicFileTargets(t *testing.T) {
 	t.Run("link to /dev/null", func(t *testing.T) {
 		link := filepath.Join(dir, "null")
 		os.Symlink("/dev/null", link)
-		if err := WriteFile(link, []byte("x")); err != nil {
+		if err := WriteFileContext(context.Background(), link, []byte("x")); err != nil {
 			t.Fatal(err)
 		}
 		if fi, err := os.Lstat(link); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
@@ -58,7 +58,7 @@ func TestAtomicFileTargets(t *testing.T) {
 	t.Run("link to /dev/full", func(t *testing.T) {
 		link := filepath.Join(dir, "full")
 		os.Symlink("/dev/full", link)
-		err := WriteFile(link, []byte("x"))
+		err := WriteFileContext(context.Background(), link, []byte("x"))
 		if !isWriteError(err) || err.Error() != "write "+link+": no space left on device" {
 			t.Errorf("err %v want a *WriteError naming %s", err, link)
 		}
@@ -73,7 +73,7 @@ func TestAtomicFileTargets(t *testing.T) {
 			b, _ := os.ReadFile(fifo)
 			got <- string(b)
 		}()
-		if err := WriteFile(fifo, []byte("through")); err != nil {
+		if err := WriteFileContext(context.Background(), fifo, []byte("through")); err != nil {
 			t.Fatal(err)
 		}
 		if s := <-got; s != "through" {
@@ -93,7 +93,7 @@ func TestAtomicFileTargets(t *testing.T) {
 		if err := syscall.Bind(fd, &syscall.SockaddrUnix{Name: sock}); err != nil {
 			t.Skip(err)
 		}
-		err = WriteFile(sock, []byte("x"))
+		err = WriteFileContext(context.Background(), sock, []byte("x"))
 		if !isPathError(err) || !strings.Contains(err.Error(), "refusing to replace it") {
 			t.Errorf("err %v", err)
 		}
@@ -103,7 +103,7 @@ func TestAtomicFileTargets(t *testing.T) {
 	})
 	t.Run("missing directory", func(t *testing.T) {
 		p := filepath.Join(dir, "nope", "x")
-		err := WriteFile(p, []byte("x"))
+		err := WriteFileContext(context.Background(), p, []byte("x"))
 		if !isPathError(err) || err.Error() != "write "+p+": no such file or directory" {
 			t.Errorf("err %v", err)
 		}
@@ -126,5 +126,44 @@ func TestFIFOWithoutReader(t *testing.T) {
 	}
 	if fi, err := os.Lstat(fifo); err != nil || fi.Mode()&fs.ModeNamedPipe == 0 {
 		t.Errorf("FIFO replaced: %v %v", fi.Mode(), err)
+	}
+}
+
+// An output that is one of the command's inputs — the same path, a link
+// to it or a hard link — is refused before anything is written, and the
+// input is left as it was (issue 33: profile export T -O T).
+func TestRefuseInput(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "trace.json")
+	os.WriteFile(in, []byte("input"), 0o644)
+	link := filepath.Join(dir, "link.json")
+	os.Symlink("trace.json", link)
+	hard := filepath.Join(dir, "hard.json")
+	if err := os.Link(in, hard); err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(dir, "other.json")
+	ctx := WithInputs(context.Background(), "-", filepath.Join(dir, "missing"), link)
+	for _, p := range []string{in, link, hard, filepath.Join(dir, ".", "x", "..", "trace.json")} {
+		err := WriteFileContext(ctx, p, []byte("output"))
+		if !isPathError(err) || !strings.Contains(err.Error(), "refusing to overwrite an input") {
+			t.Errorf("%s: got %v, want a refusal", p, err)
+		}
+		if _, err := CreateContext(ctx, p); !isPathError(err) {
+			t.Errorf("CreateContext %s: got %v", p, err)
+		}
+	}
+	if b, _ := os.ReadFile(in); string(b) != "input" {
+		t.Errorf("input now holds %q", b)
+	}
+	if err := WriteFileContext(ctx, other, []byte("output")); err != nil {
+		t.Errorf("another file: %v", err)
+	}
+	// Without inputs the same path is written.
+	if err := WriteFileContext(context.Background(), in, []byte("new")); err != nil {
+		t.Error(err)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 4 {
+		t.Errorf("left behind: %v", ents)
 	}
 }

@@ -118,3 +118,22 @@ func TestHostileTraces(t *testing.T) {
 		}
 	})
 }
+
+// A trace "{}" and one whose StartProfiling is at a negative time stamp
+// are warned of, not reported as if sound (issue 33).
+func TestSuspectTraces(t *testing.T) {
+	if r := reportOf(t, []byte("{}"), ReportOptions{Device: -1}); !strings.Contains(warningKinds(r)["no-events"], "t.json: no events") {
+		t.Errorf("{}: warnings %v", r.Warnings)
+	}
+	if r := reportOf(t, nil, ReportOptions{Device: -1}); warningKinds(r)["no-events"] != "" {
+		t.Errorf("an empty file is warned of once, as empty: %v", r.Warnings)
+	}
+	sample := readFixture(t, "sample.json")
+	r := reportOf(t, edit(t, sample, `"count": 263745118400000`, `"count": -263745118400000`), ReportOptions{Device: -1})
+	if !strings.Contains(warningKinds(r)["negative-start"], "event 0: StartProfiling at a negative time stamp") {
+		t.Errorf("warnings %v", r.Warnings)
+	}
+	if k := warningKinds(reportOf(t, sample, ReportOptions{Device: -1})); k["negative-start"] != "" || k["no-events"] != "" {
+		t.Errorf("sample: %v", k)
+	}
+}

@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/ainekko/et/internal/infile"
 )
 
 // Event types (the "type" member).
@@ -330,16 +331,7 @@ const (
 
 // clip cuts s to at most n bytes (at a rune boundary), saying how much
 // was cut.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return fmt.Sprintf("%s... (%d more bytes)", s[:cut], len(s)-cut)
-}
+func clip(s string, n int) string { return infile.Clip(s, n) }
 
 // List returns the warnings in the order their kinds first occurred.
 func (w *Warnings) List() []Warning {

@@ -86,6 +86,9 @@ func (v *Validator) Check(e *Event) {
 		if e.Has&HasVersion == 0 {
 			w.Add("no-version", e.Index, e.Offset, "%s: event %d: StartProfiling without a version", v.file, e.Index)
 		}
+		if e.Has&HasTime != 0 && e.TimeNS < 0 {
+			w.Add("negative-start", e.Index, e.Offset, "%s: event %d: StartProfiling at a negative time stamp (%d ns); the window is measured from it, so it and every time relative to it are wrong", v.file, e.Index, e.TimeNS)
+		}
 	}
 	if e.Class == ClassEndProfiling {
 		v.sawEnd = true
@@ -111,6 +114,9 @@ func (v *Validator) Check(e *Event) {
 // Finish reports problems of the whole trace; st is Decode's result.
 func (v *Validator) Finish(st Stats) {
 	if v.n == 0 {
+		if !st.Truncated { // an empty or cut file has its own warning
+			v.w.Add("no-events", -1, -1, "%s: no events: a runtime trace holds at least StartProfiling and EndProfiling", v.file)
+		}
 		return
 	}
 	if !v.sawStart {

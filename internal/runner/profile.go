@@ -93,7 +93,7 @@ func (p *profile) write(ctx context.Context) error {
 		return nil
 	}
 	if p.rec != nil {
-		return p.writeRecorded()
+		return p.writeRecorded(ctx)
 	}
 	if p.prof == nil {
 		return nil
@@ -107,7 +107,7 @@ func (p *profile) write(ctx context.Context) error {
 	if err := kernelmap.Write(&km, p.loads.entries); err != nil {
 		return fmt.Errorf("--profile: %w", err)
 	}
-	if err := outfile.WriteFile(filepath.Join(p.dir, ProfileKernelMapFile), km.Bytes()); err != nil {
+	if err := outfile.WriteFileContext(ctx, filepath.Join(p.dir, ProfileKernelMapFile), km.Bytes()); err != nil {
 		return fmt.Errorf("--profile: %w", err)
 	}
 	p.logf("the runtime wrote %s; wrote %s (%d kernels)", filepath.Join(p.dir, driver.ProfileTraceFile), ProfileKernelMapFile, len(p.loads.entries))
@@ -169,7 +169,7 @@ func (k *kernelLoads) LoadKernel(ctx context.Context, name string, elf []byte) (
 // writeRecorded writes DIR/et_runtime_trace.json and DIR/kernel_id.json
 // from et's recording, each through a temporary file renamed when
 // complete.
-func (p *profile) writeRecorded() error {
+func (p *profile) writeRecorded(ctx context.Context) error {
 	var trace, km bytes.Buffer
 	if err := p.rec.WriteTrace(&trace); err != nil {
 		return fmt.Errorf("--profile: %w", err)
@@ -178,10 +178,10 @@ func (p *profile) writeRecorded() error {
 		return fmt.Errorf("--profile: %w", err)
 	}
 	tracePath := filepath.Join(p.dir, driver.ProfileTraceFile)
-	if err := outfile.WriteFile(tracePath, trace.Bytes()); err != nil {
+	if err := outfile.WriteFileContext(ctx, tracePath, trace.Bytes()); err != nil {
 		return fmt.Errorf("--profile: %w", err)
 	}
-	if err := outfile.WriteFile(filepath.Join(p.dir, ProfileKernelMapFile), km.Bytes()); err != nil {
+	if err := outfile.WriteFileContext(ctx, filepath.Join(p.dir, ProfileKernelMapFile), km.Bytes()); err != nil {
 		return fmt.Errorf("--profile: %w", err)
 	}
 	p.logf("wrote %s (%d bytes) and %s (%d kernels)", tracePath, trace.Len(), ProfileKernelMapFile, len(p.rec.Kernels()))

@@ -2,10 +2,12 @@ package runner
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -142,18 +144,18 @@ type Result struct {
 	Kernel string         `json:"kernel"`
 	Fusion string         `json:"fusion,omitempty"`
 	Status verdict.Status `json:"status"`
-	NMSE   float64        `json:"nmse"`
+	NMSE   Float          `json:"nmse"`
 	// Failure is the check that failed (ops.FailNaN "nan", "inf_mismatch",
-	// "nmse", "max_abs"...); nmse is 0 in JSON when it is NaN.
+	// "nmse", "max_abs"...); nmse is null in JSON when it is NaN.
 	Failure   string  `json:"failure,omitempty"`
 	MaxNMSE   float64 `json:"max_nmse"`
-	MaxAbsErr float64 `json:"max_abs_err"`
+	MaxAbsErr Float   `json:"max_abs_err"`
 	TimeNS    int64   `json:"time_ns"`
 	// DriftNMSE is the NMSE of the output against the reference math
 	// chained from the leaves (the end-to-end error up to this output);
 	// DriftMaxNMSE is the case's graph_nmse tolerance, when it states one
 	// (drift is then part of the verdict).
-	DriftNMSE    float64 `json:"drift_nmse"`
+	DriftNMSE    Float   `json:"drift_nmse"`
 	DriftMaxNMSE float64 `json:"drift_max_nmse,omitempty"`
 	// DriftFailure is the drift check that failed or could not be
 	// measured ("nan", ...), as Failure is for the NMSE.
@@ -471,9 +473,12 @@ func isInputError(err error) bool {
 // plan's leaves for the time it runs) and judges it.
 func runCase(ctx context.Context, dev driver.Device, pc *Planned, saveDir, inputDir, job string, o *Options) caseOutcome {
 	c := pc.Case
+	o.logf("%sgenerating the inputs of %s", job, c.Name)
+	hostDone := registry.HostWork(ctx) // --timeout counts device work only
 	bindStart := time.Now()
 	unbind, err := pc.bind(ctx)
 	inputs := time.Since(bindStart)
+	hostDone()
 	if err != nil {
 		var nh *ops.NoHostMathError
 		switch {
@@ -489,7 +494,7 @@ func runCase(ctx context.Context, dev driver.Device, pc *Planned, saveDir, input
 	defer unbind()
 	var lateErr error
 	if inputDir != "" {
-		lateErr = SaveInputs(inputDir, pc)
+		lateErr = SaveInputs(ctx, inputDir, pc)
 	}
 	o.logf("%srunning %s (%d nodes, %d steps)", job, c.Name, len(pc.Graph.Nodes), len(pc.Plan.Steps))
 	eo := exec.Options{Trace: o.Trace, KernelELF: o.KernelELF}
@@ -562,7 +567,7 @@ func runCase(ctx context.Context, dev driver.Device, pc *Planned, saveDir, input
 		}
 	}
 	if saveDir != "" && out.lateErr == nil {
-		out.lateErr = saveOutputs(saveDir, res.Outputs)
+		out.lateErr = saveOutputs(ctx, saveDir, res.Outputs)
 	}
 	return out
 }
@@ -620,20 +625,52 @@ func newResult(c *graph.Case, o exec.OutputResult) Result {
 	return r
 }
 
-// finite keeps NaN (0/0 of an all-zero output) and ±Inf (an output a
-// kernel never wrote, all zeros) out of JSON, which cannot carry them:
-// NaN becomes 0 and ±Inf the largest float of its sign.
-func finite(x float64) float64 {
+// finite keeps ±Inf (an output a kernel never wrote, all zeros) out of
+// JSON, which cannot carry it: the largest float of its sign. NaN stays
+// (Float writes it as null).
+func finite(x float64) Float {
 	switch {
-	case x != x:
-		return 0
 	case math.IsInf(x, 1):
 		return math.MaxFloat64
 	case math.IsInf(x, -1):
 		return -math.MaxFloat64
 	}
-	return x
+	return Float(x)
 }
+
+// Float is an error measure that may be NaN (0/0, or an output holding
+// NaN): JSON has no NaN, so it is written as null, and a CSV cell is then
+// empty; YAML writes .nan. A script reading it never takes NaN for 0.
+type Float float64
+
+// MarshalJSON writes NaN as null.
+func (f Float) MarshalJSON() ([]byte, error) {
+	if math.IsNaN(float64(f)) {
+		return []byte("null"), nil
+	}
+	return json.Marshal(float64(f))
+}
+
+// UnmarshalJSON reads null as NaN (a shard report merged).
+func (f *Float) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		*f = Float(math.NaN())
+		return nil
+	}
+	return json.Unmarshal(b, (*float64)(f))
+}
+
+// MarshalText is the CSV cell: empty for NaN.
+func (f Float) MarshalText() ([]byte, error) {
+	if math.IsNaN(float64(f)) {
+		return nil, nil
+	}
+	return strconv.AppendFloat(nil, float64(f), 'g', -1, 64), nil
+}
+
+// MarshalYAML keeps the value a YAML float (.nan for NaN), not the text
+// MarshalText gives.
+func (f Float) MarshalYAML() (any, error) { return float64(f), nil }
 
 func newTiming(name string, p exec.PerfResult) Timing {
 	return Timing{Case: name, Kernel: p.Kernel, Nodes: p.Nodes, Runs: p.Runs, Batch: p.Batch, MedNS: p.MedNS, MinNS: p.MinNS, MaxNS: p.MaxNS,

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ainekko/et/internal/driver"
@@ -17,24 +18,40 @@ import (
 )
 
 // TestFinite: run-op's JSON never carries NaN or ±Inf (an output the
-// kernel never wrote gives an infinite NMSE), which encoding/json refuses.
+// kernel never wrote gives an infinite NMSE), which encoding/json refuses:
+// ±Inf is the largest float of its sign, NaN is null (never 0, which a
+// script would read as a perfect result), and null reads back as NaN.
 func TestFinite(t *testing.T) {
 	for _, tt := range []struct {
-		name    string
-		in, out float64
+		name      string
+		in        float64
+		json, csv string
 	}{
-		{"nan", math.NaN(), 0},
-		{"+inf", math.Inf(1), math.MaxFloat64},
-		{"-inf", math.Inf(-1), -math.MaxFloat64},
-		{"finite", 0.25, 0.25},
+		{"nan", math.NaN(), "null", ""},
+		{"+inf", math.Inf(1), "1.7976931348623157e+308", "1.7976931348623157e+308"},
+		{"-inf", math.Inf(-1), "-1.7976931348623157e+308", "-1.7976931348623157e+308"},
+		{"finite", 0.25, "0.25", "0.25"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			got := finite(tt.in)
-			if got != tt.out {
-				t.Errorf("finite(%v) = %v, want %v", tt.in, got, tt.out)
+			b, err := json.Marshal(Result{NMSE: got, MaxAbsErr: got, DriftNMSE: got})
+			if err != nil {
+				t.Fatal(err)
 			}
-			if _, err := json.Marshal(got); err != nil {
-				t.Error(err)
+			for _, key := range []string{"nmse", "max_abs_err", "drift_nmse"} {
+				if want := `"` + key + `":` + tt.json; !strings.Contains(string(b), want+`,`) && !strings.Contains(string(b), want+`}`) {
+					t.Errorf("%s: want %s in %s", key, want, b)
+				}
+			}
+			var back Result
+			if err := json.Unmarshal(b, &back); err != nil {
+				t.Fatal(err)
+			}
+			if g, w := float64(back.NMSE), float64(got); g != w && !(math.IsNaN(g) && math.IsNaN(w)) {
+				t.Errorf("read back %v, want %v", g, w)
+			}
+			if c, _ := got.MarshalText(); string(c) != tt.csv {
+				t.Errorf("csv cell %q, want %q", c, tt.csv)
 			}
 		})
 	}
@@ -111,7 +128,7 @@ func TestPlannedRunsTwice(t *testing.T) {
 func TestWriteNpy(t *testing.T) {
 	x := ops.FromF32(ops.F16, []int64{3, 2}, []float32{0, 1, 2, 3, 4, 5})
 	path := filepath.Join(t.TempDir(), "out.npy")
-	if err := WriteNpy(path, ops.Transpose(x)); err != nil {
+	if err := WriteNpy(context.Background(), path, ops.Transpose(x)); err != nil {
 		t.Fatal(err)
 	}
 	a, err := graph.ReadNpyFile(path)

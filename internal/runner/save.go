@@ -3,6 +3,7 @@ package runner
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -17,7 +18,7 @@ import (
 // is what the device produced, <output>.ref.npy the reference it was
 // judged against (its node's reference math on the device's inputs), and
 // <output>.graph.npy the reference math chained from the leaves.
-func saveOutputs(dir string, outs []exec.OutputResult) error {
+func saveOutputs(ctx context.Context, dir string, outs []exec.OutputResult) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return &outfile.PathError{Path: dir, Msg: "--save-outputs: " + err.Error()}
 	}
@@ -30,7 +31,7 @@ func saveOutputs(dir string, outs []exec.OutputResult) error {
 			suffix string
 			t      *ops.Tensor
 		}{{".npy", o.Got}, {".ref.npy", o.Want}, {".graph.npy", o.Chained}} {
-			if err := WriteNpy(base+f.suffix, f.t); err != nil {
+			if err := WriteNpy(ctx, base+f.suffix, f.t); err != nil {
 				return fmt.Errorf("--save-outputs: %w", err)
 			}
 		}
@@ -39,8 +40,8 @@ func saveOutputs(dir string, outs []exec.OutputResult) error {
 }
 
 // WriteNpy saves a tensor as a float32 .npy file through an outfile.File.
-func WriteNpy(path string, t *ops.Tensor) error {
-	f, err := outfile.Create(path)
+func WriteNpy(ctx context.Context, path string, t *ops.Tensor) error {
+	f, err := outfile.CreateContext(ctx, path)
 	if err != nil {
 		return err
 	}
@@ -60,7 +61,7 @@ func WriteNpy(path string, t *ops.Tensor) error {
 // <leaf>.npy (float and quantized leaves as the float32 values they
 // hold, integer leaves as <i4 or <i8) and case.yaml, a case file that
 // reads those files and replays exactly that run.
-func SaveInputs(dir string, pc *Planned) error {
+func SaveInputs(ctx context.Context, dir string, pc *Planned) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return &outfile.PathError{Path: dir, Msg: "--save-inputs: " + err.Error()}
 	}
@@ -73,7 +74,7 @@ func SaveInputs(dir string, pc *Planned) error {
 			return fmt.Errorf("--save-inputs: leaf %s is not in the graph", ts.Name)
 		}
 		file := names.name(ts.Name) + ".npy"
-		if err := writeLeafNpy(filepath.Join(dir, file), pc.Graph.Values[v].T); err != nil {
+		if err := writeLeafNpy(ctx, filepath.Join(dir, file), pc.Graph.Values[v].T); err != nil {
 			return fmt.Errorf("--save-inputs: %w", err)
 		}
 		inits[ts.Name] = graph.Init{Func: "npy", Npy: file}
@@ -88,15 +89,15 @@ func SaveInputs(dir string, pc *Planned) error {
 	if err := graph.EncodeCase(&b, &saved, inits); err != nil {
 		return fmt.Errorf("--save-inputs: %w", err)
 	}
-	return outfile.WriteFile(filepath.Join(dir, "case.yaml"), b.Bytes())
+	return outfile.WriteFileContext(ctx, filepath.Join(dir, "case.yaml"), b.Bytes())
 }
 
 // writeLeafNpy saves a leaf: integers exactly, anything else as float32.
-func writeLeafNpy(path string, t *ops.Tensor) error {
+func writeLeafNpy(ctx context.Context, path string, t *ops.Tensor) error {
 	if !t.Type.Integer() {
-		return WriteNpy(path, t)
+		return WriteNpy(ctx, path, t)
 	}
-	f, err := outfile.Create(path)
+	f, err := outfile.CreateContext(ctx, path)
 	if err != nil {
 		return err
 	}

@@ -351,6 +351,19 @@ func CheckELFData(r io.ReaderAt, size int64, spec ELFSpec) (ELFInfo, []Problem) 
 	return info, ps
 }
 
+// MaxDeviceMemory is the device memory a kernel's code buffer must fit
+// in: the host-managed DRAM of sys_emu's default 16 GiB
+// (driver.SysemuDRAMBytes; a card's 32 GiB holds no kernel this refuses
+// that could run anywhere else).
+const MaxDeviceMemory = 17085497344
+
+func allocText(n uint64, wrapped bool) string {
+	if wrapped {
+		return "over 2^64"
+	}
+	return fmt.Sprint(n)
+}
+
 // checkKernelLayout checks the loaded segments of a kernel ELF the way
 // RuntimeImp::doLoadCode lays them out (reference §4.2): it allocates the
 // file size plus memsz − filesz of every PT_LOAD, copies segment i to
@@ -366,10 +379,16 @@ func checkKernelLayout(f *elf.File, loads []int, size uint64, info *ELFInfo) []P
 	base := first.Paddr - first.Off
 	// The allocation, with the runtime's unsigned arithmetic.
 	alloc := size
+	wrapped := false
 	for _, p := range f.Progs {
 		if p.Type == elf.PT_LOAD {
-			alloc += p.Memsz - p.Filesz
+			next := alloc + (p.Memsz - p.Filesz)
+			wrapped = wrapped || p.Memsz >= p.Filesz && next < alloc
+			alloc = next
 		}
+	}
+	if wrapped || alloc > MaxDeviceMemory {
+		add("alloc", "loadCode allocates the file size plus every zero-filled tail, %s bytes, more than the %d bytes of device memory", allocText(alloc, wrapped), uint64(MaxDeviceMemory))
 	}
 	for _, i := range loads[1:] {
 		if p := f.Progs[i]; p.Paddr-p.Off != base {
@@ -522,6 +541,8 @@ func effect(kind ELFKind, code string) string {
 			return "loadCode writes past the device buffer it allocated for the code, over other allocations"
 		case "memsz":
 			return "the runtime's loadCode fails CHECK(memSize >= fileSize) and the process aborts"
+		case "alloc":
+			return "the runtime's loadCode cannot allocate it: the worker dies (std::bad_alloc) after the emulator boots"
 		}
 		return ""
 	}

@@ -150,6 +150,14 @@ func TestCheckELFData(t *testing.T) {
 			e.Segments[1].Type = 0x70000001
 			e.Segments[1].Memsz = 0x100000
 		}), KernelSpec, []string{"buffer"}, "segment 1 ends at byte 1056768 of the code buffer, loadCode allocates"},
+		// Issue 33: memsz 2^63 passed, then loadCode died with std::bad_alloc.
+		{"kernel zero-fill past device memory", kernel(func(e *sysemutest.ELF) { e.Segments[1].Memsz = 1 << 63 }), KernelSpec, []string{"alloc"},
+			"loadCode allocates the file size plus every zero-filled tail, 9223372036854784288 bytes, more than the 17085497344 bytes of device memory"},
+		{"kernel zero-fill over 2^64", kernel(func(e *sysemutest.ELF) {
+			e.Segments[0].Memsz = 1 << 63
+			e.Segments[1].Memsz = 1 << 63
+			e.Entry = sysemutest.KernelBase
+		}), KernelSpec, []string{"alloc", "buffer", "buffer"}, "over 2^64 bytes, more than the 17085497344 bytes of device memory"},
 		{"kernel x86-64", kernel(func(e *sysemutest.ELF) { e.Machine = sysemutest.EMX8664 }), KernelSpec, []string{"machine"}, "machine EM_X86_64"},
 		{"kernel soft float", kernel(func(e *sysemutest.ELF) { e.Flags = 0x1 }), KernelSpec, []string{"float_abi"}, "lp64 float ABI"},
 		{"kernel pie", kernel(func(e *sysemutest.ELF) { e.Type = sysemutest.ETDyn }), KernelSpec, []string{"type"}, "type ET_DYN"},

@@ -19,6 +19,7 @@ var fatalKernelProblems = map[string]bool{
 	"missing": true, "empty": true,
 	"not_regular": true, "unreadable": true, "not_elf": true, "truncated": true, "malformed": true,
 	"version": true, "class": true, "endian": true, "machine": true, "memsz": true, "no_load": true,
+	"alloc": true,
 }
 
 // FatalForKernel reports whether a problem of a kernel ELF stops it from

@@ -86,14 +86,14 @@ func (p *Proxy) TempRunDir() bool { return p.tempRunDir }
 func (p *Proxy) Info() driver.Info { return p.info }
 
 // Malloc implements driver.Device; it is bounded by the session budget.
-func (p *Proxy) Malloc(size, align uint64) (driver.DevPtr, error) {
-	resp, err := p.call(context.Background(), request{Op: opMalloc, Size: size, Align: align})
+func (p *Proxy) Malloc(ctx context.Context, size, align uint64) (driver.DevPtr, error) {
+	resp, err := p.call(ctx, request{Op: opMalloc, Size: size, Align: align})
 	return driver.DevPtr(resp.Ptr), err
 }
 
 // Free implements driver.Device; it is bounded by the session budget.
-func (p *Proxy) Free(ptr driver.DevPtr) error {
-	_, err := p.call(context.Background(), request{Op: opFree, Ptr: uint64(ptr)})
+func (p *Proxy) Free(ctx context.Context, ptr driver.DevPtr) error {
+	_, err := p.call(ctx, request{Op: opFree, Ptr: uint64(ptr)})
 	return err
 }
 

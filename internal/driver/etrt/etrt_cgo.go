@@ -54,6 +54,8 @@ type shimDevice struct {
 	info         driver.Info
 	pending      []unsafe.Pointer // C buffers the queued work still reads or writes
 	pendingBytes uint64
+	// maxPending is the bound on pendingBytes (0: maxPendingBytes).
+	maxPending uint64
 	// profPath is the trace a running profiler completes at StopProfile,
 	// or "".
 	profPath string
@@ -200,7 +202,7 @@ func propsFromC(p *C.et_props) driver.Props {
 
 func (d *shimDevice) Info() driver.Info { return d.info }
 
-func (d *shimDevice) Malloc(size, align uint64) (driver.DevPtr, error) {
+func (d *shimDevice) Malloc(ctx context.Context, size, align uint64) (driver.DevPtr, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.c == nil {
@@ -217,7 +219,7 @@ func (d *shimDevice) Malloc(size, align uint64) (driver.DevPtr, error) {
 	return driver.DevPtr(p), nil
 }
 
-func (d *shimDevice) Free(p driver.DevPtr) error {
+func (d *shimDevice) Free(ctx context.Context, p driver.DevPtr) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.c == nil {
@@ -249,8 +251,17 @@ func (d *shimDevice) Write(ctx context.Context, dst driver.DevPtr, src []byte) e
 		return eb.err(fmt.Sprintf("write %d bytes at 0x%x", len(src), uint64(dst)), rc)
 	}
 	d.keep(h, uint64(len(src)))
-	if d.pendingBytes > maxPendingBytes {
-		return d.wait(ctx)
+	limit := d.maxPending
+	if limit == 0 {
+		limit = maxPendingBytes
+	}
+	if d.pendingBytes > limit {
+		// The stream has drained: the copies it waited for are done with
+		// their C buffers.
+		if err := d.wait(ctx); err != nil {
+			return err
+		}
+		d.release()
 	}
 	return nil
 }

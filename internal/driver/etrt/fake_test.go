@@ -21,6 +21,7 @@ import (
 //	open_fail     Open fails with driver.ErrNoDevice
 //	hang_open     Open never returns (ignores its context, like a C call)
 //	hang_sync     Sync never returns (ignores its context)
+//	hang_malloc   Malloc never returns (ignores its context)
 //	crash_launch  Launch kills the process
 //	stream_error  Sync reports one stream error per launch
 //
@@ -74,7 +75,10 @@ func (d *fakeDevice) Info() driver.Info {
 	return driver.Info{Kind: "fake", Index: 0, Name: "fake0", Props: driver.FakeProps()}
 }
 
-func (d *fakeDevice) Malloc(size, align uint64) (driver.DevPtr, error) {
+func (d *fakeDevice) Malloc(ctx context.Context, size, align uint64) (driver.DevPtr, error) {
+	if d.faults["hang_malloc"] {
+		hangForever()
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if align == 0 {
@@ -89,7 +93,7 @@ func (d *fakeDevice) Malloc(size, align uint64) (driver.DevPtr, error) {
 	return driver.DevPtr(p), nil
 }
 
-func (d *fakeDevice) Free(p driver.DevPtr) error {
+func (d *fakeDevice) Free(ctx context.Context, p driver.DevPtr) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if _, ok := d.mem[uint64(p)]; !ok {

@@ -53,7 +53,7 @@ func requireDevice(t *testing.T) {
 func hwRoundTrip(t *testing.T, dev driver.Device) {
 	t.Helper()
 	ctx := context.Background()
-	p, err := dev.Malloc(1<<20, 64)
+	p, err := dev.Malloc(context.Background(), 1<<20, 64)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +71,7 @@ func hwRoundTrip(t *testing.T, dev driver.Device) {
 	if errs, err := dev.Sync(ctx); err != nil || len(errs) != 0 {
 		t.Errorf("Sync = %v, %v", errs, err)
 	}
-	if err := dev.Free(p); err != nil {
+	if err := dev.Free(context.Background(), p); err != nil {
 		t.Error(err)
 	}
 }

@@ -85,7 +85,7 @@ func TestProxyProfileUnsupported(t *testing.T) {
 	if err := dev.StartProfile(ctx, t.TempDir()); err == nil || !strings.Contains(err.Error(), "has no runtime profiler") {
 		t.Errorf("StartProfile = %v, want an error naming the missing profiler", err)
 	}
-	if _, err := dev.Malloc(64, 64); err != nil {
+	if _, err := dev.Malloc(context.Background(), 64, 64); err != nil {
 		t.Errorf("Malloc after the refusal: %v", err)
 	}
 }

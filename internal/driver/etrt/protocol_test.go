@@ -53,7 +53,7 @@ func serveInProcess(t *testing.T, faults string) (pipeConn, <-chan error) {
 func exercise(t *testing.T, dev driver.Device) {
 	t.Helper()
 	ctx := context.Background()
-	p, err := dev.Malloc(256, 64)
+	p, err := dev.Malloc(context.Background(), 256, 64)
 	if err != nil {
 		t.Fatalf("Malloc: %v", err)
 	}
@@ -84,10 +84,10 @@ func exercise(t *testing.T, dev driver.Device) {
 	if errs, err := dev.Sync(ctx); err != nil || len(errs) != 0 {
 		t.Fatalf("Sync = %v, %v; want no errors", errs, err)
 	}
-	if err := dev.Free(p); err != nil {
+	if err := dev.Free(context.Background(), p); err != nil {
 		t.Fatalf("Free: %v", err)
 	}
-	if err := dev.Free(p); err == nil {
+	if err := dev.Free(context.Background(), p); err == nil {
 		t.Error("double Free: no error")
 	}
 }
@@ -111,7 +111,7 @@ func TestProxyInProcess(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Errorf("Serve = %v, want nil after close", err)
 	}
-	if _, err := dev.Malloc(64, 64); err == nil || !errors.Is(err, errClosed) {
+	if _, err := dev.Malloc(context.Background(), 64, 64); err == nil || !errors.Is(err, errClosed) {
 		t.Errorf("Malloc after Close = %v, want %v", err, errClosed)
 	}
 	if err := dev.Close(); err != nil {
@@ -154,7 +154,7 @@ func TestProxyErrors(t *testing.T) {
 		t.Errorf("Launch(99) = %v", err)
 	}
 	// An ordinary error leaves the device usable.
-	if _, err := dev.Malloc(64, 0); err != nil {
+	if _, err := dev.Malloc(context.Background(), 64, 0); err != nil {
 		t.Errorf("Malloc after an error: %v", err)
 	}
 }
@@ -200,27 +200,60 @@ func TestProxyDeadlineAndCancel(t *testing.T) {
 				t.Fatalf("Sync = %v, want %v", err, tt.is)
 			}
 			// The proxy is now unusable, with the same error.
-			if _, err2 := dev.Malloc(64, 64); err2 != err {
+			if _, err2 := dev.Malloc(context.Background(), 64, 64); err2 != err {
 				t.Errorf("Malloc after %s = %v, want %v", tt.name, err2, err)
 			}
 		})
 	}
 }
 
-func TestProxyDoneContextSendsNothing(t *testing.T) {
-	conn, _ := serveInProcess(t, "")
+// A Malloc that hangs in the worker ends with its context (an
+// interrupt), and a Free with a done context sends nothing: they took
+// context.Background() and ignored the first Ctrl-C (issue 33).
+func TestProxyMallocFreeHonourContext(t *testing.T) {
+	dev, ctx := dialFake(t, "hang_malloc")
+	if err := dev.Free(ctx, 0x8000); !errors.Is(err, context.Canceled) {
+		t.Errorf("Free = %v, want context.Canceled", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := dev.Malloc(ctx, 64, 64)
+		done <- err
+	}()
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("Malloc = %v, want context.Canceled", err)
+		}
+	case <-time.After(2 * time.Minute): // a hang guard, not a latency bound
+		t.Fatal("a canceled Malloc never returned")
+	}
+}
+
+// dialFake is a proxy of an in-process fake device with faults, and a
+// context already canceled.
+func dialFake(t *testing.T, faults string) (*Proxy, context.Context) {
+	t.Helper()
+	conn, _ := serveInProcess(t, faults)
 	dev, err := Dial(context.Background(), conn, OpenRequest{Backend: "fake"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer dev.Close()
+	t.Cleanup(func() { dev.Close() })
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
+	return dev, ctx
+}
+
+func TestProxyDoneContextSendsNothing(t *testing.T) {
+	dev, ctx := dialFake(t, "")
 	if err := dev.Write(ctx, 0x8000, []byte{1}); !errors.Is(err, context.Canceled) {
 		t.Errorf("Write = %v, want context.Canceled", err)
 	}
 	// Nothing was sent, so the worker is still usable.
-	if _, err := dev.Malloc(64, 64); err != nil {
+	if _, err := dev.Malloc(context.Background(), 64, 64); err != nil {
 		t.Errorf("Malloc after a cancelled call: %v", err)
 	}
 }
@@ -230,7 +263,7 @@ func TestServeRejectsCallsBeforeOpen(t *testing.T) {
 	respR, respW := io.Pipe()
 	go Serve(context.Background(), reqR, respW, nil)
 	p := newProxy(respR, reqW, pipeConn{closers: []io.Closer{reqW, respR}})
-	_, err := p.Malloc(64, 64)
+	_, err := p.Malloc(context.Background(), 64, 64)
 	if err == nil || !strings.Contains(err.Error(), "no device open") {
 		t.Errorf("Malloc before open = %v", err)
 	}
@@ -277,7 +310,7 @@ func TestProxyChunks(t *testing.T) {
 	}
 	defer dev.Close()
 	ctx := context.Background()
-	p, err := dev.Malloc(4096, 64)
+	p, err := dev.Malloc(context.Background(), 4096, 64)
 	if err != nil {
 		t.Fatal(err)
 	}

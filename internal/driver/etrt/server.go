@@ -121,10 +121,10 @@ func handle(ctx context.Context, dev *driver.Device, open Opener, req request) (
 	}
 	switch req.Op {
 	case opMalloc:
-		p, err := d.Malloc(req.Size, req.Align)
+		p, err := d.Malloc(ctx, req.Size, req.Align)
 		return response{Ptr: uint64(p), Err: toWire(err)}, false
 	case opFree:
-		return fail(d.Free(driver.DevPtr(req.Ptr)))
+		return fail(d.Free(ctx, driver.DevPtr(req.Ptr)))
 	case opWrite:
 		return fail(d.Write(ctx, driver.DevPtr(req.Ptr), req.Data))
 	case opRead:

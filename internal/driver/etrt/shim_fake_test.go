@@ -67,7 +67,7 @@ func TestShimDevice(t *testing.T) {
 	if err := dev.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := dev.Malloc(64, 64); !errors.Is(err, errClosed) {
+	if _, err := dev.Malloc(context.Background(), 64, 64); !errors.Is(err, errClosed) {
 		t.Errorf("Malloc after Close = %v", err)
 	}
 }
@@ -80,7 +80,7 @@ func TestShimCopiesAreAsynchronous(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	p, err := dev.Malloc(1<<20, 0)
+	p, err := dev.Malloc(context.Background(), 1<<20, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,7 +237,7 @@ func TestWorkerSysemuFakeFaults(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer dev.Close()
-		p, _ := dev.Malloc(64, 0)
+		p, _ := dev.Malloc(context.Background(), 64, 0)
 		dev.Write(ctx, p, []byte{1})
 		cctx, cancel := context.WithTimeout(ctx, 2*1e9)
 		defer cancel()
@@ -310,5 +310,30 @@ func TestShimInactivityHintsFake(t *testing.T) {
 	dev.Close()
 	if _, _, err := sd.inactivityHints(); !errors.Is(err, errClosed) {
 		t.Errorf("inactivityHints after Close: %v, want errClosed", err)
+	}
+}
+
+// Write keeps at most maxPending bytes of queued copies: past the bound it
+// waits for the stream and frees the copies it waited for, so later
+// writes are asynchronous again and the C memory stays bounded (issue 33).
+func TestWriteReleasesDrainedCopies(t *testing.T) {
+	dev, _, err := openFakeShim(t, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := dev.(*shimDevice)
+	d.maxPending = 4 << 10
+	p, err := dev.Malloc(context.Background(), 64<<10, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := make([]byte, 3<<10)
+	for i := range 20 {
+		if err := dev.Write(context.Background(), p+driver.DevPtr(i*len(src)), src); err != nil {
+			t.Fatal(err)
+		}
+		if d.pendingBytes > d.maxPending+uint64(len(src)) || len(d.pending) > 2 {
+			t.Fatalf("after write %d: %d bytes in %d buffers pending, bound %d", i, d.pendingBytes, len(d.pending), d.maxPending)
+		}
 	}
 }

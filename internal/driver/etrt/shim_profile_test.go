@@ -105,7 +105,7 @@ func TestShimProfiler(t *testing.T) {
 	}
 	exercise(t, dev) // malloc, write, read, load, one launch, sync, free
 	k, _ := dev.LoadKernel(ctx, "k2", sysemuKernelELF())
-	p, _ := dev.Malloc(128, 0)
+	p, _ := dev.Malloc(context.Background(), 128, 0)
 	if err := dev.Write(ctx, p, make([]byte, 128)); err != nil {
 		t.Fatal(err)
 	}

@@ -91,7 +91,7 @@ func TestSysemuHartContexts(t *testing.T) {
 		})
 	}
 	// The device stays usable after kernel faults.
-	p, err := dev.Malloc(4096, 64)
+	p, err := dev.Malloc(context.Background(), 4096, 64)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +125,7 @@ func TestSysemuTimeoutCountsDeviceCalls(t *testing.T) {
 	defer dev.Close()
 	booted := time.Since(start)
 	time.Sleep(budget + 2*time.Second) // host work: not device time
-	p, err := dev.Malloc(4096, 64)
+	p, err := dev.Malloc(context.Background(), 4096, 64)
 	if err != nil {
 		t.Fatalf("malloc after %s of host work (boot took %s): %v", budget, booted, err)
 	}

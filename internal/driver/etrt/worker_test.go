@@ -191,7 +191,7 @@ func TestWorkerTimeoutCountsDeviceTimeOnly(t *testing.T) {
 	defer dev.Close()
 	defer os.RemoveAll(dev.RunDir())
 	time.Sleep(o.Timeout + 500*time.Millisecond) // host work, longer than the budget
-	p, err := dev.Malloc(64, 64)
+	p, err := dev.Malloc(context.Background(), 64, 64)
 	if err != nil {
 		t.Fatalf("Malloc after host work longer than --timeout: %v", err)
 	}
@@ -233,7 +233,7 @@ func TestWorkerInterruptedWhileIdle(t *testing.T) {
 	defer dev.Close()
 	syscall.Kill(workerPid(dev), syscall.SIGINT)
 	requireGone(t, "worker", workerPid(dev))
-	_, err = dev.Malloc(64, 64)
+	_, err = dev.Malloc(context.Background(), 64, 64)
 	var we *WorkerError
 	if !errors.As(err, &we) || we.Status != "exit status 1" {
 		t.Errorf("Malloc = %v, want the worker's death (exit status 1)", err)

@@ -80,7 +80,7 @@ func (d *Device) Manifest() *abi.Manifest { return d.m }
 
 // Malloc reserves size bytes of device memory aligned to align bytes
 // (0 or anything below 64 means 64; it must be a power of two).
-func (d *Device) Malloc(size, align uint64) (driver.DevPtr, error) {
+func (d *Device) Malloc(ctx context.Context, size, align uint64) (driver.DevPtr, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.closed {
@@ -91,7 +91,7 @@ func (d *Device) Malloc(size, align uint64) (driver.DevPtr, error) {
 }
 
 // Free releases an allocation made by Malloc.
-func (d *Device) Free(p driver.DevPtr) error {
+func (d *Device) Free(ctx context.Context, p driver.DevPtr) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.closed {

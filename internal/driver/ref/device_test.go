@@ -41,8 +41,8 @@ func TestMalloc(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			d := New(Options{})
-			d.Malloc(1, 64) // the next block does not start at the base
-			p, err := d.Malloc(tt.size, tt.align)
+			d.Malloc(context.Background(), 1, 64) // the next block does not start at the base
+			p, err := d.Malloc(context.Background(), tt.size, tt.align)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("malloc(%d, %d) = %#x, %v; want error %q", tt.size, tt.align, p, err, tt.wantErr)
@@ -67,50 +67,50 @@ func TestMallocReuseAndOutOfMemory(t *testing.T) {
 	d := New(Options{})
 	total := driver.FakeProps().MemoryBytes
 	// The whole 32 GiB: the address space is sparse, nothing is touched.
-	all, err := d.Malloc(total, 64)
+	all, err := d.Malloc(context.Background(), total, 64)
 	if err != nil {
 		t.Fatalf("malloc the whole device: %v", err)
 	}
 	if uint64(all) != driver.FakeProps().DRAMBase {
 		t.Errorf("first allocation at %#x, want the DRAM base", all)
 	}
-	if _, err := d.Malloc(64, 64); !errors.Is(err, ErrOutOfMemory) {
+	if _, err := d.Malloc(context.Background(), 64, 64); !errors.Is(err, ErrOutOfMemory) {
 		t.Fatalf("malloc on a full device: %v, want ErrOutOfMemory", err)
 	}
-	if err := d.Free(all); err != nil {
+	if err := d.Free(context.Background(), all); err != nil {
 		t.Fatal(err)
 	}
-	a, _ := d.Malloc(100, 64)
-	b, _ := d.Malloc(100, 64)
-	c, _ := d.Malloc(100, 64)
+	a, _ := d.Malloc(context.Background(), 100, 64)
+	b, _ := d.Malloc(context.Background(), 100, 64)
+	c, _ := d.Malloc(context.Background(), 100, 64)
 	if b-a != 128 || c-b != 128 {
 		t.Errorf("blocks at %#x %#x %#x, want 128 bytes apart (100 rounded to cache lines)", a, b, c)
 	}
-	if err := d.Free(b); err != nil {
+	if err := d.Free(context.Background(), b); err != nil {
 		t.Fatal(err)
 	}
-	if err := d.Free(b); err == nil {
+	if err := d.Free(context.Background(), b); err == nil {
 		t.Error("double free succeeded")
 	}
-	if err := d.Free(a + 64); err == nil {
+	if err := d.Free(context.Background(), a+64); err == nil {
 		t.Error("free of an address inside a block succeeded")
 	}
-	if b2, _ := d.Malloc(64, 64); b2 != b {
+	if b2, _ := d.Malloc(context.Background(), 64, 64); b2 != b {
 		t.Errorf("first fit gave %#x, want the freed %#x", b2, b)
 	}
 	// Freeing everything coalesces the free list back to one range.
 	for _, p := range []driver.DevPtr{a, b, c} {
-		d.Free(p)
+		d.Free(context.Background(), p)
 	}
-	if got, err := d.Malloc(total, 64); err != nil || got != all {
+	if got, err := d.Malloc(context.Background(), total, 64); err != nil || got != all {
 		t.Errorf("after freeing all: malloc(all) = %#x, %v", got, err)
 	}
 }
 
 func TestWriteRead(t *testing.T) {
 	e := newEnv(t)
-	p, _ := e.d.Malloc(100, 64)
-	q, _ := e.d.Malloc(64, 64)
+	p, _ := e.d.Malloc(context.Background(), 100, 64)
+	q, _ := e.d.Malloc(context.Background(), 64, 64)
 	data := []byte("the quick brown fox jumps over the lazy dog")
 	if err := e.d.Write(e.ctx, p+10, data); err != nil {
 		t.Fatal(err)
@@ -142,7 +142,7 @@ func TestWriteRead(t *testing.T) {
 			}
 		})
 	}
-	e.d.Free(p)
+	e.d.Free(context.Background(), p)
 	if err := e.d.Read(e.ctx, p, got); err == nil {
 		t.Error("read of a freed block succeeded")
 	}
@@ -155,14 +155,14 @@ func TestWriteRead(t *testing.T) {
 
 func TestMaxHostBytes(t *testing.T) {
 	d := New(Options{MaxHostBytes: 1 << 20})
-	big, err := d.Malloc(4<<20, 64)
+	big, err := d.Malloc(context.Background(), 4<<20, 64)
 	if err != nil {
 		t.Fatal(err) // reserving is fine
 	}
 	if err := d.Write(context.Background(), big, []byte{1}); err == nil || !strings.Contains(err.Error(), "host memory") {
 		t.Errorf("touching 4 MiB with a 1 MiB cap: %v", err)
 	}
-	small, _ := d.Malloc(1<<20, 64)
+	small, _ := d.Malloc(context.Background(), 1<<20, 64)
 	if err := d.Write(context.Background(), small, []byte{1}); err != nil {
 		t.Errorf("touching 1 MiB: %v", err)
 	}
@@ -521,14 +521,14 @@ func TestTiming(t *testing.T) {
 func TestClose(t *testing.T) {
 	d := New(Options{})
 	ctx := context.Background()
-	p, _ := d.Malloc(64, 64)
+	p, _ := d.Malloc(context.Background(), 64, 64)
 	id, _ := d.LoadKernel(ctx, "memops", nil)
 	if err := d.Close(); err != nil {
 		t.Fatal(err)
 	}
 	checks := map[string]error{
-		"malloc": func() error { _, err := d.Malloc(64, 64); return err }(),
-		"free":   d.Free(p),
+		"malloc": func() error { _, err := d.Malloc(context.Background(), 64, 64); return err }(),
+		"free":   d.Free(context.Background(), p),
 		"write":  d.Write(ctx, p, []byte{1}),
 		"read":   d.Read(ctx, p, []byte{1}),
 		"load":   func() error { _, err := d.LoadKernel(ctx, "memops", nil); return err }(),
@@ -548,7 +548,7 @@ func TestClose(t *testing.T) {
 func TestWriteLarge(t *testing.T) {
 	e := newEnv(t)
 	n := 5*copyChunk + 12345
-	p, err := e.d.Malloc(uint64(n+100), 64)
+	p, err := e.d.Malloc(context.Background(), uint64(n+100), 64)
 	if err != nil {
 		t.Fatal(err)
 	}

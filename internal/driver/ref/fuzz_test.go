@@ -128,7 +128,7 @@ func launchOnce(t *testing.T, which uint8, args []byte) {
 	d := New(Options{MaxHostBytes: 1 << 20})
 	ctx := context.Background()
 	for i := 0; i < 4; i++ {
-		p, err := d.Malloc(bufSize, 64)
+		p, err := d.Malloc(context.Background(), bufSize, 64)
 		if err != nil || uint64(p) != base+uint64(i)*bufSize {
 			t.Fatalf("malloc %d = %#x, %v", i, p, err)
 		}

@@ -34,7 +34,7 @@ func newEnv(t testing.TB) *env {
 func (e *env) upload(x *ops.Tensor) uint64 {
 	e.t.Helper()
 	n := uint64(len(x.Buf))
-	p, err := e.d.Malloc(max(n, 1), 64)
+	p, err := e.d.Malloc(context.Background(), max(n, 1), 64)
 	if err != nil {
 		e.t.Fatalf("malloc %d: %v", n, err)
 	}

@@ -1,6 +1,7 @@
 package ref
 
 import (
+	"context"
 	"testing"
 
 	"github.com/ainekko/et/internal/driver"
@@ -308,7 +309,7 @@ func TestKernels(t *testing.T) {
 
 func TestMemops(t *testing.T) {
 	e := newEnv(t)
-	p, err := e.d.Malloc(256, 64)
+	p, err := e.d.Malloc(context.Background(), 256, 64)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package ref
 
 import (
+	"context"
 	"fmt"
 	"reflect"
 	"strings"
@@ -140,13 +141,13 @@ func TestReplayAfterFreeAndMalloc(t *testing.T) {
 		t.Fatal("no replay kept")
 	}
 	n := uint64(16 * 4 * 4)
-	if err := e.d.Free(driver.DevPtr(at)); err != nil {
+	if err := e.d.Free(context.Background(), driver.DevPtr(at)); err != nil {
 		t.Fatal(err)
 	}
 	if e.replayOf("el_map_f32", args) != nil {
 		t.Error("a replay outlived the free of its dst: it keeps the freed memory alive")
 	}
-	p, err := e.d.Malloc(n, 64)
+	p, err := e.d.Malloc(context.Background(), n, 64)
 	if err != nil {
 		t.Fatal(err)
 	}

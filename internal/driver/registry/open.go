@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ainekko/et/internal/driver"
@@ -246,13 +247,67 @@ func executable(h *Host) (string, error) {
 // command (cmd) on backend. The sysemu and pcie workers count only the
 // time spent in device calls (boot, loads, copies, launches, syncs:
 // Spec.Timeout), so for them ctx is unchanged. The reference device runs
-// in this process: ctx gets the deadline, from now, and its cause is a
-// driver.ErrTimeout naming cmd.
+// in this process: ctx ends when the time from now, less the host work
+// (HostWork), is spent, and its cause is a driver.ErrTimeout naming cmd.
 func WithTimeout(ctx context.Context, backend string, timeout time.Duration, cmd string) (context.Context, context.CancelFunc) {
 	if timeout <= 0 || Native(backend) {
 		return ctx, func() {}
 	}
-	return context.WithTimeoutCause(ctx, timeout, fmt.Errorf("%s: %w after %s", cmd, driver.ErrTimeout, timeout))
+	ctx, cancel := context.WithCancelCause(ctx)
+	cause := fmt.Errorf("%s: %w after %s", cmd, driver.ErrTimeout, timeout)
+	b := &budget{left: timeout, since: time.Now(), end: func() { cancel(cause) }}
+	b.timer = time.AfterFunc(timeout, b.end)
+	return context.WithValue(ctx, budgetKey{}, b), func() {
+		b.timer.Stop()
+		cancel(context.Canceled)
+	}
+}
+
+type budgetKey struct{}
+
+// budget is the --timeout clock of the reference device: it runs except
+// while host work (HostWork) does.
+type budget struct {
+	mu     sync.Mutex
+	left   time.Duration
+	since  time.Time // when the clock last started
+	paused int       // host work under way
+	fired  bool
+	timer  *time.Timer
+	end    func() // ends the context with the timeout
+}
+
+// HostWork stops ctx's --timeout clock (WithTimeout) for host work, such
+// as generating or reading a case's inputs, which --timeout does not
+// count; the function it returns starts the clock again. Host work of
+// several jobs at once keeps the clock stopped until the last ends.
+func HostWork(ctx context.Context) (done func()) {
+	b, _ := ctx.Value(budgetKey{}).(*budget)
+	if b == nil {
+		return func() {}
+	}
+	b.mu.Lock()
+	if b.paused == 0 && !b.fired {
+		switch {
+		case !b.timer.Stop():
+			b.fired = true // its function ends the context
+		case time.Since(b.since) >= b.left:
+			b.fired = true // spent before the timer ran: end it now
+			b.end()
+		default:
+			b.left -= time.Since(b.since)
+		}
+	}
+	b.paused++
+	b.mu.Unlock()
+	return sync.OnceFunc(func() {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		if b.paused--; b.paused == 0 && !b.fired {
+			b.since = time.Now()
+			b.timer.Reset(max(b.left, 0))
+		}
+	})
 }
 
 // LogTails are the log tails a timeout or a worker's death carries: the
@@ -282,8 +337,8 @@ func lastLines(s string, n int) []string {
 }
 
 // WorkerDied reports the death of a device's worker: the emulator or the
-// runtime died under a kernel, the kernel's verdict as a fault is
-// (docs/etrt.md).
+// runtime died (an abort, a FATAL), which is no verdict on the kernel
+// (docs/exit-codes.md: exit 5).
 func WorkerDied(err error) bool {
 	var we *etrt.WorkerError
 	return errors.As(err, &we)

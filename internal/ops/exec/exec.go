@@ -435,7 +435,7 @@ func (r *runner) alloc() error {
 	for _, b := range bases(r.p.Graph) {
 		t := r.p.Graph.Values[b].T
 		sz := bufSize(t)
-		ptr, err := r.dev.Malloc(sz, align)
+		ptr, err := r.dev.Malloc(r.ctx, sz, align)
 		if err != nil {
 			return fmt.Errorf("allocate %s (%d bytes): %w", r.p.Graph.Values[b].Name, sz, err)
 		}
@@ -451,7 +451,7 @@ func (r *runner) freeAll() {
 	}
 	sort.Ints(keys)
 	for _, k := range keys {
-		r.dev.Free(r.addr[k])
+		r.dev.Free(r.ctx, r.addr[k])
 	}
 }
 
@@ -631,7 +631,7 @@ func (r *runner) prepareSegment(seg []int) (*segLaunch, error) {
 // free releases the device memory of a prepared segment.
 func (r *runner) free(l *segLaunch) {
 	for _, t := range l.temps {
-		r.dev.Free(t)
+		r.dev.Free(r.ctx, t)
 	}
 	l.temps = nil
 }
@@ -766,14 +766,14 @@ func (r *runner) upTemp(b []byte) (driver.DevPtr, error) {
 	if sz == 0 {
 		sz = 64
 	}
-	p, err := r.dev.Malloc(sz, 64)
+	p, err := r.dev.Malloc(r.ctx, sz, 64)
 	if err != nil {
 		return 0, err
 	}
 	buf := make([]byte, sz)
 	copy(buf, b)
 	if err := r.dev.Write(r.ctx, p, buf); err != nil {
-		r.dev.Free(p)
+		r.dev.Free(r.ctx, p)
 		return 0, err
 	}
 	return p, nil

@@ -263,9 +263,9 @@ func (t *traceDevice) memoryStats(ts int64) {
 		MemAllocatedBytes: t.allocated, MemFreeBytes: free, MemMaxContigBytes: free})
 }
 
-func (t *traceDevice) Malloc(size, align uint64) (driver.DevPtr, error) {
+func (t *traceDevice) Malloc(ctx context.Context, size, align uint64) (driver.DevPtr, error) {
 	t0 := t.rec.stamp()
-	p, err := t.dev.Malloc(size, align)
+	p, err := t.dev.Malloc(ctx, size, align)
 	if err != nil {
 		return p, err
 	}
@@ -280,9 +280,9 @@ func (t *traceDevice) Malloc(size, align uint64) (driver.DevPtr, error) {
 	return p, nil
 }
 
-func (t *traceDevice) Free(p driver.DevPtr) error {
+func (t *traceDevice) Free(ctx context.Context, p driver.DevPtr) error {
 	t0 := t.rec.stamp()
-	if err := t.dev.Free(p); err != nil {
+	if err := t.dev.Free(ctx, p); err != nil {
 		return err
 	}
 	t1 := t.rec.stamp()

@@ -355,7 +355,7 @@ func TestTraceIgnoresFailedCalls(t *testing.T) {
 	if err := dev.Write(ctx, 0, []byte{1}); err == nil {
 		t.Fatal("writing to address 0 succeeded")
 	}
-	if err := dev.Free(12345); err == nil {
+	if err := dev.Free(context.Background(), 12345); err == nil {
 		t.Fatal("freeing a bad pointer succeeded")
 	}
 	if got := len(rec.events); got != before {

@@ -191,6 +191,18 @@ func stridedSource(c *graph.Case, name string, t ops.Type, s Source, init graph.
 	if elems > 1<<36 {
 		return nil, fmt.Errorf("a buffer of %d elements is too large", elems)
 	}
+	// A row stride under the row's bytes makes rows overlap: the view
+	// then holds more elements than its buffer, which ggml-et's kernels
+	// refuse as a fault. (Views that overlap across permuted dimensions
+	// are real llama views and stay.)
+	if s.Nb[0] == ts {
+		row := uint64(s.Ne[0]) * ts / bs
+		for d := 1; d < 4; d++ {
+			if s.Ne[d] > 1 && s.Nb[d] < row {
+				return nil, fmt.Errorf("nb%d = %d is smaller than a row (ne0 %d: %d bytes): the rows overlap, which ggml-et's kernels refuse", d, s.Nb[d], s.Ne[0], row)
+			}
+		}
+	}
 	buf := name + "_buf"
 	c.Tensors = append(c.Tensors, graph.TensorSpec{Name: buf, Type: t, Ne: []int64{int64(elems)}, Init: init, Line: line})
 	// k is the dimension that becomes the view's dim 0: dim 0 itself when

@@ -157,6 +157,8 @@ func TestBadLines(t *testing.T) {
 		{"25 0 4 1 1 1 " + words(nil) + " 1 0 8 1 1 1 0 0 0 0 x", "the line says f32"},
 		{"29 0 8 8 1 1 " + words(nil) + " 1 0 8 8 1 1 0 0 0 0 x", "mul_mat takes 2 sources"},
 		{"25 0 8 2 1 1 " + words(nil) + " 1 0 8 2 1 1 8 64 128 128 x", "no dimension has the element stride"},
+		// nb1 under the 32-byte row: an input error, not a kernel fault (issue 33).
+		{"25 0 8 2 1 1 " + words(map[int]any{0: float32(1e-6)}) + " 1 0 8 2 1 1 4 16 64 64 x", "nb1 = 16 is smaller than a row (ne0 8: 32 bytes)"},
 	} {
 		data := good + "\n" + tc.line + "\n\n" + good + "\n"
 		cs, errs := Parse("bad.txt", []byte(data), abi.Default())
