@@ -33,10 +33,12 @@ func (o PlanOptions) manifest() *abi.Manifest {
 }
 
 // Planned is one case with its graph and its plan, planned once: what
-// et ops explain and run-op --explain show is what runs. Its leaves are
-// zero tensors of the right shape; a run binds them to the case's data
-// for the time it runs the case (bind) and then gives them back, so
-// running it returns the results and leaves the plan as it was.
+// et ops explain and run-op --explain show is what runs. Its leaves and
+// results are tensors without data (ops.NewShape: a type, a shape, no
+// memory), so planning a 64 GiB case takes no more memory than planning
+// a small one; a run binds the leaves to the case's data for the time it
+// runs the case (bind) and then unbinds them, so running it returns the
+// results and leaves the plan as it was.
 type Planned struct {
 	Case  *graph.Case
 	Graph *plan.Graph
@@ -47,8 +49,8 @@ type Planned struct {
 // the case is found to fit in host memory (CheckMemory), its inputs are
 // generated or read (ctx cancels that), and every value that holds a
 // leaf's memory (the leaf, its views, the results written into it in
-// place, all sharing its buffer) holds the data instead. unbind gives
-// them their zero buffers back. Planning reads no data, so the plan is
+// place, all sharing its buffer) holds the data. unbind takes it away
+// again. Planning reads no data, so the plan is
 // the one the data would have given; a Planned runs on one job at a time.
 func (pc *Planned) bind(ctx context.Context) (unbind func(), err error) {
 	c, g := pc.Case, pc.Graph
@@ -66,9 +68,9 @@ func (pc *Planned) bind(ctx context.Context) (unbind func(), err error) {
 		if !ok || x == nil {
 			return nil, fmt.Errorf("%s: leaf %s: no data for it", c.File, ts.Name)
 		}
-		if t := g.Values[i].T; x.Type != t.Type || x.Ne != t.Ne || x.Nb != t.Nb || x.Offs != t.Offs || len(x.Buf) != len(t.Buf) {
+		if t := g.Values[i].T; x.Type != t.Type || x.Ne != t.Ne || x.Nb != t.Nb || x.Offs != t.Offs || uint64(len(x.Buf)) != t.BufLen() {
 			return nil, fmt.Errorf("%s: leaf %s: its data (%s %s, %d bytes) does not fit the plan's (%s %s, %d bytes)",
-				c.File, ts.Name, x.Type, x.ShapeString(), len(x.Buf), t.Type, t.ShapeString(), len(t.Buf))
+				c.File, ts.Name, x.Type, x.ShapeString(), len(x.Buf), t.Type, t.ShapeString(), t.BufLen())
 		}
 		data[i] = x.Buf
 	}
@@ -89,8 +91,8 @@ func (pc *Planned) bind(ctx context.Context) (unbind func(), err error) {
 }
 
 // PlanCase builds case c into a graph and plans it: the one plan of the
-// case. The leaves are zero tensors of the right shape (enough to plan
-// and explain: planning reads no data, and nothing is generated or read);
+// case. The leaves are tensors without data (enough to plan and explain:
+// planning reads no data, and nothing is generated, read or allocated);
 // a run binds them to the case's data while it runs (Planned.bind).
 func PlanCase(c *graph.Case, o PlanOptions) (*Planned, error) {
 	g, err := BuildGraph(c)
@@ -104,12 +106,13 @@ func PlanCase(c *graph.Case, o PlanOptions) (*Planned, error) {
 	return &Planned{Case: c, Graph: g, Plan: p}, nil
 }
 
-// BuildGraph turns case c into a planner graph with zero leaves. Errors
-// are *graph.Error with the case's file and line.
+// BuildGraph turns case c into a planner graph whose tensors have no
+// data (ops.NewShape). Errors are *graph.Error with the case's file and
+// line.
 func BuildGraph(c *graph.Case) (*plan.Graph, error) {
 	leaves := make(map[string]*ops.Tensor, len(c.Tensors))
 	for _, t := range c.Tensors {
-		leaves[t.Name] = ops.New(t.Type, t.Ne...)
+		leaves[t.Name] = ops.NewShape(t.Type, t.Ne...)
 	}
 	g := plan.NewGraph()
 	for _, t := range c.Tensors {
