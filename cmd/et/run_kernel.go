@@ -107,7 +107,7 @@ Exit status: 0 ran, 1 kernel fault or worker died, 2 bad flags or files,
 
 func runKernelRun(ctx context.Context, f *factory, opts *runKernelOptions) error {
 	run := opts.Options
-	run.Spec = opts.Target.spec(f, nil)
+	run.Spec, run.MaxHostMemory = opts.Target.spec(f, nil), opts.Target.MaxHostMemory
 	d, err := kernelrun.Run(ctx, run)
 	if err != nil {
 		return err

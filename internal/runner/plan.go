@@ -4,11 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
-	"strconv"
-	"strings"
 
+	"github.com/ainekko/et/internal/infile"
 	"github.com/ainekko/et/internal/ops"
 	"github.com/ainekko/et/internal/ops/abi"
 	"github.com/ainekko/et/internal/ops/graph"
@@ -46,15 +44,16 @@ type Planned struct {
 }
 
 // bind gives the plan's leaves the case's data, for one run of it: once
-// the case is found to fit in host memory (CheckMemory), its inputs are
+// the case is found to fit in host memory (CheckMemory, with maxMemory
+// --max-host-memory), its inputs are
 // generated or read (ctx cancels that), and every value that holds a
 // leaf's memory (the leaf, its views, the results written into it in
 // place, all sharing its buffer) holds the data. unbind takes it away
 // again. Planning reads no data, so the plan is
 // the one the data would have given; a Planned runs on one job at a time.
-func (pc *Planned) bind(ctx context.Context) (unbind func(), err error) {
+func (pc *Planned) bind(ctx context.Context, maxMemory uint64) (unbind func(), err error) {
 	c, g := pc.Case, pc.Graph
-	if err := CheckMemory(c, MemAvailable()); err != nil {
+	if err := CheckMemory(c, maxMemory); err != nil {
 		return nil, err
 	}
 	leaves, err := graph.MaterializeContext(ctx, c)
@@ -164,38 +163,14 @@ func CaseBytes(c *graph.Case) uint64 {
 	return 2*total + staging
 }
 
-// CheckMemory refuses, before any data is generated, a case that cannot
-// fit in the memory available (avail 0 = unknown: no check).
-func CheckMemory(c *graph.Case, avail uint64) error {
-	need := CaseBytes(c)
-	if avail > 0 && need > avail {
-		return &graph.Error{File: c.File, Msg: fmt.Sprintf("case needs about %s of host memory (inputs, results and the device copy), %s is available", mib(need), mib(avail))}
+// CheckMemory refuses, before any data is generated, a case that needs
+// more host memory than is available, or than max allows when it is set
+// (--max-host-memory; infile.AdmitMemory).
+func CheckMemory(c *graph.Case, max uint64) error {
+	if err := infile.AdmitMemory("the case (inputs, results and the device copy)", CaseBytes(c), max); err != nil {
+		return &graph.Error{File: c.File, Msg: err.Error()}
 	}
 	return nil
-}
-
-func mib(b uint64) string {
-	if b < 1<<20 {
-		return strconv.FormatUint(b, 10) + " B"
-	}
-	return strconv.FormatFloat(float64(b)/(1<<20), 'f', 1, 64) + " MiB"
-}
-
-// MemAvailable is MemAvailable from /proc/meminfo in bytes, or 0.
-func MemAvailable() uint64 {
-	b, err := os.ReadFile("/proc/meminfo")
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "MemAvailable:"); ok {
-			var kb uint64
-			if _, err := fmt.Sscanf(strings.TrimSpace(rest), "%d kB", &kb); err == nil {
-				return kb << 10
-			}
-		}
-	}
-	return 0
 }
 
 // PlanAll plans every case without its data (planning needs only types

@@ -174,6 +174,9 @@ type Options struct {
 	SaveInputs string
 	// Expected is the expected-failures set (nil: none).
 	Expected *expect.Set
+	// MaxHostMemory is --max-host-memory: the host memory a case may
+	// need (CheckMemory), when less than MemAvailable; 0: MemAvailable.
+	MaxHostMemory uint64
 	// Logf reports progress (nil: quiet).
 	Logf func(format string, args ...any)
 }
@@ -346,7 +349,7 @@ func isInputError(err error) bool {
 // plan's leaves for the time it runs) and judges it.
 func runCase(ctx context.Context, dev driver.Device, pc *Planned, saveDir, inputDir, job string, o *Options) caseOutcome {
 	c := pc.Case
-	unbind, err := pc.bind(ctx)
+	unbind, err := pc.bind(ctx, o.MaxHostMemory)
 	if err != nil {
 		var nh *ops.NoHostMathError
 		switch {
