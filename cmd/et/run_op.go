@@ -172,7 +172,7 @@ or flags (the good cases of -f DIR still run), 3 backend unavailable,
 	fl.StringVar(&opts.SaveOutputs, "save-outputs", "", "write every output as float32 .npy into `dir` (<output>.npy from the device, <output>.ref.npy the reference)")
 	fl.BoolVar(&opts.Perf, "perf", false, "time each launch: warm-up, then repeated runs (median/min/max, GFLOP/s, GB/s)")
 	fl.IntVar(&opts.PerfRuns, "perf-runs", 10, "timed runs per launch with --perf (at most 100000)")
-	fl.IntVar(&opts.PerfWarmup, "perf-warmup", 2, "warm-up runs per launch with --perf, not counted (at most 100000) (a launch whose last one takes under 10µs is then timed in batches of launches: JSON batch)")
+	fl.IntVar(&opts.PerfWarmup, "perf-warmup", 2, "warm-up runs per launch with --perf, not counted, at most 100000 (a launch whose last one takes under 10µs is then timed in batches of launches: JSON batch)")
 	fl.DurationVar(&opts.PerfTime, "perf-time", 100*time.Millisecond, "with --perf, keep timing a launch after --perf-runs until the timed runs add up to this (at most 100000 runs; 0: exactly --perf-runs)")
 	fl.StringVar(&opts.JUnit, "junit", "", "also write a JUnit XML report to `file`")
 	fl.StringVar(&opts.Profile, "profile", "", "write a runtime trace (et_runtime_trace.json, kernel_id.json) of the run into `dir`")

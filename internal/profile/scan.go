@@ -244,22 +244,22 @@ func (s *scanner) strEscaped() []byte {
 			continue
 		}
 		e := s.next()
-		var r rune
+		var b byte
 		switch e {
 		case '"', '\\', '/':
-			r = rune(e)
+			b = e
 		case 'b':
-			r = '\b'
+			b = '\b'
 		case 'f':
-			r = '\f'
+			b = '\f'
 		case 'n':
-			r = '\n'
+			b = '\n'
 		case 'r':
-			r = '\r'
+			b = '\r'
 		case 't':
-			r = '\t'
+			b = '\t'
 		case 'u':
-			r = s.hex4()
+			r := s.hex4()
 			if r >= 0xd800 && r < 0xdc00 {
 				// Surrogate pair.
 				if s.next() == '\\' && s.next() == 'u' {
@@ -274,12 +274,16 @@ func (s *scanner) strEscaped() []byte {
 					s.fail("invalid surrogate escape")
 				}
 			}
+			if len(s.tmp) < MaxValue {
+				s.tmp = utf8.AppendRune(s.tmp, r)
+			}
+			continue
 		default:
 			s.pos--
 			s.fail("invalid escape " + quoteByte(e))
 		}
 		if len(s.tmp) < MaxValue {
-			s.tmp = utf8.AppendRune(s.tmp, r)
+			s.tmp = append(s.tmp, b)
 		}
 	}
 }

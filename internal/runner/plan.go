@@ -45,12 +45,12 @@ type Planned struct {
 
 // bind gives the plan's leaves the case's data, for one run of it: once
 // the case is found to fit in host memory (CheckMemory, with maxMemory
-// --max-host-memory), its inputs are
-// generated or read (ctx cancels that), and every value that holds a
-// leaf's memory (the leaf, its views, the results written into it in
-// place, all sharing its buffer) holds the data. unbind takes it away
-// again. Planning reads no data, so the plan is
-// the one the data would have given; a Planned runs on one job at a time.
+// --max-host-memory), its inputs are generated or read (ctx cancels
+// that), and every value that holds a leaf's memory (the leaf, its views,
+// the results written into it in place, all sharing its buffer) holds
+// the data. unbind takes it away again. Planning reads no data, so the
+// plan is the one the data would have given; a Planned runs on one job at
+// a time.
 func (pc *Planned) bind(ctx context.Context, maxMemory uint64) (unbind func(), err error) {
 	c, g := pc.Case, pc.Graph
 	if err := CheckMemory(c, maxMemory); err != nil {
