@@ -42,8 +42,9 @@ func TestDecodeMaxValue(t *testing.T) {
 	if err != nil || n != 1 {
 		t.Errorf("a 100 MB string: %d events, %v", n, err)
 	}
-	if got := after.TotalAlloc - before.TotalAlloc; got > 8<<20 {
-		t.Errorf("decoding it allocated %d bytes, want at most 8 MiB", got)
+	// Holding the string took 128 MiB and more.
+	if got := after.TotalAlloc - before.TotalAlloc; got > 32<<20 {
+		t.Errorf("decoding it allocated %d bytes, want at most 32 MiB", got)
 	}
 	// An escaped string is cut too.
 	esc := io.MultiReader(strings.NewReader(`{"value0": {"type": "Instant", "class": "`),

@@ -51,8 +51,10 @@ func TestPlanAllocatesNoData(t *testing.T) {
 	}
 	_ = pc.Plan.Explain()
 	runtime.ReadMemStats(&after)
-	if got := after.TotalAlloc - before.TotalAlloc; got > 16<<20 {
-		t.Errorf("planning allocated %d bytes, want no tensor data (under 16 MiB)", got)
+	// The data would be 1.5 GiB; the bound leaves room for anything else
+	// the process allocates meanwhile.
+	if got := after.TotalAlloc - before.TotalAlloc; got > 256<<20 {
+		t.Errorf("planning allocated %d bytes, want no tensor data (under 256 MiB)", got)
 	}
 	for i, v := range pc.Graph.Values {
 		if v.T.Buf != nil {
