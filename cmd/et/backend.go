@@ -39,6 +39,9 @@ type backendOptions struct {
 	Kernels    string
 	SysemuOpts []string
 	Timeout    time.Duration
+	// MaxHostMemory is --max-host-memory: the host memory a case, or
+	// run-kernel's buffers and params, may need (0: MemAvailable).
+	MaxHostMemory uint64
 
 	// Worker adjusts the worker's options before it starts (tests
 	// re-execute the test binary as the worker).
@@ -46,12 +49,14 @@ type backendOptions struct {
 }
 
 // addBackendFlags adds --backend, --device, --prefix, --run-dir,
-// --sysemu-opt and --timeout (and --kernels when kernels is set).
+// --sysemu-opt, --timeout and --max-host-memory (and --kernels when
+// kernels is set).
 func addBackendFlags(cmd *cobra.Command, b *backendOptions, kernels bool) {
 	fl := cmd.Flags()
 	fl.StringVar(&b.Backend, "backend", "ref", "device backend: {ref|sysemu|pcie}")
 	fl.VarP(deviceFlag{b}, "device", "d", "device index within the backend (et run-op: also a list 0,1 or all, one worker per device)")
 	fl.DurationVar(&b.Timeout, "timeout", 0, "give up when the device work (boot, loads, launches, syncs) takes longer in all (exit 4); host-side preparation does not count; 0 = no limit")
+	fl.Var(sizeFlag{&b.MaxHostMemory}, "max-host-memory", "refuse (exit 2), before allocating, a case or buffers needing more host memory than this `size` (e.g. 8G); default: MemAvailable")
 	cmd.RegisterFlagCompletionFunc("backend", cobra.FixedCompletions([]string{"ref", "sysemu", "pcie"}, cobra.ShellCompDirectiveNoFileComp))
 	addNativeFlags(cmd, b, kernels)
 }

@@ -4,6 +4,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/ainekko/et/internal/infile"
 	"github.com/ainekko/et/internal/ops"
 	"github.com/ainekko/et/internal/runner"
 )
@@ -30,6 +31,28 @@ func (s seedFlag) Set(text string) error {
 }
 
 func (seedFlag) Type() string { return "uint64" }
+
+// sizeFlag is a byte count flag (--max-host-memory): bytes, or with a K,
+// M, G or T suffix (KiB ... TiB), parsed by infile.ParseSize.
+type sizeFlag struct{ v *uint64 }
+
+func (s sizeFlag) String() string {
+	if s.v == nil || *s.v == 0 {
+		return ""
+	}
+	return infile.SizeText(*s.v)
+}
+
+func (s sizeFlag) Set(text string) error {
+	v, err := infile.ParseSize(text, math.MaxUint64)
+	if err != nil {
+		return err
+	}
+	*s.v = v
+	return nil
+}
+
+func (sizeFlag) Type() string { return "size" }
 
 // checkNMSELimit validates --nmse: a limit must be a positive, finite
 // number (NaN would pass every output, a negative limit fail them all).

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ainekko/et/internal/infile"
 	"github.com/ainekko/et/internal/ops"
 	"github.com/ainekko/et/internal/ops/abi"
 	"github.com/ainekko/et/internal/ops/plan"
@@ -34,11 +35,18 @@ func newOpsCmd(f *factory) *cobra.Command {
 }
 
 // loadManifest returns the --abi manifest, or the embedded one.
-func loadManifest(path string) (*abi.Manifest, error) {
+func loadManifest(ctx context.Context, path string) (*abi.Manifest, error) {
 	if path == "" {
 		return abi.Default(), nil
 	}
-	return abi.Load(path)
+	data, err := infile.ReadFile(ctx, path, abi.MaxManifest)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, &abi.ManifestError{File: path, Msg: "cannot read the ABI manifest", Err: err}
+	}
+	return abi.Parse(path, data)
 }
 
 // --- et ops list ---
@@ -69,7 +77,7 @@ Then the unary and GLU sub-ops, and ggml-et's two fusions.
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
-			return opsListRun(f, opts)
+			return opsListRun(cmd.Context(), f, opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.ABI, "abi", "", "ABI manifest YAML `file` for another ggml version (default: the built-in one)")
@@ -122,8 +130,8 @@ func newOpsListKernel(k plan.KernelInfo) opsListKernel {
 	return opsListKernel{Name: k.Name, Layout: k.Layout, ParamsBytes: k.ParamsBytes, Batchable: k.Batchable, UberkernelID: int(k.UberkernelID)}
 }
 
-func opsListRun(f *factory, opts *opsListOptions) error {
-	m, err := loadManifest(opts.ABI)
+func opsListRun(ctx context.Context, f *factory, opts *opsListOptions) error {
+	m, err := loadManifest(ctx, opts.ABI)
 	if err != nil {
 		return err
 	}
@@ -344,7 +352,7 @@ type opsExplainFailure struct {
 }
 
 func opsExplainRun(ctx context.Context, f *factory, opts *opsExplainOptions) error {
-	m, err := loadManifest(opts.ABI)
+	m, err := loadManifest(ctx, opts.ABI)
 	if err != nil {
 		return err
 	}

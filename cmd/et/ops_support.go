@@ -91,7 +91,7 @@ type opsSupportRow struct {
 const opsSupportBackend = "ET"
 
 func opsSupportRun(ctx context.Context, f *factory, opts *opsSupportOptions) error {
-	m, err := loadManifest(opts.ABI)
+	m, err := loadManifest(ctx, opts.ABI)
 	if err != nil {
 		return err
 	}

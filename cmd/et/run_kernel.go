@@ -110,7 +110,7 @@ Exit status: 0 ran, 1 kernel fault or worker died, 2 bad flags or files,
 
 func runKernelRun(ctx context.Context, f *factory, opts *runKernelOptions) error {
 	run := opts.Options
-	run.Spec = opts.Target.spec(f, nil)
+	run.Spec, run.MaxHostMemory = opts.Target.spec(f, nil), opts.Target.MaxHostMemory
 	in := []string{run.ELF}
 	for _, b := range run.Bufs {
 		if b.Init != "zeros" && b.Init != "pattern" {

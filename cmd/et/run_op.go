@@ -169,6 +169,9 @@ or flags (the good cases of -f DIR still run), 3 backend unavailable,
 			if opts.PerfRuns < 1 || opts.PerfWarmup < 0 || opts.PerfTime < 0 {
 				return usageErrorf("--perf-runs must be >= 1, --perf-warmup and --perf-time >= 0")
 			}
+			if opts.PerfRuns > runner.MaxPerfRuns || opts.PerfWarmup > runner.MaxPerfRuns {
+				return usageErrorf("--perf-runs and --perf-warmup must be at most %d (the runs of one launch)", runner.MaxPerfRuns)
+			}
 			opts.SeedSet = cmd.Flags().Changed("seed")
 			if cmd.Flags().Changed("nmse") {
 				if err := checkNMSELimit(opts.NMSE); err != nil {
@@ -194,8 +197,8 @@ or flags (the good cases of -f DIR still run), 3 backend unavailable,
 	fl.StringVar(&opts.SaveInputs, "save-inputs", "", "write every case's inputs into `dir` as it runs: each leaf as .npy and case.yaml, a case file that replays exactly that run (a sub-directory per case when there are several)")
 	fl.StringVar(&opts.SaveOutputs, "save-outputs", "", "write every output as float32 .npy into `dir` (<output>.npy from the device, <output>.ref.npy the reference)")
 	fl.BoolVar(&opts.Perf, "perf", false, "time each launch: warm-up, then repeated runs (median/min/max, GFLOP/s, GB/s)")
-	fl.IntVar(&opts.PerfRuns, "perf-runs", 10, "timed runs per launch with --perf")
-	fl.IntVar(&opts.PerfWarmup, "perf-warmup", 2, "warm-up runs per launch with --perf, not counted (a launch whose last one takes under 10µs is then timed in batches of launches: JSON batch)")
+	fl.IntVar(&opts.PerfRuns, "perf-runs", 10, "timed runs per launch with --perf (at most 100000)")
+	fl.IntVar(&opts.PerfWarmup, "perf-warmup", 2, "warm-up runs per launch with --perf, not counted, at most 100000 (a launch whose last one takes under 10µs is then timed in batches of launches: JSON batch)")
 	fl.DurationVar(&opts.PerfTime, "perf-time", 100*time.Millisecond, "with --perf, keep timing a launch after --perf-runs until the timed runs add up to this (at most 100000 runs; 0: exactly --perf-runs)")
 	addBaselineFlags(cmd, opts)
 	fl.StringVar(&opts.JUnit, "junit", "", "also write a JUnit XML report to `file`")
@@ -212,7 +215,7 @@ or flags (the good cases of -f DIR still run), 3 backend unavailable,
 }
 
 func runOpRun(ctx context.Context, f *factory, opts *runOpOptions) error {
-	m, err := loadManifest(opts.ABI)
+	m, err := loadManifest(ctx, opts.ABI)
 	if err != nil {
 		return err
 	}
@@ -264,7 +267,7 @@ func runOpRun(ctx context.Context, f *factory, opts *runOpOptions) error {
 	}
 	eo := runner.ExecuteOptions{Target: opts.target(f, m), Jobs: opts.Jobs, Profile: opts.Profile,
 		Options: runner.Options{Plan: po, Backend: opts.Backend, NMSE: opts.NMSE,
-			SaveOutputs: opts.SaveOutputs, SaveInputs: opts.SaveInputs, Logf: f.logf},
+			SaveOutputs: opts.SaveOutputs, SaveInputs: opts.SaveInputs, Logf: f.logf, MaxHostMemory: opts.MaxHostMemory},
 		Bad: func(err error) { bad.add(f, err) }, Warnf: f.warnf}
 	if opts.Perf {
 		eo.Perf = runner.PerfOptions{Warmup: opts.PerfWarmup, Runs: opts.PerfRuns, MinTime: opts.PerfTime}

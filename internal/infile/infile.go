@@ -19,9 +19,11 @@ import (
 	"unicode/utf8"
 )
 
-// Bounds on inputs that are not regular files.
+// Bounds on inputs: a regular file over its bound is refused before it
+// is read, anything else is read up to it (docs/exit-codes.md lists every
+// input's bound).
 const (
-	MaxText  = 64 << 20 // case YAML, kernel maps, --arg file:, raw --buf init, shard reports
+	MaxText  = 64 << 20 // case YAML, test files, kernel maps, shard reports
 	MaxTrace = 4 << 30  // traces from a pipe or FIFO
 )
 
@@ -61,9 +63,11 @@ func IsRegular(path string) bool {
 	return err == nil && fi.Mode().IsRegular()
 }
 
-// ReadFile reads a whole input. Errors are the open or read error (an
-// *os.PathError), the context's error, or, past limit bytes of something
-// that is not a regular file, an error saying so.
+// ReadFile reads a whole input of at most limit bytes: the documented
+// cap of that kind of input (MaxText ...). Errors are the open or read
+// error (an *os.PathError), the context's error, a *TooLargeError for a
+// regular file over limit (refused before it is read), or, past limit
+// bytes of something that is not a regular file, an error saying so.
 func ReadFile(ctx context.Context, path string, limit int64) ([]byte, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
@@ -73,11 +77,39 @@ func ReadFile(ctx context.Context, path string, limit int64) ([]byte, error) {
 		return nil, fmt.Errorf("is a directory")
 	}
 	if fi.Mode().IsRegular() {
-		return os.ReadFile(path)
+		if fi.Size() > limit {
+			return nil, &TooLargeError{Size: fi.Size(), Limit: limit}
+		}
+		return readRegular(path, limit)
 	}
 	r := newCtxReader(ctx, limit, func() (io.ReadCloser, error) { return os.Open(path) })
 	defer r.Close()
 	return io.ReadAll(r)
+}
+
+// TooLargeError is a regular file larger than its kind of input may be.
+type TooLargeError struct{ Size, Limit int64 }
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("%s, over the %s that et reads for it", SizeText(uint64(e.Size)), SizeText(uint64(e.Limit)))
+}
+
+// readRegular reads a regular file, and no more than limit bytes of it
+// should it grow while it is read.
+func readRegular(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, &os.PathError{Op: "read", Path: path, Err: err}
+	}
+	if int64(len(b)) > limit {
+		return nil, &TooLargeError{Size: int64(len(b)), Limit: limit}
+	}
+	return b, nil
 }
 
 // Open opens a stream input for reading: "-" is stdin. A regular file

@@ -11,11 +11,17 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ainekko/et/internal/infile"
 	"github.com/ainekko/et/internal/ops/half"
 )
 
 // MaxBuf bounds one --buf (host memory holds a copy).
 const MaxBuf = 16 << 30
+
+// MaxParams bounds the params blob: the runtime takes at most its
+// execution-context buffer, about 656 KiB, so a larger blob could never
+// launch.
+const MaxParams = 1 << 20
 
 // Buf is one --buf NAME=SIZE[:INIT].
 type Buf struct {
@@ -56,30 +62,8 @@ type Field struct {
 }
 
 // ParseSize reads a byte count: decimal or 0x hex, with an optional K, M
-// or G (KiB, MiB, GiB) suffix.
-func ParseSize(s string) (uint64, error) {
-	mult := uint64(1)
-	t := s
-	for _, u := range []struct {
-		suf  []string
-		mult uint64
-	}{{[]string{"KiB", "K", "k"}, 1 << 10}, {[]string{"MiB", "M"}, 1 << 20}, {[]string{"GiB", "G"}, 1 << 30}} {
-		for _, suf := range u.suf {
-			if strings.HasSuffix(t, suf) && !strings.HasPrefix(t, "0x") {
-				t, mult = strings.TrimSuffix(t, suf), u.mult
-				break
-			}
-		}
-	}
-	n, err := strconv.ParseUint(t, 0, 64)
-	if err != nil || n == 0 {
-		return 0, fmt.Errorf("invalid size %q (want bytes > 0, e.g. 4096, 0x1000, 64K, 1M)", s)
-	}
-	if n > MaxBuf/mult {
-		return 0, fmt.Errorf("size %q is over the %d GiB limit", s, MaxBuf>>30)
-	}
-	return n * mult, nil
-}
+// or G (KiB, MiB, GiB) suffix; at most MaxBuf.
+func ParseSize(s string) (uint64, error) { return infile.ParseSize(s, MaxBuf) }
 
 // ParseBufs reads --buf specs; names must be unique.
 func ParseBufs(specs []string) ([]Buf, error) {
@@ -123,17 +107,58 @@ func validName(s string) bool {
 var scalarSizes = map[string]int{"u8": 1, "i8": 1, "u16": 2, "i16": 2, "f16": 2, "u32": 4, "i32": 4, "f32": 4, "u64": 8, "i64": 8, "f64": 8}
 
 // ParseArgs reads --arg specs; bufs holds the --buf names an @NAME may
-// refer to.
+// refer to. The blob they lay out (file: arguments counted as empty
+// until read) may be at most MaxParams bytes.
 func ParseArgs(specs []string, bufs map[string]bool) ([]Arg, error) {
 	var out []Arg
+	size := 0
 	for _, spec := range specs {
 		a, err := ParseArg(spec, bufs)
 		if err != nil {
 			return nil, fmt.Errorf("--arg %q: %v", spec, err)
 		}
 		out = append(out, a)
+		if size = a.end(size, nil); size > MaxParams {
+			return nil, fmt.Errorf("--arg %q: %v", spec, tooLarge(size))
+		}
 	}
 	return out, nil
+}
+
+// Size is the length of the params blob args lay out (Encode), with
+// files the contents of file: arguments (a missing one counts as empty).
+func Size(args []Arg, files map[string][]byte) int {
+	n := 0
+	for _, a := range args {
+		n = a.end(n, files)
+	}
+	return n
+}
+
+// end is where the blob ends after a, when it ended at n before.
+func (a Arg) end(n int, files map[string][]byte) int {
+	if a.Align > 1 {
+		n = (n + a.Align - 1) / a.Align * a.Align
+	}
+	switch {
+	case a.Ref != "":
+		return n + 8
+	case a.File != "":
+		return n + len(files[a.File])
+	}
+	return n + len(a.Data)
+}
+
+// CheckSize refuses a params blob over MaxParams bytes.
+func CheckSize(args []Arg, files map[string][]byte) error {
+	if n := Size(args, files); n > MaxParams {
+		return tooLarge(n)
+	}
+	return nil
+}
+
+func tooLarge(n int) error {
+	return fmt.Errorf("the params blob would be %d bytes, over the %d KiB limit (the runtime takes about 656 KiB)", n, MaxParams>>10)
 }
 
 // ParseArg reads one --arg spec (its error does not repeat the spec).

@@ -37,6 +37,25 @@ func TestEncodeKernelArgs(t *testing.T) {
 	if !reflect.DeepEqual(offs, []int{0, 8, 16, 20, 24, 32, 36}) {
 		t.Errorf("offsets %v (fields %+v)", offs, fields)
 	}
+	if n := Size(args, map[string][]byte{"p.bin": {0xAA, 0xBB, 0xCC}}); n != len(want) {
+		t.Errorf("Size = %d, want the blob's %d", n, len(want))
+	}
+}
+
+// The params blob is bounded (1000 x pad:1048576 was accepted at 3.56 GB
+// of memory; the runtime takes about 656 KiB).
+func TestParamsBlobCap(t *testing.T) {
+	if _, err := ParseArgs([]string{"pad:1048576"}, nil); err != nil {
+		t.Errorf("a 1 MiB blob: %v", err)
+	}
+	_, err := ParseArgs([]string{"u8:1", "pad:1048576", "pad:1048576"}, nil)
+	if err == nil || err.Error() != `--arg "pad:1048576": the params blob would be 1048577 bytes, over the 1024 KiB limit (the runtime takes about 656 KiB)` {
+		t.Errorf("over 1 MiB: %v", err)
+	}
+	args, _ := ParseArgs([]string{"u32:1", "file:p.bin"}, nil)
+	if err := CheckSize(args, map[string][]byte{"p.bin": make([]byte, MaxParams)}); err == nil {
+		t.Error("a file: argument past the bound: no error")
+	}
 }
 
 // FuzzParseKernelFlags checks that --arg and --buf specs never panic.

@@ -38,6 +38,26 @@ type Options struct {
 	NoBarrier bool
 	FlushL3   bool
 	Spec      registry.Spec
+	// MaxHostMemory is --max-host-memory: the host memory the run may
+	// need (HostBytes), when less than MemAvailable; 0: MemAvailable.
+	MaxHostMemory uint64
+}
+
+// HostBytes is the host memory a run of o needs, about: every buffer's
+// initial bytes and the device's copy of them (the reference device keeps
+// it in this process, sysemu's worker and emulator on this host), the
+// largest dump read back and its file's bytes, and the params blob.
+func HostBytes(o Options) uint64 {
+	var bufs, dump uint64
+	sizes := map[string]uint64{}
+	for _, b := range o.Bufs {
+		bufs += b.Size
+		sizes[b.Name] = b.Size
+	}
+	for _, d := range o.Dumps {
+		dump = max(dump, sizes[d.Name])
+	}
+	return 2*bufs + 2*dump + kernelargs.MaxParams
 }
 
 // Report is a kernel run (schema et.run-kernel/v1).
@@ -107,6 +127,9 @@ func Run(ctx context.Context, o Options) (_ *Report, runErr error) {
 	if err := registry.Available(s.Backend); err != nil {
 		return nil, err
 	}
+	if err := infile.AdmitMemory("the run (buffers, their device copies, dumps)", HostBytes(o), o.MaxHostMemory); err != nil {
+		return nil, err
+	}
 	// Everything read from files is read before anything boots.
 	elf, warns, err := sysemu.ReadKernel(o.ELF)
 	if err != nil {
@@ -122,7 +145,10 @@ func Run(ctx context.Context, o Options) (_ *Report, runErr error) {
 	files := map[string][]byte{}
 	for _, a := range o.Args {
 		if a.File != "" {
-			data, err := infile.ReadFile(ctx, a.File, infile.MaxText)
+			if _, ok := files[a.File]; ok {
+				continue
+			}
+			data, err := infile.ReadFile(ctx, a.File, kernelargs.MaxParams)
 			if err != nil {
 				if ctx.Err() != nil {
 					return nil, ctx.Err()
@@ -130,6 +156,9 @@ func Run(ctx context.Context, o Options) (_ *Report, runErr error) {
 				return nil, infile.Errorf("--arg %q: %s: %s", a.Spec, a.File, infile.ErrText(err))
 			}
 			files[a.File] = data
+			if err := kernelargs.CheckSize(o.Args, files); err != nil {
+				return nil, infile.Errorf("--arg %q: %v", a.Spec, err)
+			}
 		}
 	}
 	if info, ok := kernelmap.LookupKernel(o.Name); ok && info.AllShires != "" && o.ShireMask != 0 && o.ShireMask&0xFFFFFFFF != 0xFFFFFFFF {
@@ -236,16 +265,20 @@ func bufInit(ctx context.Context, kb kernelargs.Buf) ([]byte, error) {
 		}
 		return buf, nil
 	case strings.HasSuffix(kb.Init, ".npy"):
-		a, err := graph.ReadNpyFile(kb.Init)
+		a, err := graph.ReadNpyFileMax(kb.Init, int64(kb.Size))
 		if err != nil {
 			return nil, fmt.Errorf("--buf %s: %w", kb.Name, err)
 		}
 		data = a.Data
 	default:
-		b, err := infile.ReadFile(ctx, kb.Init, int64(min(kb.Size, infile.MaxText)))
+		b, err := infile.ReadFile(ctx, kb.Init, int64(kb.Size))
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
+			}
+			var tl *infile.TooLargeError
+			if errors.As(err, &tl) {
+				return nil, infile.Errorf("--buf %s: %s holds %d bytes, more than the buffer's %d", kb.Name, kb.Init, tl.Size, kb.Size)
 			}
 			return nil, infile.Errorf("--buf %s: %s: %s (INIT is zeros, pattern, FILE.npy or FILE)", kb.Name, kb.Init, infile.ErrText(err))
 		}

@@ -242,7 +242,7 @@ func View(x *Tensor, ne []int64, nb []uint64, offs uint64) (*Tensor, error) {
 	if len(nb) > len(ne)-1 {
 		return nil, fmt.Errorf("view: %d strides for %d dims (give nb of dims 1..%d)", len(nb), len(ne), len(ne)-1)
 	}
-	v := &Tensor{Name: x.Name + " (view)", Type: x.Type, Buf: x.Buf, Offs: x.Offs + offs}
+	v := &Tensor{Name: x.Name + " (view)", Type: x.Type, Buf: x.Buf, Offs: x.Offs + offs, DataLen: x.DataLen}
 	for i := range v.Ne {
 		v.Ne[i] = 1
 	}
@@ -264,9 +264,9 @@ func View(x *Tensor, ne []int64, nb []uint64, offs uint64) (*Tensor, error) {
 	for j := max(len(nb)+1, 2); j < MaxDims; j++ {
 		v.Nb[j] = v.Nb[j-1] * uint64(v.Ne[j-1])
 	}
-	if end := v.Offs + v.NBytes(); end > uint64(len(x.Buf)) {
+	if end := v.Offs + v.NBytes(); end > x.BufLen() {
 		return nil, fmt.Errorf("view: shape %s with offset %d needs %d bytes, source buffer has %d",
-			v.ShapeString(), offs, end-x.Offs, uint64(len(x.Buf))-x.Offs)
+			v.ShapeString(), offs, end-x.Offs, x.BufLen()-x.Offs)
 	}
 	return v, nil
 }
@@ -280,7 +280,7 @@ func Reshape(x *Tensor, ne ...int64) (*Tensor, error) {
 	if !x.IsContiguous() {
 		return nil, fmt.Errorf("reshape: source %s is not contiguous", x.ShapeString())
 	}
-	v := &Tensor{Name: x.Name + " (reshaped)", Type: x.Type, Buf: x.Buf, Offs: x.Offs}
+	v := &Tensor{Name: x.Name + " (reshaped)", Type: x.Type, Buf: x.Buf, Offs: x.Offs, DataLen: x.DataLen}
 	for i := range v.Ne {
 		v.Ne[i] = 1
 	}
@@ -308,7 +308,7 @@ func Permute(x *Tensor, a0, a1, a2, a3 int) (*Tensor, error) {
 		}
 		seen[a] = true
 	}
-	v := &Tensor{Name: x.Name + " (permuted)", Type: x.Type, Buf: x.Buf, Offs: x.Offs}
+	v := &Tensor{Name: x.Name + " (permuted)", Type: x.Type, Buf: x.Buf, Offs: x.Offs, DataLen: x.DataLen}
 	for i, a := range axes {
 		v.Ne[a] = x.Ne[i]
 		v.Nb[a] = x.Nb[i]

@@ -186,6 +186,36 @@ func TestViewAndReshape(t *testing.T) {
 	}
 }
 
+// TestViewOfShape checks views of a tensor without data (NewShape):
+// their bounds are checked against the memory the data will have, and
+// they carry that length on, as views of planned tensors must.
+func TestViewOfShape(t *testing.T) {
+	x := NewShape(F32, 4096, 4096, 1024) // 64 GiB, not allocated
+	if x.Buf != nil || x.BufLen() != 64<<30 {
+		t.Fatalf("NewShape: Buf %d bytes, BufLen %d, want no data and 64 GiB", len(x.Buf), x.BufLen())
+	}
+	v, err := View(x, []int64{4096, 4096}, nil, 1023*64<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Reshape(v, 4096*4096)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Permute(x, 1, 0, 2, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, y := range []*Tensor{v, r, p} {
+		if y.Buf != nil || y.BufLen() != x.BufLen() {
+			t.Errorf("%s: Buf %d bytes, BufLen %d, want no data and the source's %d", y.Name, len(y.Buf), y.BufLen(), x.BufLen())
+		}
+	}
+	if _, err := View(x, []int64{4096, 4096}, nil, 1023*64<<20+4); err == nil || !strings.Contains(err.Error(), "source buffer has 68719476736") {
+		t.Errorf("view past the end: %v, want a bounds error", err)
+	}
+}
+
 func TestQuantizedViewRows(t *testing.T) {
 	data := opstest.Seq(64*4, func(i int) float32 { return float32(i%29)/7 - 2 })
 	x := FromF32(Q8_0, []int64{64, 4}, data)

@@ -18,19 +18,42 @@ type Tensor struct {
 	Nb   [MaxDims]uint64
 	Buf  []byte
 	Offs uint64
+	// DataLen is, for a tensor without data (Buf nil: NewShape, or a
+	// view of one), the length its memory will have once data is bound
+	// to it; see BufLen. Planning works on such tensors, so that a plan
+	// of a 64 GiB case takes no more memory than one of 64 bytes.
+	DataLen uint64
 }
 
 // New allocates a zeroed contiguous tensor. ne may have 1 to 4 entries;
 // missing trailing dimensions are 1.
 func New(t Type, ne ...int64) *Tensor {
+	x := NewShape(t, ne...)
+	x.Buf, x.DataLen = make([]byte, x.DataLen), 0
+	return x
+}
+
+// NewShape is New without the data: a contiguous tensor of type t and
+// shape ne whose Buf is nil and whose BufLen is the bytes its data will
+// take. A run binds data to it (sets Buf) once the memory is admitted.
+func NewShape(t Type, ne ...int64) *Tensor {
 	x := &Tensor{Type: t}
 	for i := range x.Ne {
 		x.Ne[i] = 1
 	}
 	copy(x.Ne[:], ne)
 	x.Nb = ContiguousStrides(t, x.Ne)
-	x.Buf = make([]byte, x.Nb[3]*uint64(x.Ne[3]))
+	x.DataLen = x.Nb[3] * uint64(x.Ne[3])
 	return x
+}
+
+// BufLen is the length of the memory the tensor is a part of: len(Buf),
+// or DataLen for a tensor that has no data yet.
+func (x *Tensor) BufLen() uint64 {
+	if x.Buf == nil {
+		return x.DataLen
+	}
+	return uint64(len(x.Buf))
 }
 
 // ContiguousStrides gives ggml's nb for a contiguous tensor of type t:

@@ -2,9 +2,17 @@ package profile
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"unicode/utf8"
 )
+
+// MaxValue bounds what the scanner holds at once: a string is cut to its
+// first MaxValue bytes (a trace's strings are kernel and event names), and
+// a value kept whole (an event's extras) longer than that is an input
+// error, so that a trace of any size is read in about bufSize plus
+// MaxValue of memory.
+const MaxValue = 1 << 20
 
 // errTruncated is panicked by the scanner at an unexpected end of input.
 var errTruncated = errors.New("unexpected end of input")
@@ -64,7 +72,10 @@ func (s *scanner) fill() bool {
 		}
 	}
 	if s.end == len(s.buf) {
-		nb := make([]byte, 2*len(s.buf))
+		if s.end >= MaxValue {
+			s.fail(fmt.Sprintf("a value longer than %d MiB (et reads none longer in a trace)", MaxValue>>20))
+		}
+		nb := make([]byte, min(2*len(s.buf), MaxValue))
 		copy(nb, s.buf[:s.end])
 		s.buf = nb
 	}
@@ -155,7 +166,8 @@ func (s *scanner) next() byte {
 }
 
 // str reads a JSON string (after white space) and returns its unescaped
-// bytes. The result is valid until the next scanner call.
+// bytes, at most MaxValue of them (a longer string is cut there: a trace's
+// strings are names). The result is valid until the next scanner call.
 func (s *scanner) str() []byte {
 	if s.ws() != '"' {
 		s.fail("want a string, found " + quoteByte(s.buf[s.pos]))
@@ -166,14 +178,17 @@ func (s *scanner) str() []byte {
 		// The mark protects the string from refills; it is released by
 		// strDone. A panic leaves it set, which only keeps more input.
 		s.mark = s.pos
-		b := s.strBody(startAbs)
+		b := s.strBody(startAbs, true)
 		s.mark = -1
 		return b
 	}
-	return s.strBody(startAbs)
+	return s.strBody(startAbs, false)
 }
 
-func (s *scanner) strBody(startAbs int64) []byte {
+// strBody reads the rest of a string that started at startAbs. When own,
+// the mark is the string's own (not a raw value's), and the string may be
+// copied out and the mark released: what is held is then at most MaxValue.
+func (s *scanner) strBody(startAbs int64, own bool) []byte {
 	for {
 		buf, pos := s.buf[:s.end], s.pos
 		for pos < len(buf) {
@@ -187,6 +202,9 @@ func (s *scanner) strBody(startAbs int64) []byte {
 				s.pos = pos
 				start := int(startAbs - s.base)
 				s.tmp = append(s.tmp[:0], s.buf[start:s.pos]...)
+				if own {
+					s.mark = -1
+				}
 				return s.strEscaped()
 			}
 			if c < 0x20 {
@@ -196,12 +214,20 @@ func (s *scanner) strBody(startAbs int64) []byte {
 			pos++
 		}
 		s.pos = pos
+		if start := int(startAbs - s.base); own && s.pos-start >= MaxValue {
+			s.tmp = append(s.tmp[:0], s.buf[start:start+MaxValue]...)
+			s.mark = -1
+			s.pos = start + MaxValue
+			return s.strEscaped()
+		}
 		if !s.fill() {
 			panic(errTruncated)
 		}
 	}
 }
 
+// strEscaped reads the rest of a string into s.tmp, keeping at most
+// MaxValue bytes of it.
 func (s *scanner) strEscaped() []byte {
 	for {
 		c := s.next()
@@ -212,23 +238,26 @@ func (s *scanner) strEscaped() []byte {
 			s.pos--
 			s.fail("control character in string")
 		case c != '\\':
-			s.tmp = append(s.tmp, c)
+			if len(s.tmp) < MaxValue {
+				s.tmp = append(s.tmp, c)
+			}
 			continue
 		}
 		e := s.next()
+		var b byte
 		switch e {
 		case '"', '\\', '/':
-			s.tmp = append(s.tmp, e)
+			b = e
 		case 'b':
-			s.tmp = append(s.tmp, '\b')
+			b = '\b'
 		case 'f':
-			s.tmp = append(s.tmp, '\f')
+			b = '\f'
 		case 'n':
-			s.tmp = append(s.tmp, '\n')
+			b = '\n'
 		case 'r':
-			s.tmp = append(s.tmp, '\r')
+			b = '\r'
 		case 't':
-			s.tmp = append(s.tmp, '\t')
+			b = '\t'
 		case 'u':
 			r := s.hex4()
 			if r >= 0xd800 && r < 0xdc00 {
@@ -245,10 +274,16 @@ func (s *scanner) strEscaped() []byte {
 					s.fail("invalid surrogate escape")
 				}
 			}
-			s.tmp = utf8.AppendRune(s.tmp, r)
+			if len(s.tmp) < MaxValue {
+				s.tmp = utf8.AppendRune(s.tmp, r)
+			}
+			continue
 		default:
 			s.pos--
 			s.fail("invalid escape " + quoteByte(e))
+		}
+		if len(s.tmp) < MaxValue {
+			s.tmp = append(s.tmp, b)
 		}
 	}
 }

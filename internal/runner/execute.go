@@ -11,6 +11,11 @@ import (
 // PerfOptions are --perf's warm-up and timed runs (exec.PerfOptions).
 type PerfOptions = exec.PerfOptions
 
+// MaxPerfRuns bounds the timed runs of one launch (exec.MaxPerfRuns):
+// --perf-time stops there, and et run-op refuses a --perf-runs or
+// --perf-warmup above it.
+const MaxPerfRuns = exec.MaxPerfRuns
+
 // ExecuteOptions are a whole run's choices: the options every case
 // shares, where the run's jobs run, and --profile.
 type ExecuteOptions struct {

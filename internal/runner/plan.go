@@ -4,11 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
-	"strconv"
-	"strings"
 
+	"github.com/ainekko/et/internal/infile"
 	"github.com/ainekko/et/internal/ops"
 	"github.com/ainekko/et/internal/ops/abi"
 	"github.com/ainekko/et/internal/ops/graph"
@@ -36,10 +34,12 @@ func (o PlanOptions) manifest() *abi.Manifest {
 }
 
 // Planned is one case with its graph and its plan, planned once: what
-// et ops explain and run-op --explain show is what runs. Its leaves are
-// zero tensors of the right shape; a run binds them to the case's data
-// for the time it runs the case (bind) and then gives them back, so
-// running it returns the results and leaves the plan as it was.
+// et ops explain and run-op --explain show is what runs. Its leaves and
+// results are tensors without data (ops.NewShape: a type, a shape, no
+// memory), so planning a 64 GiB case takes no more memory than planning
+// a small one; a run binds the leaves to the case's data for the time it
+// runs the case (bind) and then unbinds them, so running it returns the
+// results and leaves the plan as it was.
 type Planned struct {
 	Case  *graph.Case
 	Graph *plan.Graph
@@ -47,15 +47,16 @@ type Planned struct {
 }
 
 // bind gives the plan's leaves the case's data, for one run of it: once
-// the case is found to fit in host memory (CheckMemory), its inputs are
-// generated or read (ctx cancels that), and every value that holds a
-// leaf's memory (the leaf, its views, the results written into it in
-// place, all sharing its buffer) holds the data instead. unbind gives
-// them their zero buffers back. Planning reads no data, so the plan is
-// the one the data would have given; a Planned runs on one job at a time.
-func (pc *Planned) bind(ctx context.Context) (unbind func(), err error) {
+// the case is found to fit in host memory (CheckMemory, with maxMemory
+// --max-host-memory), its inputs are generated or read (ctx cancels
+// that), and every value that holds a leaf's memory (the leaf, its views,
+// the results written into it in place, all sharing its buffer) holds
+// the data. unbind takes it away again. Planning reads no data, so the
+// plan is the one the data would have given; a Planned runs on one job at
+// a time.
+func (pc *Planned) bind(ctx context.Context, maxMemory uint64) (unbind func(), err error) {
 	c, g := pc.Case, pc.Graph
-	if err := CheckMemory(c, MemAvailable()); err != nil {
+	if err := CheckMemory(c, maxMemory); err != nil {
 		return nil, err
 	}
 	leaves, err := graph.MaterializeContext(ctx, c)
@@ -69,9 +70,9 @@ func (pc *Planned) bind(ctx context.Context) (unbind func(), err error) {
 		if !ok || x == nil {
 			return nil, fmt.Errorf("%s: leaf %s: no data for it", c.File, ts.Name)
 		}
-		if t := g.Values[i].T; x.Type != t.Type || x.Ne != t.Ne || x.Nb != t.Nb || x.Offs != t.Offs || len(x.Buf) != len(t.Buf) {
+		if t := g.Values[i].T; x.Type != t.Type || x.Ne != t.Ne || x.Nb != t.Nb || x.Offs != t.Offs || uint64(len(x.Buf)) != t.BufLen() {
 			return nil, fmt.Errorf("%s: leaf %s: its data (%s %s, %d bytes) does not fit the plan's (%s %s, %d bytes)",
-				c.File, ts.Name, x.Type, x.ShapeString(), len(x.Buf), t.Type, t.ShapeString(), len(t.Buf))
+				c.File, ts.Name, x.Type, x.ShapeString(), len(x.Buf), t.Type, t.ShapeString(), t.BufLen())
 		}
 		data[i] = x.Buf
 	}
@@ -92,8 +93,8 @@ func (pc *Planned) bind(ctx context.Context) (unbind func(), err error) {
 }
 
 // PlanCase builds case c into a graph and plans it: the one plan of the
-// case. The leaves are zero tensors of the right shape (enough to plan
-// and explain: planning reads no data, and nothing is generated or read);
+// case. The leaves are tensors without data (enough to plan and explain:
+// planning reads no data, and nothing is generated, read or allocated);
 // a run binds them to the case's data while it runs (Planned.bind).
 func PlanCase(c *graph.Case, o PlanOptions) (*Planned, error) {
 	g, err := BuildGraph(c)
@@ -107,12 +108,13 @@ func PlanCase(c *graph.Case, o PlanOptions) (*Planned, error) {
 	return &Planned{Case: c, Graph: g, Plan: p}, nil
 }
 
-// BuildGraph turns case c into a planner graph with zero leaves. Errors
-// are *graph.Error with the case's file and line.
+// BuildGraph turns case c into a planner graph whose tensors have no
+// data (ops.NewShape). Errors are *graph.Error with the case's file and
+// line.
 func BuildGraph(c *graph.Case) (*plan.Graph, error) {
 	leaves := make(map[string]*ops.Tensor, len(c.Tensors))
 	for _, t := range c.Tensors {
-		leaves[t.Name] = ops.New(t.Type, t.Ne...)
+		leaves[t.Name] = ops.NewShape(t.Type, t.Ne...)
 	}
 	g := plan.NewGraph()
 	for _, t := range c.Tensors {
@@ -164,38 +166,14 @@ func CaseBytes(c *graph.Case) uint64 {
 	return 2*total + staging
 }
 
-// CheckMemory refuses, before any data is generated, a case that cannot
-// fit in the memory available (avail 0 = unknown: no check).
-func CheckMemory(c *graph.Case, avail uint64) error {
-	need := CaseBytes(c)
-	if avail > 0 && need > avail {
-		return &graph.Error{File: c.File, Msg: fmt.Sprintf("case needs about %s of host memory (inputs, results and the device copy), %s is available", mib(need), mib(avail))}
+// CheckMemory refuses, before any data is generated, a case that needs
+// more host memory than is available, or than max allows when it is set
+// (--max-host-memory; infile.AdmitMemory).
+func CheckMemory(c *graph.Case, max uint64) error {
+	if err := infile.AdmitMemory("the case (inputs, results and the device copy)", CaseBytes(c), max); err != nil {
+		return &graph.Error{File: c.File, Msg: err.Error()}
 	}
 	return nil
-}
-
-func mib(b uint64) string {
-	if b < 1<<20 {
-		return strconv.FormatUint(b, 10) + " B"
-	}
-	return strconv.FormatFloat(float64(b)/(1<<20), 'f', 1, 64) + " MiB"
-}
-
-// MemAvailable is MemAvailable from /proc/meminfo in bytes, or 0.
-func MemAvailable() uint64 {
-	b, err := os.ReadFile("/proc/meminfo")
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "MemAvailable:"); ok {
-			var kb uint64
-			if _, err := fmt.Sscanf(strings.TrimSpace(rest), "%d kB", &kb); err == nil {
-				return kb << 10
-			}
-		}
-	}
-	return 0
 }
 
 // PlanAll plans every case without its data (planning needs only types

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"errors"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -26,5 +27,42 @@ func TestCheckMemory(t *testing.T) {
 	}
 	if err := CheckMemory(c, 0); err != nil {
 		t.Errorf("unknown memory: %v", err)
+	}
+}
+
+// TestPlanAllocatesNoData plans a case of 1 GiB of leaves and results
+// (and explains it): planning works on tensors without data, so it
+// allocates a few KiB, not the tensors (et ops explain and --explain of
+// a 64 GiB case used to die of an out-of-memory crash).
+func TestPlanAllocatesNoData(t *testing.T) {
+	c, err := graph.ParseCaseString("ADD(type=f32,ne=[4096,4096,8,1],nr=[1,1,1,1],nf=1)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if need := CaseBytes(c); need < 1<<30 {
+		t.Fatalf("CaseBytes = %d, want a case of at least 1 GiB", need)
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	pc, err := PlanCase(c, PlanOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = pc.Plan.Explain()
+	runtime.ReadMemStats(&after)
+	// The data would be 1.5 GiB; the bound leaves room for anything else
+	// the process allocates meanwhile.
+	if got := after.TotalAlloc - before.TotalAlloc; got > 256<<20 {
+		t.Errorf("planning allocated %d bytes, want no tensor data (under 256 MiB)", got)
+	}
+	for i, v := range pc.Graph.Values {
+		if v.T.Buf != nil {
+			t.Errorf("value %d (%s) has %d bytes of data after planning", i, v.Name, len(v.T.Buf))
+		}
+	}
+	out := pc.Graph.Values[pc.Graph.Outputs[0]].T
+	if want := uint64(4096 * 4096 * 8 * 4); out.BufLen() != want {
+		t.Errorf("output BufLen = %d, want %d", out.BufLen(), want)
 	}
 }

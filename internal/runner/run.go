@@ -245,6 +245,9 @@ type Options struct {
 	SaveInputs string
 	// Expected is the expected-failures set (nil: none).
 	Expected *expect.Set
+	// MaxHostMemory is --max-host-memory: the host memory a case may
+	// need (CheckMemory), when less than MemAvailable; 0: MemAvailable.
+	MaxHostMemory uint64
 	// Logf reports progress (nil: quiet).
 	Logf func(format string, args ...any)
 	// Progress, when set, is told as each case starts and ends, from the
@@ -476,7 +479,7 @@ func runCase(ctx context.Context, dev driver.Device, pc *Planned, saveDir, input
 	o.logf("%sgenerating the inputs of %s", job, c.Name)
 	hostDone := registry.HostWork(ctx) // --timeout counts device work only
 	bindStart := time.Now()
-	unbind, err := pc.bind(ctx)
+	unbind, err := pc.bind(ctx, o.MaxHostMemory)
 	inputs := time.Since(bindStart)
 	hostDone()
 	if err != nil {

@@ -52,19 +52,59 @@ type Sources struct {
 // ends with ctx (infile), and a *.yaml of a directory that is not a
 // regular file is refused without being opened.
 func LoadCases(ctx context.Context, s Sources, m *abi.Manifest) (cases []*graph.Case, bad []error, err error) {
+	bad, err = eachCase(ctx, s, m, func(c *graph.Case) error {
+		cases = append(cases, c)
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return cases, bad, nil
+}
+
+// eachCase is LoadCases one case at a time: it calls fn, in LoadCases'
+// order, on each case that passes the filters, and a case string is
+// parsed only when fn is done with the one before, so that a caller that
+// keeps only a verdict (Support) never holds all the cases. An error of
+// fn stops it.
+func eachCase(ctx context.Context, s Sources, m *abi.Manifest, fn func(*graph.Case) error) (bad []error, err error) {
+	filter, err := graph.NewFilter(s.OpsFilter, s.ParamsFilter)
+	if err != nil {
+		return nil, err
+	}
+	seen, kept := 0, 0
+	each := func(cs ...*graph.Case) error {
+		for _, c := range cs {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			seen++
+			if filter.Match(c) {
+				kept++
+				if err := fn(c); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
 	switch {
 	case strings.Contains(s.Op, "("):
 		c, err := graph.ParseCaseString(s.Op)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
-		cases = append(cases, c)
+		if err := each(c); err != nil {
+			return nil, err
+		}
 	case s.Op != "":
 		c, err := graph.FromFlags(s.Op, s.Srcs, s.Params)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
-		cases = append(cases, c)
+		if err := each(c); err != nil {
+			return nil, err
+		}
 	}
 	for _, cs := range s.Cases {
 		c, err := graph.ParseCaseString(cs)
@@ -72,13 +112,15 @@ func LoadCases(ctx context.Context, s Sources, m *abi.Manifest) (cases []*graph.
 			bad = append(bad, err)
 			continue
 		}
-		cases = append(cases, c)
+		if err := each(c); err != nil {
+			return nil, err
+		}
 	}
 	for _, path := range s.CaseFiles {
 		b, err := readCaseFile(ctx, path, "--cases")
 		if err != nil {
 			if ctx.Err() != nil {
-				return nil, nil, ctx.Err()
+				return nil, ctx.Err()
 			}
 			bad = append(bad, err)
 			continue
@@ -87,23 +129,24 @@ func LoadCases(ctx context.Context, s Sources, m *abi.Manifest) (cases []*graph.
 		if len(cs) == 0 && len(errs) == 0 {
 			errs = append(errs, &graph.Error{File: path, Msg: "no case strings in this file"})
 		}
-		cases, bad = append(cases, cs...), append(bad, errs...)
+		bad = append(bad, errs...)
+		if err := each(cs...); err != nil {
+			return nil, err
+		}
 	}
 	fc, fb, err := loadFiles(ctx, s.Files)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	cases, bad = append(cases, fc...), append(bad, fb...)
-
-	filter, err := graph.NewFilter(s.OpsFilter, s.ParamsFilter)
-	if err != nil {
-		return nil, nil, err
+	bad = append(bad, fb...)
+	if err := each(fc...); err != nil {
+		return nil, err
 	}
 	for _, path := range s.TestFiles {
 		b, err := readCaseFile(ctx, path, "--test-file")
 		if err != nil {
 			if ctx.Err() != nil {
-				return nil, nil, ctx.Err()
+				return nil, ctx.Err()
 			}
 			bad = append(bad, err)
 			continue
@@ -112,17 +155,15 @@ func LoadCases(ctx context.Context, s Sources, m *abi.Manifest) (cases []*graph.
 		if len(cs) == 0 && len(errs) == 0 {
 			errs = append(errs, &graph.Error{File: path, Msg: "no ops in this test file"})
 		}
-		cases = append(cases, cs...)
 		bad = append(bad, errs...)
+		if err := each(cs...); err != nil {
+			return nil, err
+		}
 	}
-	if filter.Empty() {
-		return cases, bad, nil
+	if kept == 0 && seen > 0 {
+		return nil, infile.Errorf("no case matches --op %q --params %q (of %d)", s.OpsFilter, s.ParamsFilter, seen)
 	}
-	kept := filter.Apply(cases)
-	if len(kept) == 0 && len(cases) > 0 {
-		return nil, nil, infile.Errorf("no case matches --op %q --params %q (of %d)", s.OpsFilter, s.ParamsFilter, len(cases))
-	}
-	return kept, bad, nil
+	return bad, nil
 }
 
 // readCaseFile reads a file of cases one per line (--test-file,

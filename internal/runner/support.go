@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/ainekko/et/internal/ops/abi"
+	"github.com/ainekko/et/internal/ops/graph"
 	"github.com/ainekko/et/internal/ops/graph/tbocases"
 	"github.com/ainekko/et/internal/ops/plan"
 )
@@ -23,8 +24,9 @@ type SupportVerdict struct {
 }
 
 // Support judges the cases s names (LoadCases) with ggml-et's
-// supports_op, one case at a time, keeping only its verdict (a plan
-// holds the case's tensors, and the whole list is 19,726 cases). With no
+// supports_op, one case at a time, keeping only its verdict: a case is
+// parsed and planned when the one before is judged (eachCase), so that
+// the 19,726 cases of the whole list are never all in memory. With no
 // op, case string, file or test file in s, the cases are every eval case
 // of test-backend-ops at the manifest's ggml version (tbocases). A case
 // that is bad input goes to bad, with the others still judged; total
@@ -40,19 +42,16 @@ func Support(ctx context.Context, s Sources, m *abi.Manifest) (verdicts []Suppor
 			s.Cases = append(s.Cases, tc.String())
 		}
 	}
-	cases, bad, err := LoadCases(ctx, s, m)
-	if err != nil {
-		return nil, nil, 0, err
-	}
-	total = len(cases) + len(bad)
-	for _, c := range cases {
+	var planBad []error
+	bad, err = eachCase(ctx, s, m, func(c *graph.Case) error {
+		total++
 		pc, err := PlanCase(c, PlanOptions{Manifest: m})
 		if err != nil {
 			if !isInputError(err) {
-				return nil, nil, 0, err
+				return err
 			}
-			bad = append(bad, err)
-			continue
+			planBad = append(planBad, err)
+			return nil
 		}
 		v := outputVerdict(pc)
 		sv := SupportVerdict{Op: c.OpDesc, Params: c.Vars, Supported: v.Supported, Reasons: v.Reasons}
@@ -60,8 +59,13 @@ func Support(ctx context.Context, s Sources, m *abi.Manifest) (verdicts []Suppor
 			sv.Op, sv.Params = strings.ToUpper(outputOp(pc)), c.Name
 		}
 		verdicts = append(verdicts, sv)
+		return nil
+	})
+	if err != nil {
+		return nil, nil, 0, err
 	}
-	return verdicts, bad, total, nil
+	total += len(bad) // the files that gave no case are a part of it
+	return verdicts, append(bad, planBad...), total, nil
 }
 
 // outputNode is the node test-backend-ops' support mode judges: the one

@@ -3,6 +3,7 @@ package sysemu
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -58,11 +59,34 @@ func ReadKernel(path string) ([]byte, []string, error) {
 		}
 		warns = append(warns, fmt.Sprintf("%s: %s", path, p.String()))
 	}
-	b, err := os.ReadFile(path)
+	b, err := readKernelFile(path)
 	if err != nil {
 		return nil, nil, &KernelError{fmt.Sprintf("%s: %s", path, pathErrText(err))}
 	}
 	return b, warns, nil
+}
+
+// MaxKernelELF bounds a kernel ELF et reads (ggml-et's largest, the
+// uberkernel, is about 110 KiB): a larger one is refused before it is read.
+const MaxKernelELF = 64 << 20
+
+// readKernelFile reads a kernel ELF (a regular file: CheckELF said so) of
+// at most MaxKernelELF bytes.
+func readKernelFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	tooLarge := fmt.Errorf("larger than %d MiB, more than any kernel ELF (et reads no more)", MaxKernelELF>>20)
+	if fi, err := f.Stat(); err == nil && fi.Size() > MaxKernelELF {
+		return nil, tooLarge
+	}
+	b, err := io.ReadAll(io.LimitReader(f, MaxKernelELF+1))
+	if err == nil && len(b) > MaxKernelELF { // it grew
+		err = tooLarge
+	}
+	return b, err
 }
 
 // LoadKernels reads dir/<name>.elf for every name, before anything boots.
@@ -97,7 +121,7 @@ func LoadKernels(dir string, names []string) (elfs map[string][]byte, warnings [
 			bad = append(bad, fmt.Sprintf("%s: %s", name+".elf", fatal))
 			continue
 		}
-		b, err := os.ReadFile(path)
+		b, err := readKernelFile(path)
 		if err != nil {
 			bad = append(bad, fmt.Sprintf("%s: %v", name+".elf", pathErrText(err)))
 			continue

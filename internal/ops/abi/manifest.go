@@ -59,10 +59,22 @@ func Default() *Manifest { return defaultOnce() }
 // writing one for another ggml version).
 func DefaultYAML() []byte { return append([]byte(nil), defaultManifest...) }
 
-// Load reads a manifest file (et --abi FILE). Errors are *ManifestError,
-// with the file's line where the problem is.
+// MaxManifest bounds a manifest file (the embedded one is about 40 KiB).
+const MaxManifest = 64 << 20
+
+// Load reads a manifest file of at most MaxManifest bytes. Errors are
+// *ManifestError, with the file's line where the problem is. (et --abi
+// reads the file with a context first, then calls Parse.)
 func Load(path string) (*Manifest, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, &ManifestError{File: path, Msg: "cannot read the ABI manifest", Err: err}
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxManifest+1))
+	if err == nil && len(data) > MaxManifest {
+		err = fmt.Errorf("longer than %d MiB", MaxManifest>>20)
+	}
 	if err != nil {
 		return nil, &ManifestError{File: path, Msg: "cannot read the ABI manifest", Err: err}
 	}

@@ -347,7 +347,7 @@ func chainedReference(ctx context.Context, g *plan.Graph, at map[int]int) (map[i
 			if g.Values[b].Node < 0 {
 				mem[b] = slices.Clone(g.Values[b].T.Buf) // a leaf written in place
 			} else {
-				mem[b] = make([]byte, len(g.Values[b].T.Buf))
+				mem[b] = make([]byte, g.Values[b].T.BufLen())
 			}
 		}
 	}
@@ -420,7 +420,7 @@ func bases(g *plan.Graph) []int {
 }
 
 func bufSize(t *ops.Tensor) uint64 {
-	n := uint64(len(t.Buf))
+	n := t.BufLen()
 	if n == 0 {
 		n = 1
 	}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 
 	"github.com/ainekko/et/internal/ops"
 )
@@ -172,12 +171,8 @@ func validate(c *Case, rawParams []map[string]any, paramLines []map[string]int) 
 				return errorf(c.File, s.Line, "tensor %s: %v", s.Name, err)
 			}
 		}
-		x := &ops.Tensor{Name: s.Name, Type: s.Type}
-		for d := range x.Ne {
-			x.Ne[d] = 1
-		}
-		copy(x.Ne[:], s.Ne)
-		x.Nb = ops.ContiguousStrides(s.Type, x.Ne)
+		x := ops.NewShape(s.Type, s.Ne...)
+		x.Name = s.Name
 		shapes[s.Name] = x
 	}
 	if len(c.Nodes) == 0 {
@@ -283,52 +278,17 @@ func checkInPlace(info *ops.OpInfo, srcs []*ops.Tensor, res *ops.Tensor) error {
 	return nil
 }
 
-// maxStandIn bounds the source size of a view whose bounds are checked
-// at load time. Larger views are checked when the case runs.
-const maxStandIn = 64 << 20
-
-// standInBuf backs the stand-ins of view sources: ops.View only checks
-// the length of its source's buffer, never reads it, so all stand-ins
-// share one zeroed allocation that is never touched (hence not resident).
-var standInBuf = sync.OnceValue(func() []byte { return make([]byte, maxStandIn) })
-
-// standInResult infers a node's result type and shape from buffer-less
-// stand-ins of its sources. A view needs its source buffer's length to
-// check its bounds, so the source gets a slice of standInBuf of the right
-// length; the result shares it, as a real view would.
+// standInResult infers a node's result type and shape from its sources,
+// tensors without data (ops.NewShape, whose BufLen is what a view checks
+// its bounds against): a view's bounds are checked exactly as the run
+// will check them, and nothing is allocated.
 func standInResult(info *ops.OpInfo, srcs []*ops.Tensor, p ops.Params) (*ops.Tensor, error) {
 	if info.View {
-		src := srcs[0]
-		if info.Name == ops.OpView && src.Buf == nil {
-			n := src.Offs + src.NBytes()
-			if n > maxStandIn {
-				return viewShapeOnly(src, p), nil
-			}
-			src.Buf = standInBuf()[:n]
-		}
-		v, err := info.ViewOf(src, p)
-		if err != nil {
-			return nil, err
-		}
-		return v, nil
+		return info.ViewOf(srcs[0], p)
 	}
 	t, ne, err := info.Shape(srcs, p)
 	if err != nil {
 		return nil, err
 	}
-	x := &ops.Tensor{Type: t, Ne: ne}
-	x.Nb = ops.ContiguousStrides(t, ne)
-	return x, nil
-}
-
-// viewShapeOnly is the shape of a view too large to bounds-check at load
-// time; ops.View checks it when the case runs.
-func viewShapeOnly(src *ops.Tensor, p ops.Params) *ops.Tensor {
-	v := &ops.Tensor{Type: src.Type}
-	for i := range v.Ne {
-		v.Ne[i] = 1
-	}
-	copy(v.Ne[:], p.Ints("ne"))
-	v.Nb = ops.ContiguousStrides(src.Type, v.Ne)
-	return v
+	return ops.NewShape(t, ne[:]...), nil
 }

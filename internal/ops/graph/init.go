@@ -342,7 +342,11 @@ func readNpyLeaf(c *Case, s *TensorSpec) (*ops.Tensor, error) {
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(c.Dir, path)
 	}
-	a, err := ReadNpyFile(path)
+	n := int64(1)
+	for _, d := range s.Ne {
+		n *= d
+	}
+	a, err := ReadNpyFileMax(path, n*npyMaxDtype)
 	if err != nil {
 		return nil, err
 	}

@@ -216,6 +216,10 @@ func TestLoadErrors(t *testing.T) {
 		{"tolerance not a number", base + "tolerance: {nmse: low}\n", `case.yaml:8: tolerance: nmse: want a finite number, got the string "low"`},
 		{"alias", base + "description: &d x\nfoo2: *d\n", "case.yaml:9: YAML aliases (*d) are not supported"},
 		{"two documents", base + "---\nname: u\n", "case.yaml:8: a case file holds one YAML document"},
+		// A view of a source over 64 MiB was checked only when the case
+		// ran; sources are shapes without data now, checked at any size.
+		{"view past a large source", "name: t\ntensors:\n  x: {type: f32, ne: [4096, 8192]}\nnodes:\n  - {name: v, op: view, src: [x], params: {ne: [4096, 8192], offset: 4}}\n",
+			"case.yaml:5: node v: view: shape [4096, 8192, 1, 1] with offset 4 needs 134217732 bytes, source buffer has 134217728"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

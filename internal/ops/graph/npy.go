@@ -102,7 +102,16 @@ func (a *Array) Int64s() ([]int64, error) {
 }
 
 // ReadNpyFile reads a .npy file. Errors name the file.
-func ReadNpyFile(path string) (*Array, error) {
+func ReadNpyFile(path string) (*Array, error) { return ReadNpyFileMax(path, maxNpyElems*8) }
+
+// npyMaxDtype is the size of the largest dtype a .npy may hold (f8, i8).
+const npyMaxDtype = 8
+
+// ReadNpyFileMax is ReadNpyFile of a file whose data should be at most
+// maxData bytes: a file larger than such a .npy can be (its header at
+// most maxNpyHeader) is refused before it is read, so that a wrong path
+// to a huge file costs nothing.
+func ReadNpyFileMax(path string, maxData int64) (*Array, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
 		var pe *os.PathError
@@ -114,6 +123,9 @@ func ReadNpyFile(path string) (*Array, error) {
 	if !fi.Mode().IsRegular() {
 		// A FIFO would block the open, a device never end.
 		return nil, &Error{File: path, Msg: "not a regular file"}
+	}
+	if limit := maxData + maxNpyHeader + 12; fi.Size() > limit {
+		return nil, &Error{File: path, Msg: fmt.Sprintf("%d bytes, more than a .npy of the %d data bytes wanted can be", fi.Size(), maxData)}
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {

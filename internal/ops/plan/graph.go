@@ -9,7 +9,9 @@ import (
 // Value is one tensor of a graph: a leaf (input data) or the result of a
 // node. Every value has a host tensor T; a view shares its Buf with the
 // value that owns the memory (Base), and T.Offs is the byte offset of its
-// element 0 inside that memory. Device buffers mirror this: one device
+// element 0 inside that memory. A node's result has no data (Buf nil,
+// ops.NewShape): planning needs only types, shapes and T.BufLen, and a
+// run computes into memory of its own. Device buffers mirror this: one device
 // allocation per Base value, a view's device address is base + T.Offs.
 type Value struct {
 	Name string
@@ -76,9 +78,9 @@ func (g *Graph) AddLeaf(name string, t *ops.Tensor) (int, error) {
 }
 
 // AddNode adds a node: it checks the op, the sources and the params
-// (normalizing them), infers the result's type and shape and allocates
-// its host tensor (or builds the view). Errors are input errors naming
-// the node.
+// (normalizing them), infers the result's type and shape and gives it a
+// host tensor without data (ops.NewShape), or builds the view. Errors
+// are input errors naming the node.
 func (g *Graph) AddNode(name string, op ops.Op, src []string, raw map[string]any, line int) (int, error) {
 	return g.AddNodeInPlace(name, op, src, raw, line, false)
 }
@@ -145,7 +147,7 @@ func (g *Graph) AddNodeInPlace(name string, op ops.Op, src []string, raw map[str
 			t, base = &v, g.Values[n.Src[0]].Base
 			n.InPlace = true
 		default:
-			t = ops.New(typ, ne[:]...)
+			t = ops.NewShape(typ, ne[:]...)
 		}
 	}
 	t.Name = name
