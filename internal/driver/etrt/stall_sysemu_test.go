@@ -48,7 +48,7 @@ func TestSysemuNoIdleStalls(t *testing.T) {
 	sd := dev.(*shimDevice)
 
 	const n = 1 << 20
-	p, err := dev.Malloc(n, 64)
+	p, err := dev.Malloc(context.Background(), n, 64)
 	if err != nil {
 		t.Fatal(err)
 	}
