@@ -13,8 +13,10 @@ import (
 
 // progress tells what a long run is doing, on stderr. On a terminal it
 // draws one status line, rewritten in place: the boot (the emulator's last
-// console line), then the case running, i of N, with its name and elapsed
-// time, redrawn every tick so the terminal is never silent; it is erased
+// console line), then the case running, i of N, with its name and the
+// launch (or host fallback) running in it, with the launch's elapsed time
+// (one launch can take minutes on sysemu), redrawn every tick so the
+// terminal is never silent; it is erased
 // before the results print. With --progress (for CI logs, where stderr is
 // no terminal) it writes a line per finished case instead.
 type progress struct {
@@ -25,12 +27,13 @@ type progress struct {
 	width int
 	now   func() time.Time
 
-	status  string    // what the status line says, without the time
-	since   time.Time // when status began
-	drawn   bool
-	running map[int]runner.CaseProgress
-	started map[int]time.Time
-	stop    chan struct{}
+	status    string    // what the status line says, without the time
+	since     time.Time // when status began
+	drawn     bool
+	running   map[int]runner.CaseProgress
+	started   map[int]time.Time // when each running case began
+	stepSince map[int]time.Time // when its current status (step) began
+	stop      chan struct{}
 }
 
 // newProgress is run-op's progress: nil when there is nothing to show
@@ -44,7 +47,7 @@ func newProgress(f *factory, lines bool) *progress {
 		w = 80
 	}
 	return &progress{w: f.IO.ErrOut, tty: f.IO.ErrTTY, lines: lines, width: w, now: f.Now,
-		running: map[int]runner.CaseProgress{}, started: map[int]time.Time{}}
+		running: map[int]runner.CaseProgress{}, started: map[int]time.Time{}, stepSince: map[int]time.Time{}}
 }
 
 // tick redraws the status line every interval until done is called.
@@ -90,14 +93,23 @@ func (p *progress) bootLine(console, line string) {
 func (p *progress) event(ev runner.CaseProgress) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if ev.Step != nil {
+		// A launch (or fallback, or timing) of a running case: the status
+		// names it, and its elapsed time is the step's.
+		p.running[ev.Index], p.stepSince[ev.Index] = ev, p.now()
+		p.status, p.since = caseStatus(ev), p.now()
+		p.draw()
+		return
+	}
 	if !ev.Done {
-		p.running[ev.Index], p.started[ev.Index] = ev, p.now()
+		p.running[ev.Index], p.started[ev.Index], p.stepSince[ev.Index] = ev, p.now(), p.now()
 		p.status, p.since = caseStatus(ev), p.now()
 		p.draw()
 		return
 	}
 	elapsed := p.now().Sub(p.started[ev.Index])
 	delete(p.running, ev.Index)
+	delete(p.stepSince, ev.Index)
 	if p.lines {
 		p.erase()
 		fmt.Fprintf(p.w, "et: %s %s (%s)\n", caseStatus(ev), caseVerdict(ev), fmtNS(elapsed.Nanoseconds()))
@@ -106,7 +118,7 @@ func (p *progress) event(ev runner.CaseProgress) {
 	p.status = ""
 	for i, r := range p.running {
 		if p.status == "" || i < ev.Index {
-			p.status, p.since = caseStatus(r), p.started[i]
+			p.status, p.since = caseStatus(r), p.stepSince[i]
 		}
 	}
 	p.draw()
@@ -155,6 +167,9 @@ func caseStatus(ev runner.CaseProgress) string {
 	s := fmt.Sprintf("case %d/%d %s", ev.Index+1, ev.Total, ev.Name)
 	if ev.Job != "" {
 		s += " on " + ev.Job
+	}
+	if ev.Step != nil && !ev.Done {
+		s += ": " + ev.Step.String()
 	}
 	return s
 }
