@@ -97,13 +97,13 @@ func (p *progress) event(ev runner.CaseProgress) {
 		// A launch (or fallback, or timing) of a running case: the status
 		// names it, and its elapsed time is the step's.
 		p.running[ev.Index], p.stepSince[ev.Index] = ev, p.now()
-		p.status, p.since = caseStatus(ev), p.now()
+		p.status, p.since = caseStatusFit(ev, p.width-1), p.now()
 		p.draw()
 		return
 	}
 	if !ev.Done {
 		p.running[ev.Index], p.started[ev.Index], p.stepSince[ev.Index] = ev, p.now(), p.now()
-		p.status, p.since = caseStatus(ev), p.now()
+		p.status, p.since = caseStatusFit(ev, p.width-1), p.now()
 		p.draw()
 		return
 	}
@@ -118,7 +118,7 @@ func (p *progress) event(ev runner.CaseProgress) {
 	p.status = ""
 	for i, r := range p.running {
 		if p.status == "" || i < ev.Index {
-			p.status, p.since = caseStatus(r), p.stepSince[i]
+			p.status, p.since = caseStatusFit(r, p.width-1), p.stepSince[i]
 		}
 	}
 	p.draw()
@@ -163,15 +163,34 @@ func (p *progress) erase() {
 	}
 }
 
-func caseStatus(ev runner.CaseProgress) string {
-	s := fmt.Sprintf("case %d/%d %s", ev.Index+1, ev.Total, ev.Name)
+// caseStatus says which case runs, and which launch in it.
+func caseStatus(ev runner.CaseProgress) string { return caseStatusFit(ev, 0) }
+
+// caseStatusFit is caseStatus in at most width runes (0: any), leaving
+// room for the elapsed time: a long case name (a case string) is cut in
+// its middle first, so the launch stays in view.
+func caseStatusFit(ev runner.CaseProgress, width int) string {
+	head := fmt.Sprintf("case %d/%d ", ev.Index+1, ev.Total)
+	var tail string
 	if ev.Job != "" {
-		s += " on " + ev.Job
+		tail = " on " + ev.Job
 	}
 	if ev.Step != nil && !ev.Done {
-		s += ": " + ev.Step.String()
+		tail += ": " + ev.Step.String()
 	}
-	return s
+	name := []rune(ev.Name)
+	const elapsed, minName = len(" (999 s)"), 20
+	if width > 0 {
+		room := width - elapsed - len([]rune(head)) - len([]rune(tail))
+		if room < minName {
+			room = minName
+		}
+		if len(name) > room {
+			k := (room - 1) / 2
+			name = append(append(name[:k:k], '…'), name[len(name)-(room-1-k):]...)
+		}
+	}
+	return head + string(name) + tail
 }
 
 // caseVerdict sums up a finished case: "PASS", "FAIL (1 of 3 outputs)",

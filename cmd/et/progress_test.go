@@ -121,3 +121,26 @@ func TestRunOpProgressOneCase(t *testing.T) {
 		t.Errorf("stderr %q", errOut)
 	}
 }
+
+// TestProgressLongCaseName: a case string longer than the terminal is cut
+// in its middle, so the launch and its elapsed time stay on the line.
+func TestProgressLongCaseName(t *testing.T) {
+	f, _, errOut := testFactory(nil)
+	f.IO.ErrTTY, f.IO.Width = true, 80
+	clock := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	f.Now = func() time.Time { return clock }
+	p := newProgress(f, false)
+	name := "ADD(type=f32,ne=[4096,7,1,1],nr=[1,1,1,1],nf=1,perm1=0,src_overlap=0)"
+	p.event(runner.CaseProgress{Index: 11, Total: 120, Name: name, Step: &exec.StepProgress{Index: 0, Total: 1, Kernel: "el_map_f32", Nodes: []string{"out"}}})
+	clock = clock.Add(754 * time.Second)
+	p.mu.Lock()
+	p.draw()
+	p.mu.Unlock()
+	last := errOut.String()[strings.LastIndex(errOut.String(), "\x1b[K")+3:]
+	if !strings.HasPrefix(last, "case 12/120 ADD(type=f32") || !strings.HasSuffix(last, "src_overlap=0): launch 1/1 el_map_f32 (out) (754 s)") || len([]rune(last)) > 79 {
+		t.Errorf("status line %q (%d runes)", last, len([]rune(last)))
+	}
+	if got := caseStatus(runner.CaseProgress{Index: 0, Total: 1, Name: name}); got != "case 1/1 "+name {
+		t.Errorf("without a width: %q", got)
+	}
+}
