@@ -164,9 +164,9 @@ func elide(s string, width int) string {
 }
 
 // wrapText wraps s at spaces into lines of at most width columns (a word
-// longer than that gets a line of its own).
+// longer than that gets a line of its own); width 0 keeps it whole.
 func wrapText(s string, width int) []string {
-	if lipgloss.Width(s) <= width {
+	if width <= 0 || lipgloss.Width(s) <= width {
 		return []string{s}
 	}
 	var lines []string

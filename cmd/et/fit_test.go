@@ -34,6 +34,8 @@ func TestTablesFit80Columns(t *testing.T) {
 		{[]string{"ops", "explain", "-f", "../../testcases/llama_layer_small.yaml"}, []string{"supported"}},
 		{[]string{"devices"}, []string{"ready"}},
 		{[]string{"profile", "report", "testdata/profile/et_runtime_trace.json", "--view", "all"}, nil},
+		{[]string{"run-op", "MUL_MAT(type_a=q8_0,type_b=f32,m=256,n=1,k=256)", "--perf", "--perf-runs", "2", "--perf-warmup", "0"}, []string{"wall median", "GFLOP/s", "% of peak"}},
+		{[]string{"profile", "diff", "base=testdata/profile/et_runtime_trace.json", "new=testdata/profile/et_runtime_trace.json"}, []string{"base median", "new median", "same"}},
 	}
 	for _, tt := range tests {
 		name := strings.Join(tt.args, " ")
@@ -106,6 +108,29 @@ func TestHelpFits80Columns(t *testing.T) {
 		}
 		if strings.Contains(out, "                                       ") {
 			t.Errorf("et %s --help: a flag column padded past 40 columns", strings.Join(p, " "))
+		}
+	}
+}
+
+// TestTitleWraps: a table's title longer than the terminal (run-op
+// --perf's on sysemu) wraps at spaces; without a width it stays whole.
+func TestTitleWraps(t *testing.T) {
+	title := "Performance (wall: host time from launch to sync; cycles: the device's execution cycles from the runtime's profiler, median)"
+	tb := table{Title: title, Headers: []string{"k", "v"}, Rows: [][]string{{"a", "1"}}}
+	for _, width := range []int{80, 0} {
+		var out strings.Builder
+		if err := writeTables(&out, []table{tb}, false, styles{width: width}); err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(out.String(), "\n")
+		if width == 0 {
+			if lines[0] != title {
+				t.Errorf("width 0: title %q", lines[0])
+			}
+			continue
+		}
+		if lines[0]+" "+strings.TrimSpace(lines[1]) != title || lipgloss.Width(lines[0]) > 80 || lipgloss.Width(lines[1]) > 80 {
+			t.Errorf("width 80: %q", out.String())
 		}
 	}
 }

@@ -277,6 +277,8 @@ func diffTables(opts *profileDiffOptions, res *profile.DiffResult, st styles) []
 			Headers: []string{what, b + " n", b + " median", b + " mean", n + " n", n + " median", n + " mean",
 				"change", "p", "verdict"},
 			Right: []int{1, 2, 3, 4, 5, 6, 7, 8},
+			// At 80 columns the means go first: the verdict is on medians.
+			Optional: []string{b + " mean", n + " mean"},
 		}
 	}
 	kt, ct := mk("Kernels", "kernel"), mk("Copies", "direction")
