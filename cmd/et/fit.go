@@ -164,8 +164,13 @@ func elide(s string, width int) string {
 }
 
 // wrapText wraps s at spaces into lines of at most width columns (a word
-// longer than that gets a line of its own); width 0 keeps it whole.
-func wrapText(s string, width int) []string {
+// longer than that gets a line of its own), continued two spaces in;
+// width 0 keeps it whole.
+func wrapText(s string, width int) []string { return wrapWords(s, width, "  ") }
+
+// wrapWords wraps s at spaces into lines of at most width columns, the
+// continuation lines starting with indent (width 0: s whole).
+func wrapWords(s string, width int, indent string) []string {
 	if width <= 0 || lipgloss.Width(s) <= width {
 		return []string{s}
 	}
@@ -179,7 +184,7 @@ func wrapText(s string, width int) []string {
 			line += " " + word
 		default:
 			lines = append(lines, line)
-			line = "  " + word
+			line = indent + word
 		}
 	}
 	return append(lines, line)

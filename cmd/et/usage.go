@@ -81,9 +81,35 @@ const helpWidthKey = "et.help-width"
 
 func init() {
 	cobra.AddTemplateFunc("etFlagUsages", func(fs *pflag.FlagSet, c *cobra.Command) string {
-		w, _ := strconv.Atoi(c.Root().Annotations[helpWidthKey])
-		return fs.FlagUsagesWrapped(w)
+		return fs.FlagUsagesWrapped(helpWidth(c))
 	})
+	cobra.AddTemplateFunc("etWrapText", func(s string, c *cobra.Command) string {
+		return wrapProse(s, helpWidth(c), "")
+	})
+	cobra.AddTemplateFunc("etUseLine", func(c *cobra.Command) string {
+		return wrapProse(c.UseLine(), helpWidth(c)-2, "      ") // under "Usage:", indented 2
+	})
+}
+
+// helpWidth is the width c's help wraps to (0: none).
+func helpWidth(c *cobra.Command) int {
+	w, _ := strconv.Atoi(c.Root().Annotations[helpWidthKey])
+	return w
+}
+
+// wrapProse wraps each line of s longer than width at spaces, its
+// continuation lines starting with indent; lines that start with white
+// space (commands, code) stay whole, as does everything with width 0.
+func wrapProse(s string, width int, indent string) string {
+	var out []string
+	for _, line := range strings.Split(s, "\n") {
+		if strings.HasPrefix(line, " ") || strings.HasPrefix(line, "\t") {
+			out = append(out, line)
+			continue
+		}
+		out = append(out, wrapWords(line, width, indent)...)
+	}
+	return strings.Join(out, "\n")
 }
 
 // wrapHelp makes the flag lines of every command's help wrap to width
@@ -96,5 +122,10 @@ func wrapHelp(root *cobra.Command, width int) {
 	t := root.UsageTemplate()
 	t = strings.ReplaceAll(t, "{{.LocalFlags.FlagUsages", "{{etFlagUsages .LocalFlags .Root")
 	t = strings.ReplaceAll(t, "{{.InheritedFlags.FlagUsages", "{{etFlagUsages .InheritedFlags .Root")
+	t = strings.ReplaceAll(t, "{{.UseLine}}", "{{etUseLine .}}")
 	root.SetUsageTemplate(t)
+	// The text above the usage: prose lines wrap too.
+	h := root.HelpTemplate()
+	h = strings.Replace(h, "{{. | trimTrailingWhitespaces}}", "{{etWrapText . $ | trimTrailingWhitespaces}}", 1)
+	root.SetHelpTemplate(h)
 }
