@@ -135,3 +135,34 @@ func TestTitleWraps(t *testing.T) {
 		}
 	}
 }
+
+// TestFitWrapsProse: at 80 columns a prose column (check-sysemu's detail)
+// wraps onto rows of its own, every word kept, instead of being elided to
+// "missing -> …ng forever"; the other columns are cut first.
+func TestFitWrapsProse(t *testing.T) {
+	detail := "missing -> ggml-et aborts at startup; the emulator library alone would log FATAL in sysemu.log and hang forever"
+	tb := table{Headers: []string{"id", "path", "status", "detail"}, Rows: [][]string{
+		{"firmware.master_minion", "lib/esperanto-fw/MasterMinion/MasterMinion.elf", "fail", detail},
+		{"run_dir", ".", "ok", "writable"},
+	}}
+	out := fitTable(tb, 80)
+	if w := tableWidth(colWidths(out)); w > 80 {
+		t.Errorf("%d columns wide: %q", w, out.Rows)
+	}
+	var words []string
+	for k, r := range out.Rows[:len(out.Rows)-1] {
+		if k > 0 && (r[0] != "" || r[1] != "" || r[2] != "") {
+			t.Errorf("continuation row %d repeats cells: %q", k, r)
+		}
+		words = append(words, strings.Fields(r[3])...)
+	}
+	if got := strings.Join(words, " "); got != detail || len(out.Rows) < 3 {
+		t.Errorf("detail %q over %d rows, want it whole over several", got, len(out.Rows)-1)
+	}
+	if last := out.Rows[len(out.Rows)-1]; last[0] != "run_dir" || last[3] != "writable" {
+		t.Errorf("last row %q", last)
+	}
+	if lipgloss.Width(out.Rows[0][3]) < 80/3-2 {
+		t.Errorf("detail cut to %d columns before the others", lipgloss.Width(out.Rows[0][3]))
+	}
+}
