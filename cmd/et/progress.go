@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ainekko/et/internal/driver/registry"
 	"github.com/ainekko/et/internal/runner"
 	"github.com/ainekko/et/internal/verdict"
 )
@@ -81,6 +82,18 @@ func (p *progress) set(status string) {
 	defer p.mu.Unlock()
 	p.status, p.since = status, p.now()
 	p.draw()
+}
+
+// bootStatus shows a booting emulator's console lines (spec's BootLine)
+// on one status line of a terminal, as run-op does, instead of a line
+// each (-v keeps those); the returned func erases it when the boot is over.
+func bootStatus(f *factory, spec *registry.Spec) (done func()) {
+	pr := newProgress(f, false)
+	if pr == nil || f.Global.Verbose {
+		return func() {}
+	}
+	spec.Host.BootLine = pr.bootLine
+	return pr.done
 }
 
 // bootLine shows an emulator's boot console line as the status: the UART

@@ -144,3 +144,25 @@ func TestProgressLongCaseName(t *testing.T) {
 		t.Errorf("without a width: %q", got)
 	}
 }
+
+// TestBootStatus: devices --boot and run-kernel show a booting emulator's
+// console on one status line of a terminal, erased after the boot, not a
+// line each; -v keeps the lines.
+func TestBootStatus(t *testing.T) {
+	for _, verbose := range []bool{false, true} {
+		f, _, errOut := testFactory(nil)
+		f.IO.ErrTTY, f.Global.Verbose = true, verbose
+		spec := (&backendOptions{Backend: "sysemu"}).spec(f, nil)
+		done := bootStatus(f, &spec)
+		spec.Host.BootLine("spio_uart0", "** SP BL2 STARTED **")
+		spec.Host.BootLine("spio_uart0", "MM heartbeat alive!")
+		done()
+		want := "\r\x1b[Kbooting: spio_uart0: ** SP BL2 STARTED **\r\x1b[Kbooting: spio_uart0: MM heartbeat alive!\r\x1b[K"
+		if verbose {
+			want = "et: boot: spio_uart0: ** SP BL2 STARTED **\net: boot: spio_uart0: MM heartbeat alive!\n"
+		}
+		if errOut.String() != want {
+			t.Errorf("verbose=%v: stderr %q, want %q", verbose, errOut, want)
+		}
+	}
+}
