@@ -188,8 +188,12 @@ func caseStatusFit(ev runner.CaseProgress, width int) string {
 	if ev.Job != "" {
 		tail = " on " + ev.Job
 	}
-	if ev.Step != nil && !ev.Done {
+	switch {
+	case ev.Done:
+	case ev.Step != nil:
 		tail += ": " + ev.Step.String()
+	case width > 0: // on the status line, a case starts with its inputs
+		tail += ": generating the inputs"
 	}
 	name := []rune(ev.Name)
 	const elapsed, minName = len(" (999 s)"), 20

@@ -33,7 +33,7 @@ func TestRunOpProgressTerminal(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %q", code, errOut)
 	}
-	for _, want := range []string{"\r\x1b[Kopening the ref device (2 cases)", "\r\x1b[Kcase 1/2 binary", "\r\x1b[Kcase 1/2 binary: launch 1/4 el_map_f32 (add_row)", "\r\x1b[Kcase 1/2 binary: launch 4/4 el_map_f32 (mul_same)", "\r\x1b[Kcase 2/2 norm"} {
+	for _, want := range []string{"\r\x1b[Kopening the ref device (2 cases)", "\r\x1b[Kcase 1/2 binary: generating the inputs", "\r\x1b[Kcase 1/2 binary: uploading the inputs, loading the kernels", "\r\x1b[Kcase 1/2 binary: launch 1/4 el_map_f32 (add_row)", "\r\x1b[Kcase 1/2 binary: launch 4/4 el_map_f32 (mul_same)", "\r\x1b[Kcase 2/2 norm"} {
 		if !strings.Contains(errOut, want) {
 			t.Errorf("stderr lacks %q: %q", want, errOut)
 		}
@@ -78,7 +78,7 @@ func TestProgressBootAndElapsed(t *testing.T) {
 	p.draw()
 	p.mu.Unlock()
 	p.done()
-	want := "\r\x1b[Kbooting: spio_uart0: ** SP BL2 STARTED **\r\x1b[Kcase 3/9 norm\r\x1b[Kcase 3/9 norm (3 s)" +
+	want := "\r\x1b[Kbooting: spio_uart0: ** SP BL2 STARTED **\r\x1b[Kcase 3/9 norm: generating the inputs\r\x1b[Kcase 3/9 norm: generating the inputs (3 s)" +
 		"\r\x1b[Kcase 3/9 norm: launch 2/2 mul_mat_f32 (ffn_up)\r\x1b[Kcase 3/9 norm: launch 2/2 mul_mat_f32 (ffn_up) (125 s)\r\x1b[K"
 	if errOut.String() != want {
 		t.Errorf("stderr %q, want %q", errOut, want)

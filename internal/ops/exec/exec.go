@@ -43,9 +43,9 @@ type Options struct {
 	Step func(StepProgress)
 }
 
-// StepProgress is a step of a run starting: the Index-th (0-based) of
-// Total launches and fallbacks, or with Timing, the perf timing of the
-// Index-th of Total launches.
+// StepProgress is a step of a run starting: its setup (uploads, kernel
+// loads), the Index-th (0-based) of Total launches and fallbacks, or with
+// Timing, the perf timing of the Index-th of Total launches.
 type StepProgress struct {
 	Index, Total int
 	// Kernel is the launch's kernel ("" for a fallback); Nodes the graph
@@ -54,6 +54,9 @@ type StepProgress struct {
 	Nodes    []string
 	Fallback bool
 	Timing   bool
+	// Setup is the allocation, upload and kernel loading before the
+	// first launch (Index and Total 0).
+	Setup bool
 }
 
 // String is the step as a progress line says it: "launch 2/5 KERNEL
@@ -61,6 +64,8 @@ type StepProgress struct {
 func (s StepProgress) String() string {
 	what := "launch"
 	switch {
+	case s.Setup:
+		return "uploading the inputs, loading the kernels"
 	case s.Fallback:
 		what = "fallback"
 	case s.Timing:
@@ -333,6 +338,7 @@ func Run(ctx context.Context, dev driver.Device, p *plan.Plan, opts Options) (*R
 	r.j = newJudge(p)
 	defer r.freeAll()
 	t0 := opts.Now()
+	r.step(StepProgress{Setup: true})
 	if err := r.alloc(); err != nil {
 		return nil, err
 	}

@@ -415,9 +415,10 @@ func (d logDevice) Launch(ctx context.Context, k driver.KernelID, args []byte, o
 	return d.Device.Launch(ctx, k, args, o)
 }
 
-// TestStepProgress: Step names each launch (its kernel and nodes, as the
-// launch records) before the device sees it, and each fallback, numbered
-// of the run's total; with perf, each segment's timing.
+// TestStepProgress: Step names the setup (uploads, kernel loads), then
+// each launch (its kernel and nodes, as the launch records) before the
+// device sees it, and each fallback, numbered of the run's total; with
+// perf, each segment's timing.
 func TestStepProgress(t *testing.T) {
 	for _, uber := range []bool{false, true} {
 		var log []string
@@ -430,6 +431,10 @@ func TestStepProgress(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if len(steps) == 0 || !steps[0].Setup || steps[0].String() != "uploading the inputs, loading the kernels" {
+			t.Fatalf("uberkernel=%v: the first step is not the setup: %v", uber, log)
+		}
+		steps = steps[1:]
 		fallbacks := 0
 		for _, s := range p.Steps {
 			if s.Kind == plan.StepFallback {
