@@ -71,8 +71,9 @@ func TestTablesFit80Columns(t *testing.T) {
 }
 
 // TestHelpFits80Columns: on an 80-column terminal every line of every
-// command's help fits: usage, text, commands and flags (examples are
-// commands to copy and stay whole).
+// command's help fits: usage, text, commands, flags, and examples, which
+// break with shell line continuations and still paste as the same
+// commands.
 func TestHelpFits80Columns(t *testing.T) {
 	f, _, _ := testFactory(nil)
 	var paths [][]string
@@ -95,17 +96,21 @@ func TestHelpFits80Columns(t *testing.T) {
 			t.Errorf("%v --help: exit %d", p, code)
 			continue
 		}
-		inExamples := false
 		for _, line := range strings.Split(out, "\n") {
-			switch {
-			case line == "Examples:":
-				inExamples = true
-			case line != "" && !strings.HasPrefix(line, " "):
-				inExamples = false
-			}
-			if !inExamples && lipgloss.Width(line) > 80 {
+			if lipgloss.Width(line) > 80 {
 				t.Errorf("et %s --help: line %d columns wide:\n%s", strings.Join(p, " "), lipgloss.Width(line), line)
 			}
+		}
+		// Examples break with shell line continuations: joined, they are
+		// the commands of the unwrapped help.
+		_, whole, _ := runAtWidth(t, 0, append(p, "--help")...)
+		examples := func(help string) string {
+			_, ex, _ := strings.Cut(help, "Examples:\n")
+			ex, _, _ = strings.Cut(ex, "\n\n")
+			return strings.Join(strings.Fields(ex), " ")
+		}
+		if got, want := examples(strings.ReplaceAll(out, " \\\n", " ")), examples(whole); got != want {
+			t.Errorf("et %s --help: wrapped examples join to\n%s\nwant\n%s", strings.Join(p, " "), got, want)
 		}
 		if strings.Contains(out, "                                       ") {
 			t.Errorf("et %s --help: a flag column padded past 40 columns", strings.Join(p, " "))
