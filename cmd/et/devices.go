@@ -155,7 +155,10 @@ func devicesRun(ctx context.Context, opts *devicesOptions) error {
 	if opts.Boot {
 		b := opts.BootTarget
 		b.Prefix = opts.Prefix
-		bootErr = registry.Boot(ctx, doc.Devices, b.spec(f, nil))
+		spec := b.spec(f, nil)
+		done := bootStatus(f, &spec)
+		bootErr = registry.Boot(ctx, doc.Devices, spec)
+		done()
 	}
 	for _, w := range doc.Warnings {
 		f.warnf("%s", w)

@@ -20,13 +20,22 @@ const maxVerdictWidth = 16
 // minFitWidth is the narrowest a long column is cut to.
 const minFitWidth = 8
 
+// wrapHeaders name the prose columns (a check's detail, a fallback's
+// reasons) whose cells wrap at spaces onto more lines instead of being
+// elided: cut to a few words they would say nothing. Such a column takes
+// at most a third of the terminal, at least minWrapWidth.
+var wrapHeaders = map[string]bool{"detail": true, "why not": true, "constraints": true, "condition": true, "suggestion": true, "reasons": true, "error": true}
+
+const minWrapWidth = 16
+
 // fitTable makes t fit a terminal of width columns: first its Optional
 // columns are hidden, in their order, while even the cut columns would not
 // fit (a note names them); then the widest columns that are not verdicts
 // are cut, widest first, down to their header (at
 // least minFitWidth), their long cells elided in the middle ("head…tail",
-// which keeps both a path's start and its file name); notes are wrapped
-// at spaces. It returns t unchanged when it fits or width is 0.
+// which keeps both a path's start and its file name), except prose
+// columns (wrapHeaders), whose cells wrap onto rows of their own; notes
+// are wrapped at spaces. It returns t unchanged when it fits or width is 0.
 func fitTable(t table, width int) table {
 	if width <= 0 || len(t.Headers) == 0 {
 		return t
@@ -34,25 +43,43 @@ func fitTable(t table, width int) table {
 	t = dropOptional(t, width)
 	n := len(t.Headers)
 	w := colWidths(t)
+	wraps := make([]bool, n)
+	for i, h := range t.Headers {
+		if wrapHeaders[strings.ToLower(h)] && tableWidth(w) > width {
+			wraps[i] = true
+			w[i] = min(w[i], max(width/3, minWrapWidth, lipgloss.Width(h)))
+		}
+	}
 	floor := fitFloors(t, w)
+	for i := range floor {
+		if wraps[i] {
+			floor[i] = min(w[i], max(minWrapWidth, lipgloss.Width(t.Headers[i])))
+		}
+	}
 	total := func() int { return tableWidth(w) }
 	for total() > width {
 		// The widest column that can shrink gives up what it can, down
 		// to the next widest (so wide columns end up equally cut).
+		// Prose columns (already at most a third) give up room last.
 		i, second := -1, 0
-		for j := range w {
-			if w[j] <= floor[j] {
-				continue
+		for _, prose := range []bool{false, true} {
+			for j := range w {
+				if w[j] <= floor[j] || wraps[j] != prose {
+					continue
+				}
+				if i < 0 || w[j] > w[i] {
+					i = j
+				}
 			}
-			if i < 0 || w[j] > w[i] {
-				i = j
+			if i >= 0 {
+				break
 			}
 		}
 		if i < 0 {
 			break // nothing left to cut: the table stays wider
 		}
 		for j := range w {
-			if j != i && w[j] > floor[j] {
+			if j != i && w[j] > floor[j] && wraps[j] == wraps[i] {
 				second = max(second, w[j])
 			}
 		}
@@ -60,13 +87,23 @@ func fitTable(t table, width int) table {
 		w[i] = target
 	}
 	out := t
-	out.Rows = make([][]string, len(t.Rows))
-	for k, r := range t.Rows {
-		row := append([]string(nil), r...)
-		for i := 0; i < n && i < len(row); i++ {
-			row[i] = elide(row[i], w[i])
+	out.Rows = nil
+	for _, r := range t.Rows {
+		// A row whose prose cells wrap goes on in rows of their lines only.
+		rows := [][]string{append([]string(nil), r...)}
+		for i := 0; i < n && i < len(r); i++ {
+			if !wraps[i] || strings.Contains(r[i], "\x1b") {
+				rows[0][i] = elide(r[i], w[i])
+				continue
+			}
+			for k, line := range wrapWords(r[i], w[i], "") {
+				if k == len(rows) {
+					rows = append(rows, make([]string, len(r)))
+				}
+				rows[k][i] = elide(line, w[i])
+			}
 		}
-		out.Rows[k] = row
+		out.Rows = append(out.Rows, rows...)
 	}
 	out.Notes = nil
 	for _, note := range t.Notes {
@@ -164,9 +201,14 @@ func elide(s string, width int) string {
 }
 
 // wrapText wraps s at spaces into lines of at most width columns (a word
-// longer than that gets a line of its own).
-func wrapText(s string, width int) []string {
-	if lipgloss.Width(s) <= width {
+// longer than that gets a line of its own), continued two spaces in;
+// width 0 keeps it whole.
+func wrapText(s string, width int) []string { return wrapWords(s, width, "  ") }
+
+// wrapWords wraps s at spaces into lines of at most width columns, the
+// continuation lines starting with indent (width 0: s whole).
+func wrapWords(s string, width int, indent string) []string {
+	if width <= 0 || lipgloss.Width(s) <= width {
 		return []string{s}
 	}
 	var lines []string
@@ -179,7 +221,7 @@ func wrapText(s string, width int) []string {
 			line += " " + word
 		default:
 			lines = append(lines, line)
-			line = "  " + word
+			line = indent + word
 		}
 	}
 	return append(lines, line)

@@ -59,7 +59,7 @@ func newOpsListCmd(f *factory, runF func(context.Context, *opsListOptions) error
 	opts := &opsListOptions{}
 	cmd := &cobra.Command{
 		Use:   "list [--abi <file>]",
-		Short: "List every ggml op ggml-et knows: kernels, types, uberkernel batching, constraints",
+		Short: "Every op ggml-et knows: kernels, types, uberkernel, constraints",
 		Long: `List every ggml op of et's catalog as ggml-et handles it: the kernels it may
 launch, the types it accepts, whether the uberkernel can batch it, and its
 key supports_op constraints in one line — the ET column of llama.cpp's ops
@@ -264,7 +264,7 @@ func newOpsExplainCmd(f *factory, runF func(context.Context, *opsExplainOptions)
 	opts := &opsExplainOptions{}
 	cmd := &cobra.Command{
 		Use:   "explain ['<OP(k=v,...)>' | <op> --src ... | -f <file> | --test-file <file>]",
-		Short: "Say per node whether ggml-et supports it, why not, and the nearest supported variant",
+		Short: "Whether ggml-et supports each node, why not, and what would fit",
 		Long: `Check every node of a case against ggml-et's supports_op rules, as
 et run-op would, without running anything. Each node gets its verdict, the
 kernel it would launch and whether the uberkernel can batch it; each failed

@@ -23,7 +23,7 @@ func newOpsSupportCmd(f *factory, runF func(context.Context, *opsSupportOptions)
 	opts := &opsSupportOptions{}
 	cmd := &cobra.Command{
 		Use:   "support ['<OP(k=v,...)>' ...] [-f <file>] [--test-file <file>]",
-		Short: "ggml-et's supports_op verdict per case, as test-backend-ops support writes it",
+		Short: "ggml-et's supports_op per case, as test-backend-ops support does",
 		Long: `Judge cases with ggml-et's supports_op, as test-backend-ops' support
 mode does: one verdict per case, of its output node. Without cases, every
 eval case of test-backend-ops at the ggml version of et's built-in ABI
@@ -31,8 +31,8 @@ manifest (19,726 case strings) is judged; give case strings, -f case files
 or --test-file (llama.cpp's exported graph ops) to judge those instead, and
 --op / -p to select as test-backend-ops' -o and -p do.
 
--o csv writes test-backend-ops' CSV column for column:
-"backend_name","op_name","op_params","test_mode","supported","error_message","backend_reg_name"
+-o csv writes test-backend-ops' CSV column for column (backend_name,
+op_name, op_params, test_mode, supported, error_message, backend_reg_name)
 with the backend named ET, so llama.cpp's scripts/create_ops_docs.py renders
 ggml-et's column from et. The table form adds the failed conditions. Judging
 every case takes a while: on a terminal, stderr says so meanwhile.

@@ -162,7 +162,9 @@ func writeTables(w io.Writer, tables []table, markdown bool, st styles) error {
 			if markdown {
 				fmt.Fprintf(w, "### %s\n\n", markdownText(t.Title))
 			} else {
-				fmt.Fprintln(w, st.Heading(sanitizeText(t.Title)))
+				for _, line := range wrapText(sanitizeText(t.Title), st.width) {
+					fmt.Fprintln(w, st.Heading(line))
+				}
 			}
 		}
 		if !markdown {

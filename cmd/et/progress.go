@@ -7,14 +7,17 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ainekko/et/internal/driver/registry"
 	"github.com/ainekko/et/internal/runner"
 	"github.com/ainekko/et/internal/verdict"
 )
 
 // progress tells what a long run is doing, on stderr. On a terminal it
 // draws one status line, rewritten in place: the boot (the emulator's last
-// console line), then the case running, i of N, with its name and elapsed
-// time, redrawn every tick so the terminal is never silent; it is erased
+// console line), then the case running, i of N, with its name and the
+// launch (or host fallback) running in it, with the launch's elapsed time
+// (one launch can take minutes on sysemu), redrawn every tick so the
+// terminal is never silent; it is erased
 // before the results print. With --progress (for CI logs, where stderr is
 // no terminal) it writes a line per finished case instead.
 type progress struct {
@@ -25,12 +28,13 @@ type progress struct {
 	width int
 	now   func() time.Time
 
-	status  string    // what the status line says, without the time
-	since   time.Time // when status began
-	drawn   bool
-	running map[int]runner.CaseProgress
-	started map[int]time.Time
-	stop    chan struct{}
+	status    string    // what the status line says, without the time
+	since     time.Time // when status began
+	drawn     bool
+	running   map[int]runner.CaseProgress
+	started   map[int]time.Time // when each running case began
+	stepSince map[int]time.Time // when its current status (step) began
+	stop      chan struct{}
 }
 
 // newProgress is run-op's progress: nil when there is nothing to show
@@ -44,7 +48,7 @@ func newProgress(f *factory, lines bool) *progress {
 		w = 80
 	}
 	return &progress{w: f.IO.ErrOut, tty: f.IO.ErrTTY, lines: lines, width: w, now: f.Now,
-		running: map[int]runner.CaseProgress{}, started: map[int]time.Time{}}
+		running: map[int]runner.CaseProgress{}, started: map[int]time.Time{}, stepSince: map[int]time.Time{}}
 }
 
 // tick redraws the status line every interval until done is called.
@@ -80,6 +84,18 @@ func (p *progress) set(status string) {
 	p.draw()
 }
 
+// bootStatus shows a booting emulator's console lines (spec's BootLine)
+// on one status line of a terminal, as run-op does, instead of a line
+// each (-v keeps those); the returned func erases it when the boot is over.
+func bootStatus(f *factory, spec *registry.Spec) (done func()) {
+	pr := newProgress(f, false)
+	if pr == nil || f.Global.Verbose {
+		return func() {}
+	}
+	spec.Host.BootLine = pr.bootLine
+	return pr.done
+}
+
 // bootLine shows an emulator's boot console line as the status: the UART
 // lines of a boot stay in the run directory's logs, not on the terminal.
 func (p *progress) bootLine(console, line string) {
@@ -90,14 +106,23 @@ func (p *progress) bootLine(console, line string) {
 func (p *progress) event(ev runner.CaseProgress) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if ev.Step != nil {
+		// A launch (or fallback, or timing) of a running case: the status
+		// names it, and its elapsed time is the step's.
+		p.running[ev.Index], p.stepSince[ev.Index] = ev, p.now()
+		p.status, p.since = caseStatusFit(ev, p.width-1), p.now()
+		p.draw()
+		return
+	}
 	if !ev.Done {
-		p.running[ev.Index], p.started[ev.Index] = ev, p.now()
-		p.status, p.since = caseStatus(ev), p.now()
+		p.running[ev.Index], p.started[ev.Index], p.stepSince[ev.Index] = ev, p.now(), p.now()
+		p.status, p.since = caseStatusFit(ev, p.width-1), p.now()
 		p.draw()
 		return
 	}
 	elapsed := p.now().Sub(p.started[ev.Index])
 	delete(p.running, ev.Index)
+	delete(p.stepSince, ev.Index)
 	if p.lines {
 		p.erase()
 		fmt.Fprintf(p.w, "et: %s %s (%s)\n", caseStatus(ev), caseVerdict(ev), fmtNS(elapsed.Nanoseconds()))
@@ -106,7 +131,7 @@ func (p *progress) event(ev runner.CaseProgress) {
 	p.status = ""
 	for i, r := range p.running {
 		if p.status == "" || i < ev.Index {
-			p.status, p.since = caseStatus(r), p.started[i]
+			p.status, p.since = caseStatusFit(r, p.width-1), p.stepSince[i]
 		}
 	}
 	p.draw()
@@ -151,12 +176,38 @@ func (p *progress) erase() {
 	}
 }
 
-func caseStatus(ev runner.CaseProgress) string {
-	s := fmt.Sprintf("case %d/%d %s", ev.Index+1, ev.Total, ev.Name)
+// caseStatus says which case runs, and which launch in it.
+func caseStatus(ev runner.CaseProgress) string { return caseStatusFit(ev, 0) }
+
+// caseStatusFit is caseStatus in at most width runes (0: any), leaving
+// room for the elapsed time: a long case name (a case string) is cut in
+// its middle first, so the launch stays in view.
+func caseStatusFit(ev runner.CaseProgress, width int) string {
+	head := fmt.Sprintf("case %d/%d ", ev.Index+1, ev.Total)
+	var tail string
 	if ev.Job != "" {
-		s += " on " + ev.Job
+		tail = " on " + ev.Job
 	}
-	return s
+	switch {
+	case ev.Done:
+	case ev.Step != nil:
+		tail += ": " + ev.Step.String()
+	case width > 0: // on the status line, a case starts with its inputs
+		tail += ": generating the inputs"
+	}
+	name := []rune(ev.Name)
+	const elapsed, minName = len(" (999 s)"), 20
+	if width > 0 {
+		room := width - elapsed - len([]rune(head)) - len([]rune(tail))
+		if room < minName {
+			room = minName
+		}
+		if len(name) > room {
+			k := (room - 1) / 2
+			name = append(append(name[:k:k], '…'), name[len(name)-(room-1-k):]...)
+		}
+	}
+	return head + string(name) + tail
 }
 
 // caseVerdict sums up a finished case: "PASS", "FAIL (1 of 3 outputs)",

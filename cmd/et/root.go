@@ -283,7 +283,7 @@ func versionText(d versionDoc) string {
 	commit := d.Commit
 	switch {
 	case commit == "":
-		commit = "unknown (built without VCS stamping: not from a git checkout, or -buildvcs=false)"
+		commit = "unknown (no VCS stamping: not a git checkout, or -buildvcs=false)"
 	case d.Modified:
 		commit += " (modified)"
 	}
@@ -291,6 +291,6 @@ func versionText(d versionDoc) string {
 	if !d.Etrt {
 		etrt = "not built in (sysemu and pcie need the etrt build tag, docs/etrt.md)"
 	}
-	return fmt.Sprintf("et %s (%s)\ncommit: %s\nggml:   %s (%s), the built-in ABI manifest\netrt:   %s\n",
+	return fmt.Sprintf("et %s (%s)\ncommit: %s\nggml:   %s, the built-in ABI manifest\n        (%s)\netrt:   %s\n",
 		d.Version, d.Go, commit, d.GGML, d.GGMLCommit, etrt)
 }

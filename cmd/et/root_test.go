@@ -145,13 +145,20 @@ func TestVersionBuildInfo(t *testing.T) {
 		t.Errorf("doc %+v", d)
 	}
 	text := versionText(d)
-	for _, want := range []string{"commit: 0123456789abcdef (modified)\n", "ggml:   " + m.GGMLDescribe() + " (" + m.GGMLCommit() + ")", "etrt:   "} {
+	for _, want := range []string{"commit: 0123456789abcdef (modified)\n", "ggml:   " + m.GGMLDescribe() + ", the built-in ABI manifest\n        (" + m.GGMLCommit() + ")\n", "etrt:   "} {
 		if !strings.Contains(text, want) {
 			t.Errorf("text lacks %q:\n%s", want, text)
 		}
 	}
-	if text := versionText(newVersionDoc(nil)); !strings.Contains(text, "commit: unknown (built without VCS stamping") {
-		t.Errorf("no build info:\n%s", text)
+	noVCS := versionText(newVersionDoc(nil))
+	if !strings.Contains(noVCS, "commit: unknown (no VCS stamping") {
+		t.Errorf("no build info:\n%s", noVCS)
+	}
+	// Every line fits an 80-column terminal.
+	for _, line := range strings.Split(text+noVCS, "\n") {
+		if len([]rune(line)) > 80 {
+			t.Errorf("%d columns: %q", len([]rune(line)), line)
+		}
 	}
 	_, out, _ := runCLI(t, nil, "version", "-o", "json")
 	var doc map[string]any

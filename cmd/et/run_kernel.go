@@ -121,7 +121,9 @@ func runKernelRun(ctx context.Context, f *factory, opts *runKernelOptions) error
 		in = append(in, a.File)
 	}
 	ctx = outfile.WithInputs(ctx, in...)
+	done := bootStatus(f, &run.Spec)
 	d, err := kernelrun.Run(ctx, run)
+	done()
 	if err != nil {
 		return err
 	}

@@ -278,7 +278,11 @@ func runOpRun(ctx context.Context, f *factory, opts *runOpOptions) error {
 		if pr.tty && !f.Global.Verbose {
 			eo.Target.Spec.Host.BootLine = pr.bootLine
 		}
-		pr.set(fmt.Sprintf("opening the %s device (%d cases)", opts.Backend, len(p.Planned)))
+		n := fmt.Sprintf("%d cases", len(p.Planned))
+		if len(p.Planned) == 1 {
+			n = "1 case"
+		}
+		pr.set(fmt.Sprintf("opening the %s device (%s)", opts.Backend, n))
 		pr.tick(500 * time.Millisecond)
 	}
 	base, err := opts.baselineReport(ctx, f, p, eo)

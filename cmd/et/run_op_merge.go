@@ -22,7 +22,7 @@ func newRunOpMergeCmd(f *factory, runF func(context.Context, *runOpMergeOptions)
 	opts := &runOpMergeOptions{}
 	cmd := &cobra.Command{
 		Use:   "merge <shard.json>... [--junit <file>]",
-		Short: "Join the JSON reports of a sharded run-op (--shard I/N) into the report of one run",
+		Short: "Join the JSON reports of a sharded run-op (--shard I/N) into one",
 		Long: `Join the -o json reports of every shard of one et run-op --shard I/N run into
 the report one unsharded run of the same cases gives: the same schema
 (et.run-op/v1, without the shard key), the cases in the unsharded order,

@@ -3,9 +3,13 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -104,6 +108,43 @@ func TestSysemuCaseList(t *testing.T) {
 	for i := 1; i <= 5; i++ {
 		if !strings.Contains(errOut, fmt.Sprintf("et: case %d/5 ", i)) {
 			t.Errorf("no progress line for case %d: %s", i, errOut)
+		}
+	}
+}
+
+// TestSysemuProgressTerminal runs a case on sysemu with stderr an 80-column
+// terminal (util-linux script's pty): the status line shows the boot, then
+// the launch running (its kernel and node) after the case, cut to the
+// width; nothing else reaches the terminal.
+func TestSysemuProgressTerminal(t *testing.T) {
+	s := needStack(t)
+	script, err := exec.LookPath("script")
+	if err != nil {
+		t.Skip("no script(1) for a pty")
+	}
+	const str = "ADD(type=f32,ne=[4096,7,1,1],nr=[1,1,1,1],nf=1,perm1=0,src_overlap=0)"
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, script, "-qfec", "stty cols 80 rows 24; exec \"$ET_BIN\" run-op '"+str+"' --backend sysemu 2>&1 >/dev/null", "/dev/null")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "ET_BIN="+s.bin, "ET_TOOLCHAIN="+s.prefix, "GGML_ET_KERNELS_PATH="+s.kernels, "TMPDIR="+dir, "NO_COLOR=1")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%v: %q", err, out)
+	}
+	term := string(out)
+	for _, re := range []string{`\r\x1b\[Kbooting: spio_uart0: `, `\r\x1b\[Kcase 1/1 ADD\(type=f32,ne=[^\r]*…[^\r]*: launch 1/1 el_map_f32 \(`} {
+		if !regexp.MustCompile(re).MatchString(term) {
+			t.Errorf("the terminal lacks %s: %q", re, term)
+		}
+	}
+	if !strings.HasSuffix(term, "\r\x1b[K") || strings.Contains(term, "\n") {
+		t.Errorf("lines left on the terminal: %q", term)
+	}
+	for _, line := range strings.Split(term, "\r\x1b[K") {
+		if n := len([]rune(line)); n > 79 {
+			t.Errorf("%d columns: %q", n, line)
 		}
 	}
 }

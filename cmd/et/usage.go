@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/charmbracelet/lipgloss"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -81,9 +82,38 @@ const helpWidthKey = "et.help-width"
 
 func init() {
 	cobra.AddTemplateFunc("etFlagUsages", func(fs *pflag.FlagSet, c *cobra.Command) string {
-		w, _ := strconv.Atoi(c.Root().Annotations[helpWidthKey])
-		return fs.FlagUsagesWrapped(w)
+		return fs.FlagUsagesWrapped(helpWidth(c))
 	})
+	cobra.AddTemplateFunc("etWrapText", func(s string, c *cobra.Command) string {
+		return wrapProse(s, helpWidth(c), "")
+	})
+	cobra.AddTemplateFunc("etExamples", func(c *cobra.Command) string {
+		return wrapCommands(c.Example, helpWidth(c))
+	})
+	cobra.AddTemplateFunc("etUseLine", func(c *cobra.Command) string {
+		return wrapProse(c.UseLine(), helpWidth(c)-2, "      ") // under "Usage:", indented 2
+	})
+}
+
+// helpWidth is the width c's help wraps to (0: none).
+func helpWidth(c *cobra.Command) int {
+	w, _ := strconv.Atoi(c.Root().Annotations[helpWidthKey])
+	return w
+}
+
+// wrapProse wraps each line of s longer than width at spaces, its
+// continuation lines starting with indent; lines that start with white
+// space (commands, code) stay whole, as does everything with width 0.
+func wrapProse(s string, width int, indent string) string {
+	var out []string
+	for _, line := range strings.Split(s, "\n") {
+		if strings.HasPrefix(line, " ") || strings.HasPrefix(line, "\t") {
+			out = append(out, line)
+			continue
+		}
+		out = append(out, wrapWords(line, width, indent)...)
+	}
+	return strings.Join(out, "\n")
 }
 
 // wrapHelp makes the flag lines of every command's help wrap to width
@@ -96,5 +126,68 @@ func wrapHelp(root *cobra.Command, width int) {
 	t := root.UsageTemplate()
 	t = strings.ReplaceAll(t, "{{.LocalFlags.FlagUsages", "{{etFlagUsages .LocalFlags .Root")
 	t = strings.ReplaceAll(t, "{{.InheritedFlags.FlagUsages", "{{etFlagUsages .InheritedFlags .Root")
+	t = strings.ReplaceAll(t, "{{.UseLine}}", "{{etUseLine .}}")
+	t = strings.ReplaceAll(t, "{{.Example}}", "{{etExamples .}}")
 	root.SetUsageTemplate(t)
+	// The text above the usage: prose lines wrap too.
+	h := root.HelpTemplate()
+	h = strings.Replace(h, "{{. | trimTrailingWhitespaces}}", "{{etWrapText . $ | trimTrailingWhitespaces}}", 1)
+	root.SetHelpTemplate(h)
+}
+
+// wrapCommands breaks each example command line ("  $ et ...") wider than
+// width at spaces outside quotes, with a shell line continuation (" \\"),
+// so it fits and still pastes as one command; other lines stay whole.
+func wrapCommands(s string, width int) string {
+	if width <= 0 {
+		return s
+	}
+	var out []string
+	for _, line := range strings.Split(s, "\n") {
+		indent := line[:len(line)-len(strings.TrimLeft(line, " "))]
+		if lipgloss.Width(line) <= width || !strings.HasPrefix(line[len(indent):], "$ ") {
+			out = append(out, line)
+			continue
+		}
+		// The places to break: spaces outside quotes, before a comment.
+		var words []string
+		var quote rune
+		start := 0
+		for i, r := range line {
+			switch {
+			case quote != 0:
+				if r == quote {
+					quote = 0
+				}
+			case r == '\'' || r == '"':
+				quote = r
+			case r == ' ' && i > len(indent)+1 && line[i-1] != ' ':
+				words = append(words, line[start:i])
+				start = i
+			}
+		}
+		words = append(words, line[start:])
+		// A flag and its value stay together.
+		units := words[:1]
+		for _, w := range words[1:] {
+			last := strings.TrimLeft(units[len(units)-1], " ")
+			if !strings.HasPrefix(strings.TrimLeft(w, " "), "-") && strings.HasPrefix(last, "-") && !strings.ContainsAny(last, "= ") {
+				units[len(units)-1] += w
+				continue
+			}
+			units = append(units, w)
+		}
+		words = units
+		cur := ""
+		for _, w := range words {
+			if cur != "" && lipgloss.Width(cur)+lipgloss.Width(w)+2 > width && strings.TrimSpace(cur) != "$" {
+				out = append(out, cur+" \\")
+				cur = indent + "    " + strings.TrimLeft(w, " ")
+				continue
+			}
+			cur += w
+		}
+		out = append(out, cur)
+	}
+	return strings.Join(out, "\n")
 }

@@ -255,7 +255,8 @@ type Options struct {
 	Progress func(CaseProgress)
 }
 
-// CaseProgress is a case starting (Done false) or ending.
+// CaseProgress is a case starting (Done false, Step nil), a step of it
+// starting (Step set: a launch, a fallback, a perf timing), or its end.
 type CaseProgress struct {
 	// Index is the case's place in the run (0-based), of Total.
 	Index, Total int
@@ -263,6 +264,7 @@ type CaseProgress struct {
 	// Job names the device a case runs on when there are several.
 	Job  string
 	Done bool
+	Step *exec.StepProgress
 	// Results are the ended case's outputs; Faulted says a kernel fault
 	// or an ABI mismatch stopped it.
 	Results []Result
@@ -342,7 +344,15 @@ func Run(ctx context.Context, devs []driver.Device, planned []*Planned, o Option
 		if o.Progress != nil {
 			o.Progress(ev)
 		}
-		c := runCase(ctx, dev, planned[i], saveDirs[i], inputDirs[i], job, &o)
+		var step func(exec.StepProgress)
+		if o.Progress != nil {
+			step = func(s exec.StepProgress) {
+				sev := ev
+				sev.Step = &s
+				o.Progress(sev)
+			}
+		}
+		c := runCase(ctx, dev, planned[i], saveDirs[i], inputDirs[i], job, step, &o)
 		if o.Progress != nil && c.err == nil {
 			ev.Done, ev.Results, ev.Faulted = true, c.results, c.fault != nil || c.abi != nil
 			o.Progress(ev)
@@ -473,8 +483,9 @@ func isInputError(err error) bool {
 }
 
 // runCase runs the planned case pc on dev with its data (bound to the
-// plan's leaves for the time it runs) and judges it.
-func runCase(ctx context.Context, dev driver.Device, pc *Planned, saveDir, inputDir, job string, o *Options) caseOutcome {
+// plan's leaves for the time it runs) and judges it; step, when set, is
+// told as each of its steps starts.
+func runCase(ctx context.Context, dev driver.Device, pc *Planned, saveDir, inputDir, job string, step func(exec.StepProgress), o *Options) caseOutcome {
 	c := pc.Case
 	o.logf("%sgenerating the inputs of %s", job, c.Name)
 	hostDone := registry.HostWork(ctx) // --timeout counts device work only
@@ -500,7 +511,7 @@ func runCase(ctx context.Context, dev driver.Device, pc *Planned, saveDir, input
 		lateErr = SaveInputs(ctx, inputDir, pc)
 	}
 	o.logf("%srunning %s (%d nodes, %d steps)", job, c.Name, len(pc.Graph.Nodes), len(pc.Plan.Steps))
-	eo := exec.Options{Trace: o.Trace, KernelELF: o.KernelELF}
+	eo := exec.Options{Trace: o.Trace, KernelELF: o.KernelELF, Step: step}
 	if c.Tolerance.NMSE != nil {
 		eo.MaxNMSE = *c.Tolerance.NMSE
 	}

@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/ainekko/et/internal/driver"
@@ -36,6 +37,55 @@ type Options struct {
 	// Trace, when set, records the run in the runtime's trace format
 	// (see TraceRecorder).
 	Trace *TraceRecorder
+	// Step, when set, is told as each step starts (a launch, a fallback
+	// on the host, a launch's perf timing): on a slow device one launch
+	// can take minutes, and a progress display names it.
+	Step func(StepProgress)
+}
+
+// StepProgress is a step of a run starting: its setup (uploads, kernel
+// loads), the Index-th (0-based) of Total launches and fallbacks, or with
+// Timing, the perf timing of the Index-th of Total launches.
+type StepProgress struct {
+	Index, Total int
+	// Kernel is the launch's kernel ("" for a fallback); Nodes the graph
+	// nodes it computes.
+	Kernel   string
+	Nodes    []string
+	Fallback bool
+	Timing   bool
+	// Setup is the allocation, upload and kernel loading before the
+	// first launch (Index and Total 0).
+	Setup bool
+}
+
+// String is the step as a progress line says it: "launch 2/5 KERNEL
+// (node, ...)", "fallback 1/5 (node)", "timing 2/5 KERNEL (node)".
+func (s StepProgress) String() string {
+	what := "launch"
+	switch {
+	case s.Setup:
+		return "uploading the inputs, loading the kernels"
+	case s.Fallback:
+		what = "fallback"
+	case s.Timing:
+		what = "timing"
+	}
+	str := fmt.Sprintf("%s %d/%d", what, s.Index+1, s.Total)
+	if s.Kernel != "" {
+		str += " " + s.Kernel
+	}
+	if len(s.Nodes) > 0 {
+		str += " (" + strings.Join(s.Nodes, ", ") + ")"
+	}
+	return str
+}
+
+// step tells opts.Step, if set, that a step starts.
+func (r *runner) step(s StepProgress) {
+	if r.opts.Step != nil {
+		r.opts.Step(s)
+	}
 }
 
 // PerfOptions configure perf mode.
@@ -288,6 +338,7 @@ func Run(ctx context.Context, dev driver.Device, p *plan.Plan, opts Options) (*R
 	r.j = newJudge(p)
 	defer r.freeAll()
 	t0 := opts.Now()
+	r.step(StepProgress{Setup: true})
 	if err := r.alloc(); err != nil {
 		return nil, err
 	}
@@ -510,10 +561,18 @@ func (r *runner) execute() error {
 	for _, seg := range r.p.Segments() {
 		segOf[seg[0]] = seg
 	}
+	total, done := len(segOf), 0
+	for _, s := range r.p.Steps {
+		if s.Kind == plan.StepFallback {
+			total++
+		}
+	}
 	for i := 0; i < len(r.p.Steps); i++ {
 		s := &r.p.Steps[i]
 		switch s.Kind {
 		case plan.StepFallback:
+			r.step(StepProgress{Index: done, Total: total, Nodes: r.nodeNames([]int{i}), Fallback: true})
+			done++
 			if err := r.snapshot(r.j.before[i], i, r.j.snapBefore); err != nil {
 				return err
 			}
@@ -533,6 +592,8 @@ func (r *runner) execute() error {
 			if err := r.snapshot(r.j.before[i], i, r.j.snapBefore); err != nil {
 				return err
 			}
+			r.step(StepProgress{Index: done, Total: total, Kernel: r.p.SegmentKernel(seg), Nodes: r.nodeNames(seg)})
+			done++
 			start := r.opts.Now()
 			if err := r.launchSegment(seg, true); err != nil {
 				return err
@@ -893,7 +954,9 @@ func (r *runner) compare() error {
 // perf times each segment: warm-up, then timed runs of launch + sync.
 func (r *runner) perf() error {
 	g := r.p.Graph
-	for _, seg := range r.p.Segments() {
+	segs := r.p.Segments()
+	for k, seg := range segs {
+		r.step(StepProgress{Index: k, Total: len(segs), Kernel: r.p.SegmentKernel(seg), Nodes: r.nodeNames(seg), Timing: true})
 		pr := PerfResult{Nodes: r.nodeNames(seg), Kernel: r.p.SegmentKernel(seg), ShireMask: r.p.SegmentMask(seg)}
 		for _, si := range seg {
 			for _, ni := range r.p.Steps[si].Nodes {

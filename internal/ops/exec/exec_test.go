@@ -403,3 +403,88 @@ func (d *clockedDevice) Sync(ctx context.Context) ([]driver.StreamError, error) 
 	d.syncs++
 	return d.Device.Sync(ctx)
 }
+
+// logDevice notes every launch in a log the Step events also go to.
+type logDevice struct {
+	driver.Device
+	log *[]string
+}
+
+func (d logDevice) Launch(ctx context.Context, k driver.KernelID, args []byte, o driver.LaunchOptions) error {
+	*d.log = append(*d.log, "device launch")
+	return d.Device.Launch(ctx, k, args, o)
+}
+
+// TestStepProgress: Step names the setup (uploads, kernel loads), then
+// each launch (its kernel and nodes, as the launch records) before the
+// device sees it, and each fallback, numbered of the run's total; with
+// perf, each segment's timing.
+func TestStepProgress(t *testing.T) {
+	for _, uber := range []bool{false, true} {
+		var log []string
+		var steps []StepProgress
+		opts := Options{Perf: PerfOptions{Runs: 1}, Step: func(s StepProgress) {
+			steps = append(steps, s)
+			log = append(log, s.String())
+		}}
+		res, p, err := run(t, logDevice{ref.New(ref.Options{}), &log}, uber, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(steps) == 0 || !steps[0].Setup || steps[0].String() != "uploading the inputs, loading the kernels" {
+			t.Fatalf("uberkernel=%v: the first step is not the setup: %v", uber, log)
+		}
+		steps = steps[1:]
+		fallbacks := 0
+		for _, s := range p.Steps {
+			if s.Kind == plan.StepFallback {
+				fallbacks++
+			}
+		}
+		total := len(res.Launches) + fallbacks
+		k := 0
+		for _, s := range steps {
+			if s.Fallback || s.Timing {
+				continue
+			}
+			if k >= len(res.Launches) {
+				t.Fatalf("uberkernel=%v: more launch steps than launches: %v", uber, log)
+			}
+			l := res.Launches[k]
+			if s.Kernel != l.Kernel || !slices.Equal(s.Nodes, l.Nodes) || s.Total != total {
+				t.Errorf("uberkernel=%v: step %+v, launch %s %v of %d", uber, s, l.Kernel, l.Nodes, total)
+			}
+			k++
+		}
+		run := 0
+		for _, s := range steps {
+			if !s.Timing {
+				if s.Index != run {
+					t.Errorf("uberkernel=%v: step %d has index %d", uber, run, s.Index)
+				}
+				run++
+			}
+		}
+		if run != total || k != len(res.Launches) {
+			t.Errorf("uberkernel=%v: %d steps for %d launches and %d fallbacks: %v", uber, run, len(res.Launches), fallbacks, log)
+		}
+		// Each launch step comes before its device launch.
+		for i, line := range log {
+			if strings.HasPrefix(line, "launch ") && (i+1 >= len(log) || log[i+1] != "device launch") {
+				t.Errorf("uberkernel=%v: %q not followed by its launch: %v", uber, line, log)
+			}
+		}
+		timing := 0
+		for _, s := range steps {
+			if s.Timing {
+				timing++
+			}
+		}
+		if timing != len(p.Segments()) {
+			t.Errorf("uberkernel=%v: %d timing steps for %d segments", uber, timing, len(p.Segments()))
+		}
+	}
+	if s := (StepProgress{Index: 1, Total: 4, Kernel: "mul_mat_f32", Nodes: []string{"ffn_up"}}).String(); s != "launch 2/4 mul_mat_f32 (ffn_up)" {
+		t.Errorf("String() = %q", s)
+	}
+}
