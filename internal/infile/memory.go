@@ -32,14 +32,29 @@ func MemAvailable() uint64 {
 // and MemAvailable unknown nothing is refused. The error is an *Error
 // (exit 2) with both figures.
 func AdmitMemory(what string, need, max uint64) error {
-	avail, by := MemAvailable(), "available"
-	if max > 0 && (avail == 0 || max < avail) {
-		avail, by = max, "allowed by --max-host-memory"
+	budget, by := MemoryBudget(max)
+	return AdmitBudget(what, need, budget, by)
+}
+
+// MemoryBudget is the host memory a command may use now: MemAvailable, or
+// max (--max-host-memory) when it is set and smaller; by says which, for
+// AdmitBudget's error. 0 when neither is known.
+func MemoryBudget(max uint64) (budget uint64, by string) {
+	budget, by = MemAvailable(), "available"
+	if max > 0 && (budget == 0 || max < budget) {
+		budget, by = max, "allowed by --max-host-memory"
 	}
-	if avail == 0 || need <= avail {
+	return budget, by
+}
+
+// AdmitBudget is AdmitMemory against a budget taken earlier
+// (MemoryBudget): an *Error when need is over it, nil when it fits or the
+// budget is 0 (unknown).
+func AdmitBudget(what string, need, budget uint64, by string) error {
+	if budget == 0 || need <= budget {
 		return nil
 	}
-	return Errorf("%s needs about %s of host memory, %s is %s", what, SizeText(need), SizeText(avail), by)
+	return Errorf("%s needs about %s of host memory, %s is %s", what, SizeText(need), SizeText(budget), by)
 }
 
 // ParseSize reads a byte count: decimal or 0x hex, with an optional K, M,

@@ -47,18 +47,24 @@ type Planned struct {
 }
 
 // bind gives the plan's leaves the case's data, for one run of it: once
-// the case is found to fit in host memory (CheckMemory, with maxMemory
-// --max-host-memory), its inputs are generated or read (ctx cancels
+// the case has its share of host memory (mem.reserve: refused when over
+// the run's budget, waiting while other jobs' cases hold it), its inputs are generated or read (ctx cancels
 // that), and every value that holds a leaf's memory (the leaf, its views,
 // the results written into it in place, all sharing its buffer) holds
 // the data. unbind takes it away again. Planning reads no data, so the
 // plan is the one the data would have given; a Planned runs on one job at
 // a time.
-func (pc *Planned) bind(ctx context.Context, maxMemory uint64) (unbind func(), err error) {
+func (pc *Planned) bind(ctx context.Context, mem *hostMemory) (unbind func(), err error) {
 	c, g := pc.Case, pc.Graph
-	if err := CheckMemory(c, maxMemory); err != nil {
+	release, err := mem.reserve(ctx, c)
+	if err != nil {
 		return nil, err
 	}
+	defer func() {
+		if err != nil {
+			release()
+		}
+	}()
 	leaves, err := graph.MaterializeContext(ctx, c)
 	if err != nil {
 		return nil, err
@@ -89,6 +95,7 @@ func (pc *Planned) bind(ctx context.Context, maxMemory uint64) (unbind func(), e
 		for t, b := range zero {
 			t.Buf = b
 		}
+		release()
 	}, nil
 }
 
@@ -170,11 +177,19 @@ func CaseBytes(c *graph.Case) uint64 {
 // more host memory than is available, or than max allows when it is set
 // (--max-host-memory; infile.AdmitMemory).
 func CheckMemory(c *graph.Case, max uint64) error {
-	if err := infile.AdmitMemory("the case (inputs, results and the device copy)", CaseBytes(c), max); err != nil {
+	budget, by := infile.MemoryBudget(max)
+	return checkBudget(c, budget, by)
+}
+
+// checkBudget is CheckMemory against a budget taken earlier.
+func checkBudget(c *graph.Case, budget uint64, by string) error {
+	if err := infile.AdmitBudget(caseMemoryWhat, CaseBytes(c), budget, by); err != nil {
 		return &graph.Error{File: c.File, Msg: err.Error()}
 	}
 	return nil
 }
+
+const caseMemoryWhat = "the case (inputs, results and the device copy)"
 
 // PlanAll plans every case without its data (planning needs only types
 // and shapes): the plans say which kernels a run needs and what an

@@ -245,14 +245,18 @@ type Options struct {
 	SaveInputs string
 	// Expected is the expected-failures set (nil: none).
 	Expected *expect.Set
-	// MaxHostMemory is --max-host-memory: the host memory a case may
-	// need (CheckMemory), when less than MemAvailable; 0: MemAvailable.
+	// MaxHostMemory is --max-host-memory: the host memory the cases
+	// running at once may need together (hostMemory), when less than
+	// MemAvailable at the start; 0: MemAvailable.
 	MaxHostMemory uint64
 	// Logf reports progress (nil: quiet).
 	Logf func(format string, args ...any)
 	// Progress, when set, is told as each case starts and ends, from the
 	// jobs' goroutines (it must be safe for concurrent use).
 	Progress func(CaseProgress)
+
+	// mem is the host memory the run's jobs share (Run makes it).
+	mem *hostMemory
 }
 
 // CaseProgress is a case starting (Done false, Step nil), a step of it
@@ -339,6 +343,7 @@ func Run(ctx context.Context, devs []driver.Device, planned []*Planned, o Option
 		return nil, errors.New("runner: no device")
 	}
 	saveDirs, inputDirs := caseDirs(o.SaveOutputs, planned), caseDirs(o.SaveInputs, planned)
+	o.mem = newHostMemory(o.MaxHostMemory)
 	outcomes, err := runCases(ctx, devs, planned, func(ctx context.Context, dev driver.Device, i int, job string) caseOutcome {
 		ev := CaseProgress{Index: i, Total: len(planned), Name: planned[i].Case.Name, Job: job}
 		if o.Progress != nil {
@@ -490,7 +495,7 @@ func runCase(ctx context.Context, dev driver.Device, pc *Planned, saveDir, input
 	o.logf("%sgenerating the inputs of %s", job, c.Name)
 	hostDone := registry.HostWork(ctx) // --timeout counts device work only
 	bindStart := time.Now()
-	unbind, err := pc.bind(ctx, o.MaxHostMemory)
+	unbind, err := pc.bind(ctx, o.mem)
 	inputs := time.Since(bindStart)
 	hostDone()
 	if err != nil {

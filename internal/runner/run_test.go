@@ -162,7 +162,7 @@ func TestSaveInputsReplays(t *testing.T) {
 				t.Fatalf("run: %v %v", err, first.LateErr)
 			}
 			orig := planned[0]
-			unbind, err := orig.bind(context.Background(), 0)
+			unbind, err := orig.bind(context.Background(), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -175,7 +175,7 @@ func TestSaveInputsReplays(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			unbindReplay, err := replay.bind(context.Background(), 0)
+			unbindReplay, err := replay.bind(context.Background(), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
