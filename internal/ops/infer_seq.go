@@ -383,6 +383,13 @@ func inferGatedLinearAttn(srcs []*Tensor, _ Params) (Type, [MaxDims]int64, error
 			return 0, k.Ne, ShapeErr(OpGatedLinearAttn, "%s %s differs from k %s", []string{"v", "q", "g"}[i], x.ShapeString(), k.ShapeString())
 		}
 	}
+	// The op reads S·H·T values of each (ne3 is not read); an empty one
+	// (ne3 = 0) has none of them.
+	for i, x := range []*Tensor{k, v, q, g} {
+		if x.Ne[3] == 0 && S*H*T > 0 {
+			return 0, k.Ne, ShapeErr(OpGatedLinearAttn, "%s %s is empty (ne3 = 0) but the op reads its S·H·T = %d values", []string{"k", "v", "q", "g"}[i], x.ShapeString(), S*H*T)
+		}
+	}
 	nSeqs := s.Ne[1]
 	if nSeqs == 0 {
 		return 0, k.Ne, ShapeErr(OpGatedLinearAttn, "state %s has no sequences (ne1 = 0)", s.ShapeString())
