@@ -14,7 +14,7 @@ import (
 	"github.com/ainekko/et/internal/runner"
 )
 
-// Which kernels honour a partial shire mask (docs/run-op.md, "Shire
+// Which kernels honour a partial shire mask (docs/run-op-perf.md, "Shire
 // masks"), kept true on the real emulator with the mask 0x2: one shire,
 // not shire 0, so a kernel that indexes rows by absolute hart id has
 // nothing to write. Every kernel the kernel catalog lets run on a partial

@@ -25,7 +25,7 @@ type KernelInfo struct {
 	// over 2048 harts (they leave rows unwritten, with no error) and those
 	// that wait at a barrier across all 32 shires (the launch hangs).
 	// Found by running each kernel on sys_emu on one shire other than
-	// shire 0 (mask 0x2) against the full mask (docs/run-op.md).
+	// shire 0 (mask 0x2) against the full mask (docs/run-op-perf.md).
 	AllShires string
 	// Note is a caveat worth showing next to the name, or "".
 	Note string

@@ -11,7 +11,7 @@ func TestNeedsAllShires(t *testing.T) {
 	for k, want := range map[string]bool{
 		"mul_mat_f32_matrix_engine": true, "mul_mat_Q4_0_matrix_engine": true, "conv_2d_f32_me": true,
 		"flash_attn_ext_f16_me": true, "mul_mat_f32": false, "rms_norm_f32": false, "uberkernel": true, "memops": false,
-		// measured on sys_emu with mask 0x2 (docs/run-op.md "Shire masks")
+		// measured on sys_emu with mask 0x2 (docs/run-op-perf.md "Shire masks")
 		"mul_mat_Q8_0": true, "mul_mat_Q4_0": true, "rope_f32": true, "mul_mat_id_Q8_0": false, "softmax_f32": false,
 	} {
 		if got := NeedsAllShires(k); got != want {
