@@ -534,9 +534,6 @@ func (j *Joiner) Flush() JoinStats {
 	return j.stats
 }
 
-// Stats returns the statistics so far.
-func (j *Joiner) Stats() JoinStats { return j.stats }
-
 func (j *Joiner) resolveDevice(dev, stream int, rspThread uint64) int {
 	if dev >= 0 {
 		return dev

@@ -374,13 +374,6 @@ func Run(ctx context.Context, dev driver.Device, p *plan.Plan, opts Options) (*R
 	return r.res, nil
 }
 
-// Reference evaluates every node of g on the host, from the leaves, and
-// returns each graph output by value index. g is not changed: the
-// results live in memory of their own (see chainedReference).
-func Reference(ctx context.Context, g *plan.Graph) (map[int]*ops.Tensor, error) {
-	return chainedReference(ctx, g, nil)
-}
-
 // chainedReference runs the reference math of every node of g, chained
 // from the leaves, and returns each graph output as it was right after
 // the node that produced it, or after node at[output] when given (a later

@@ -364,23 +364,6 @@ func placeholder(n int) string {
 	return strings.Join(s, ",")
 }
 
-// only accepts a key only at its default value.
-func (b *csBuilder) onlyInt(key string, def int64, why string) {
-	if n := b.int(key, def); n != def {
-		b.fail("%s=%d is not supported: %s", key, n, why)
-	}
-}
-
-func (b *csBuilder) identityPerm(key string, def []int64) {
-	p := b.ints(key, def...)
-	for i := range p {
-		if p[i] != def[i] {
-			b.fail("%s=%v is not supported by et case strings", key, p)
-			return
-		}
-	}
-}
-
 func (b *csBuilder) leaf(name string, t ops.Type, ne []int64, init string) string {
 	in, err := ParseInit(init)
 	if err != nil {

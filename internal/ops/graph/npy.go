@@ -138,15 +138,6 @@ func ReadNpyFileMax(path string, maxData int64) (*Array, error) {
 	return a, nil
 }
 
-// ReadNpy reads a whole .npy stream.
-func ReadNpy(r io.Reader) (*Array, error) {
-	b, err := io.ReadAll(r)
-	if err != nil {
-		return nil, err
-	}
-	return DecodeNpy(b)
-}
-
 // DecodeNpy parses the bytes of a .npy file. The data must be exactly as
 // long as the header's shape and dtype say.
 func DecodeNpy(b []byte) (*Array, error) {
