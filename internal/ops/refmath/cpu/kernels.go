@@ -149,3 +149,22 @@ func sgemmTileShape(avx512, fma bool) (int, int) {
 	}
 	return 0, 0
 }
+
+// hasAllOf reports whether flags (this architecture's x/sys/cpu flags by
+// extension name) has every extension of the family.
+func hasAllOf(family string, flags map[string]bool) bool {
+	exts, ok := FamilyExts[family]
+	if !ok {
+		panic("cpu: no family " + family)
+	}
+	for _, e := range exts {
+		has, ok := flags[e]
+		if !ok {
+			panic("cpu: unknown extension " + e)
+		}
+		if !has {
+			return false
+		}
+	}
+	return true
+}
