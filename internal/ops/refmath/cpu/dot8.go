@@ -18,8 +18,8 @@ func F32At(a []byte, i int) float32 { return math.Float32frombits(binary.LittleE
 
 // Dot8F is dotF16Bytes (t F16) or dotF32Bytes (t F32) of eight weight
 // rows, by this architecture's assembly (dot8Kernel: f16Dot8F16C and
-// f32Dot8AVX on amd64): eight streams from memory and eight independent
-// chains of adds.
+// f32Dot8AVX on amd64, f16Dot8NEON and f32Dot8NEON on arm64): eight
+// streams from memory and eight independent chains of adds.
 func Dot8F(t ops.Type, a *[8][]byte, b []float32) [8]float32 {
 	esz := t.TypeSize()
 	n := len(b)

@@ -1,4 +1,4 @@
-//go:build !amd64
+//go:build !amd64 && !arm64
 
 package cpu
 
@@ -8,7 +8,7 @@ import (
 	"github.com/ainekko/et/internal/ops"
 )
 
-// dot8Kernel is Dot8F's assembly (amd64's): Dot8F is never
+// dot8Kernel is Dot8F's assembly (amd64's and arm64's): Dot8F is never
 // called here.
 func dot8Kernel(ops.Type, *[8]unsafe.Pointer, unsafe.Pointer, int, *[8][8]float32) {
 	panic("unreachable")

@@ -2,6 +2,9 @@ package cpu
 
 import xcpu "golang.org/x/sys/cpu"
 
+// archKernelSets are the kernel sets between native and portable here.
+var archKernelSets = []string{"avx512", "avx2"}
+
 // detectAsm sets the families of amd64 assembly this CPU runs: each where
 // golang.org/x/sys/cpu reports every extension FamilyExts names for it
 // (x/sys/cpu sets the AVX and AVX-512 flags only where the OS saves the
