@@ -12,8 +12,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/ainekko/et/internal/ops/refmath/cpu"
 )
 
 // asmGuardsArm64 names, for every function of the reference math's arm64
@@ -52,16 +50,7 @@ func TestAsmExtensionsGuardedArm64(t *testing.T) {
 				t.Errorf("%s: %s has no entry in asmGuardsArm64", f, name)
 				continue
 			}
-			checked := map[string]bool{}
-			for _, g := range guards {
-				exts, ok := cpu.FamilyExts[g]
-				if !ok {
-					t.Fatalf("%s: guard %s is no family of cpu.FamilyExts", name, g)
-				}
-				for _, e := range exts {
-					checked[e] = true
-				}
-			}
+			checked := guardedExts(t, name, guards)
 			for _, in := range instrs {
 				exts, err := instrExtsArm64(in)
 				if err != nil {
