@@ -7,8 +7,9 @@ import (
 )
 
 // cpuKernelsEnv names the kernel set the reference math runs with
-// (docs/performance.md): native (the default), avx512, avx2 or portable,
-// to run on this machine what a smaller one runs.
+// (docs/performance.md): native (the default), avx512 or avx2 (amd64),
+// dotprod or neon (arm64), portable, to run on this machine what a
+// smaller one runs.
 const cpuKernelsEnv = "ET_CPU_KERNELS"
 
 // useCPUKernels applies $ET_CPU_KERNELS, if set (runner.UseCPUKernels); a

@@ -63,16 +63,7 @@ func TestAsmExtensionsGuarded(t *testing.T) {
 				t.Errorf("%s: %s has no entry in asmGuards", f, name)
 				continue
 			}
-			checked := map[string]bool{}
-			for _, g := range guards {
-				exts, ok := cpu.FamilyExts[g]
-				if !ok {
-					t.Fatalf("%s: guard %s is no family of cpu.FamilyExts", name, g)
-				}
-				for _, e := range exts {
-					checked[e] = true
-				}
-			}
+			checked := guardedExts(t, name, guards)
 			for _, in := range instrs {
 				for _, e := range instrExts(in) {
 					if !checked[e] {
@@ -332,4 +323,21 @@ func instrExts(in string) []string {
 		out = append(out, e)
 	}
 	return out
+}
+
+// guardedExts is the set of extensions the guards of function name check
+// (the union of their cpu.FamilyExts).
+func guardedExts(t *testing.T, name string, guards []string) map[string]bool {
+	t.Helper()
+	checked := map[string]bool{}
+	for _, g := range guards {
+		exts, ok := cpu.FamilyExts[g]
+		if !ok {
+			t.Fatalf("%s: guard %s is no family of cpu.FamilyExts", name, g)
+		}
+		for _, e := range exts {
+			checked[e] = true
+		}
+	}
+	return checked
 }

@@ -1,7 +1,6 @@
 package cpu
 
 import (
-	"encoding/binary"
 	"unsafe"
 
 	"github.com/ainekko/et/internal/ops"
@@ -28,41 +27,11 @@ func f16Dot8F16C(p *[8]unsafe.Pointer, b unsafe.Pointer, n int, out *[8][8]float
 //go:noescape
 func f32Dot8AVX(p *[8]unsafe.Pointer, b unsafe.Pointer, n int, out *[8][8]float32)
 
-// Dot8F is dotF16Bytes (t F16, by f16Dot8F16C) or dotF32Bytes (t F32, by
-// f32Dot8AVX) of eight weight rows: eight streams from memory and eight
-// independent chains of adds.
-func Dot8F(t ops.Type, a *[8][]byte, b []float32) [8]float32 {
-	esz := t.TypeSize()
-	n := len(b)
-	n8 := n &^ 7
-	var p [8]unsafe.Pointer
-	for j := range a {
-		a[j] = a[j][:esz*n]
-		if n8 > 0 {
-			p[j] = unsafe.Pointer(&a[j][0])
-		}
+// dot8Kernel runs f16Dot8F16C (t F16) or f32Dot8AVX for Dot8F.
+func dot8Kernel(t ops.Type, p *[8]unsafe.Pointer, b unsafe.Pointer, n int, s *[8][8]float32) {
+	if t == ops.F16 {
+		f16Dot8F16C(p, b, n, s)
+	} else {
+		f32Dot8AVX(p, b, n, s)
 	}
-	var s [8][8]float32
-	if n8 > 0 {
-		if t == ops.F16 {
-			f16Dot8F16C(&p, unsafe.Pointer(&b[0]), n8, &s)
-		} else {
-			f32Dot8AVX(&p, unsafe.Pointer(&b[0]), n8, &s)
-		}
-	}
-	tab := ops.F16ToF32Table()
-	var out [8]float32
-	for j := range a {
-		for i := n8; i < n; i++ {
-			var w float32
-			if t == ops.F16 {
-				w = tab[binary.LittleEndian.Uint16(a[j][2*i:])]
-			} else {
-				w = F32At(a[j], i)
-			}
-			s[j][0] += float32(w * b[i])
-		}
-		out[j] = Finish8(&s[j])
-	}
-	return out
 }

@@ -1,11 +1,15 @@
-//go:build !amd64
+//go:build !amd64 && !arm64
 
 package cpu
 
 import (
+	"unsafe"
+
 	"github.com/ainekko/et/internal/ops"
 )
 
-// Dot8F is the dots of eight f16 or f32 rows with b (the amd64 build's
-// assembly): never called here.
-func Dot8F(ops.Type, *[8][]byte, []float32) [8]float32 { panic("unreachable") }
+// dot8Kernel is Dot8F's assembly (amd64's and arm64's): Dot8F is never
+// called here.
+func dot8Kernel(ops.Type, *[8]unsafe.Pointer, unsafe.Pointer, int, *[8][8]float32) {
+	panic("unreachable")
+}

@@ -40,7 +40,8 @@ type Kernels struct {
 	FAF16C, FAZ bool
 	// SgemmR and SgemmC are the rows and columns of the tinyBLAS-order
 	// register tiles of f32/f16 MUL_MAT (mulmat_sgemm_amd64.s): 4x4 with
-	// AVX-512, 4x3 with AVX2, FMA and F16C, 0 for none.
+	// AVX-512, 4x3 with AVX2, FMA and F16C, 2x2 on arm64 (NEON,
+	// mulmat_sgemm_arm64.s), 0 for none.
 	SgemmR, SgemmC int
 
 	// The archsimd kernels of GOEXPERIMENT=simd builds on amd64 (false
@@ -62,6 +63,17 @@ type Kernels struct {
 	Exp4 bool
 	// FA is FLASH_ATTN_EXT by archsimd (AVX2, FMA).
 	FA bool
+
+	// The assembly of arm64 builds (detectAsm: x/sys/cpu's ARM64 flags).
+
+	// NEON is the ARMv8.0 Advanced SIMD kernels, which every arm64 has:
+	// q8_0 and q4_0 MUL_MAT by widening multiplies
+	// (mulmat_qneon_arm64.s), the f32 and f16 MUL_MAT dots against one
+	// column (dot8_arm64.s) and the 2x2 tinyBLAS-order tiles (SgemmR).
+	NEON bool
+	// DotProd is the q8_0 and q4_0 MUL_MAT kernels by SDOT (the ARMv8.2
+	// dot product, ASIMDDP: Apple M1 on, Graviton2 on), with NEON.
+	DotProd bool
 }
 
 // Detect is this CPU's kernel set: every family whose extensions the CPU
@@ -102,19 +114,26 @@ var FamilyExts = map[string][]string{
 	"SgemmY":  extF16C, // the f16 tiles widen by VCVTPH2PS
 	"Row":     extAVX2,
 	"Tile4":   extAVX512,
+	// arm64 (x/sys/cpu's ARM64 flags): TestAsmExtensionsGuardedArm64
+	// checks that every SDOT runs under DotProd.
+	"NEON":    {"ASIMD"},
+	"DotProd": {"ASIMD", "ASIMDDP"},
 }
 
-// KernelSets are the names Limit takes, from the fastest down: every
-// family the CPU runs, those of an AVX2+FMA+F16C machine without AVX-512,
-// the portable Go code alone.
-var KernelSets = []string{"native", "avx512", "avx2", "portable"}
+// KernelSets are the names Limit takes on this architecture, from the
+// fastest down: every family the CPU runs (native); on amd64 those of an
+// AVX-512 machine and of an AVX2+FMA+F16C one without AVX-512, on arm64
+// those of one with the dot product (dotprod) and of an ARMv8.0 one
+// (neon); the portable Go code alone.
+var KernelSets = append(append([]string{"native"}, archKernelSets...), "portable")
 
 // Limit is ks cut down to the kernel set name (one of KernelSets; ""
 // is "native"), so that one machine runs what a smaller one would:
 // "avx2" turns off every AVX-512 family (the AVX2 forms take their
-// place), "portable" every vector kernel. It fails where ks lacks what
-// the set needs ("avx512" without AVX-512, "avx2" without AVX2 and FMA)
-// or the name is none of KernelSets.
+// place), "neon" the arm64 dot product kernels, "portable" every vector
+// kernel. It fails where ks lacks what the set needs ("avx512" without
+// AVX-512, "avx2" without AVX2 and FMA, "dotprod" without the dot product,
+// "neon" off arm64) or the name is none of KernelSets.
 func (ks Kernels) Limit(name string) (Kernels, error) {
 	switch name {
 	case "", "native":
@@ -130,6 +149,17 @@ func (ks Kernels) Limit(name string) (Kernels, error) {
 		}
 		ks.AVX512, ks.VNNI, ks.FAZ, ks.Vec512, ks.Tile4 = false, false, false, false, false
 		ks.SgemmR, ks.SgemmC = sgemmTileShape(false, ks.SgemmR != 0)
+		return ks, nil
+	case "dotprod":
+		if !ks.DotProd {
+			return ks, fmt.Errorf("kernel set %q: this CPU (or build) has no arm64 dot product (ASIMDDP) kernels", name)
+		}
+		return ks, nil
+	case "neon":
+		if !ks.NEON {
+			return ks, fmt.Errorf("kernel set %q: this CPU (or build) has no arm64 NEON kernels", name)
+		}
+		ks.DotProd = false
 		return ks, nil
 	case "portable":
 		return Kernels{}, nil
@@ -148,4 +178,23 @@ func sgemmTileShape(avx512, fma bool) (int, int) {
 		return 4, 3
 	}
 	return 0, 0
+}
+
+// hasAllOf reports whether flags (this architecture's x/sys/cpu flags by
+// extension name) has every extension of the family.
+func hasAllOf(family string, flags map[string]bool) bool {
+	exts, ok := FamilyExts[family]
+	if !ok {
+		panic("cpu: no family " + family)
+	}
+	for _, e := range exts {
+		has, ok := flags[e]
+		if !ok {
+			panic("cpu: unknown extension " + e)
+		}
+		if !has {
+			return false
+		}
+	}
+	return true
 }

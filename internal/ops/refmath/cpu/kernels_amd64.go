@@ -2,6 +2,9 @@ package cpu
 
 import xcpu "golang.org/x/sys/cpu"
 
+// archKernelSets are the kernel sets between native and portable here.
+var archKernelSets = []string{"avx512", "avx2"}
+
 // detectAsm sets the families of amd64 assembly this CPU runs: each where
 // golang.org/x/sys/cpu reports every extension FamilyExts names for it
 // (x/sys/cpu sets the AVX and AVX-512 flags only where the OS saves the
@@ -21,22 +24,8 @@ func detectAsm(ks *Kernels) {
 
 // hasAll reports whether the CPU has every extension of the family.
 func hasAll(family string) bool {
-	exts, ok := FamilyExts[family]
-	if !ok {
-		panic("cpu: no family " + family)
-	}
 	x := &xcpu.X86
-	flags := map[string]bool{"AVX": x.HasAVX, "AVX2": x.HasAVX2, "FMA": x.HasFMA, "F16C": x.HasF16C,
+	return hasAllOf(family, map[string]bool{"AVX": x.HasAVX, "AVX2": x.HasAVX2, "FMA": x.HasFMA, "F16C": x.HasF16C,
 		"AVX512F": x.HasAVX512F, "AVX512VL": x.HasAVX512VL, "AVX512DQ": x.HasAVX512DQ, "AVX512BW": x.HasAVX512BW,
-		"AVX512VNNI": x.HasAVX512VNNI}
-	for _, e := range exts {
-		has, ok := flags[e]
-		if !ok {
-			panic("cpu: unknown extension " + e)
-		}
-		if !has {
-			return false
-		}
-	}
-	return true
+		"AVX512VNNI": x.HasAVX512VNNI})
 }

@@ -582,16 +582,16 @@ func (act *actRows) has4R(t ops.Type) bool {
 }
 
 // hasDot8F reports whether the eight-row f16 or f32 assembly
-// (mulmat_dot8_amd64.go) takes weights of type t against one column: f16
-// with the vector kernels or alone (asmAlone), f32 alone (the vector
-// build's four-row kernels are as fast).
+// (cpu.Dot8F: amd64's F16Dot and F32Dot8, arm64's NEON) takes weights of
+// type t against one column: f16 with the vector kernels or alone
+// (asmAlone), f32 alone (the vector build's four-row kernels are as fast).
 func (act *actRows) hasDot8F(t ops.Type) bool {
 	ks := act.ks
 	switch t {
 	case ops.F16:
-		return ks.F16Dot && (act.vec || ks.asmAlone(act.vec))
+		return (ks.F16Dot || ks.NEON) && (act.vec || ks.asmAlone(act.vec))
 	case ops.F32:
-		return ks.F32Dot8 && ks.asmAlone(act.vec)
+		return (ks.F32Dot8 || ks.NEON) && ks.asmAlone(act.vec)
 	}
 	return false
 }

@@ -179,13 +179,7 @@ var sgemmGoldenCases = []struct {
 // bit for bit with ggml's.
 func TestMulMatSgemmMatchesGGML(t *testing.T) {
 	want := opstest.ReadF32File(t, filepath.Join("testdata", "sgemm", "sgemm.f32"))
-	shapes := [][2]int{{0, 0}}
-	if host.SgemmR != 0 {
-		shapes = append(shapes, [2]int{4, 3})
-	}
-	if host.SgemmC == 4 {
-		shapes = append(shapes, [2]int{4, 4})
-	}
+	shapes := append([][2]int{{0, 0}}, sgemmShapes()...)
 	for _, sh := range shapes {
 		ks := Host()
 		ks.SgemmR, ks.SgemmC = sh[0], sh[1]
@@ -213,11 +207,7 @@ func TestSgemmTilesMatchSgemmDot(t *testing.T) {
 		t.Skip("no tinyBLAS-order tiles on this CPU or build")
 	}
 	r := rand.New(rand.NewPCG(71, 72))
-	shapes := [][2]int{{4, 3}} // the AVX2 tiles, on any CPU with tiles
-	if host.SgemmC == 4 {
-		shapes = append(shapes, [2]int{4, 4})
-	}
-	for _, sh := range shapes {
+	for _, sh := range sgemmShapes() {
 		ks := Host()
 		ks.SgemmR, ks.SgemmC = sh[0], sh[1]
 		for _, tt := range []ops.Type{ops.F32, ops.F16} {
@@ -247,6 +237,21 @@ func TestSgemmTilesMatchSgemmDot(t *testing.T) {
 			}
 		}
 	}
+}
+
+// sgemmShapes are the tile shapes (SgemmR, SgemmC) this CPU runs: arm64's
+// 2x2; on amd64 the AVX2 tiles' 4x3 (on any CPU with tiles) and AVX-512's
+// 4x4.
+func sgemmShapes() [][2]int {
+	switch {
+	case host.SgemmR == 0:
+		return nil
+	case host.NEON:
+		return [][2]int{{2, 2}}
+	case host.SgemmC == 4:
+		return [][2]int{{4, 3}, {4, 4}}
+	}
+	return [][2]int{{4, 3}}
 }
 
 // TestSgemmOrder checks which shapes take tinyBLAS's order against the

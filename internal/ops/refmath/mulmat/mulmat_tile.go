@@ -23,8 +23,9 @@ const actPad = 4
 const fusedMaxCols = 3
 
 // qasm reports whether the CPU runs an assembly form of the eight-row
-// kernels: AVX-512 VNNI, or AVX2 (mulmat_qavx2_amd64.go).
-func (ks *Kernels) qasm() bool { return ks.VNNI || ks.QAVX2 }
+// kernels: AVX-512 VNNI, AVX2 (mulmat_qavx2_amd64.go), or arm64's
+// (mulmat_qneon_arm64.go).
+func (ks *Kernels) qasm() bool { return ks.VNNI || ks.QAVX2 || ks.NEON }
 
 // has8R reports whether dot8R has a kernel for t: the vector kernels, or
 // the assembly alone (asmAlone, qasm; act.q is there for either).
@@ -103,6 +104,9 @@ func (act *actRows) dot8R(t ops.Type, w *rows8, r int) [8]float32 {
 	}
 	y := act.q[r*k : (r+1)*k]
 	d := act.d[r*nb : (r+1)*nb+actPad-1]
+	if ks.NEON { // (w fused: fused8)
+		return ks.dot8RNEON(t, w, y, d, act.s[r*nb:(r+1)*nb+actPad-1], nb)
+	}
 	if w.fused {
 		if t == ops.Q8_0 {
 			if ks.VNNI {
@@ -177,6 +181,8 @@ func (act *actRows) dot8R2(t ops.Type, w *rows8, r, r2 int) (out, out2 [8]float3
 		}
 		var o [16]float32
 		switch {
+		case ks.NEON:
+			ks.dot8R2NEON(t, w, y, d, s, dd, nb, &o)
 		case t == ops.Q8_0 && ks.VNNI:
 			q8_0Rows8x2VNNI(&w.p, unsafe.Pointer(&y[0]), unsafe.Pointer(&d[0]), unsafe.Pointer(&s[0]), dd, nb, &o, w.next)
 		case ks.VNNI:

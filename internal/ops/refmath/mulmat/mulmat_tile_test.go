@@ -50,7 +50,7 @@ func TestMulMat8RowsMatchScalar(t *testing.T) {
 // assembly that asmAlone adds to them), the tests' reference.
 func mulMatScalar(dst, a, b *ops.Tensor) {
 	ks := Host()
-	ks.VNNI, ks.QAVX2, ks.F16Dot, ks.F32Dot8 = false, false, false, false
+	ks.VNNI, ks.QAVX2, ks.F16Dot, ks.F32Dot8, ks.NEON, ks.DotProd = false, false, false, false, false, false
 	ks.mulMat(dst, a, b, false)
 }
 

@@ -21,6 +21,7 @@ var files = map[string]file{
 	"tile4": {"mulmat_tile4_amd64.s", "mulmat_ftile_simd_amd64.go", "GOEXPERIMENT=simd ", tile4File},
 	"vnni":  {"mulmat_vnni_amd64.s", "mulmat_vnni_amd64.go", "", vnniFile},
 	"qavx2": {"mulmat_qavx2_amd64.s", "mulmat_qavx2_amd64.go", "", qavx2File},
+	"qneon": {"mulmat_qneon_arm64.s", "mulmat_qneon_other.go", "", qneonFile},
 }
 
 // header is the start of the file arg names: the line by which Go's tools
