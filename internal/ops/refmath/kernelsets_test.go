@@ -107,6 +107,10 @@ func kernelSetCases() []kernelSetCase {
 				ops.FromInts(ops.I32, []int64{n}, []int64{3, 15, 0}[:n])}, nil, false},
 		)
 	}
+	// set_rows into f16, rows of 1032 values: F16C's 32-value steps (after
+	// AVX-512's on 1024 in the native set), its eight-value step.
+	cs = append(cs, kernelSetCase{"set_rows_f16/n=7", ops.OpSetRows, []*ops.Tensor{ops.FromF32(ops.F16, []int64{1032, 64}, x(1032, 64).ToF32()), x(1032, 7),
+		ops.FromInts(ops.I64, []int64{7}, []int64{5, 63, 0, 17, 2, 40, 9})}, nil, false})
 	for _, mode := range []string{"neox", "normal"} {
 		cs = append(cs, kernelSetCase{"rope_" + mode, ops.OpRope, []*ops.Tensor{x(128, 32, 3), pos}, map[string]any{"n_dims": 128, "mode": mode, "freq_base": 500000}, false})
 	}
