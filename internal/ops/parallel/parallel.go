@@ -40,7 +40,38 @@ func For(n, grain int, fn func(lo, hi int)) {
 	chunk := max(grain, (n+4*w-1)/(4*w))
 	nchunks := (n + chunk - 1) / chunk
 	w = min(w, nchunks)
-	j := &pfJob{fn: fn, n: int64(n), chunk: int64(chunk)}
+	start(&pfJob{fn: fn, n: int64(n), chunk: int64(chunk)}, w)
+}
+
+// Split is For with each worker's share of [0, n) the same from one call
+// to the next, as ggml's threads split an op's rows: w = min(Workers(),
+// ⌈n/grain⌉) parts of ⌈n/w⌉ items, part 0 on the caller and part k on
+// the pool's k-th helper, so that an op run again and again finds the
+// rows it wrote in the cache of the core that wrote them (For's chunks go
+// to whichever worker claims them first: at ADD n = 32, 512 KB a
+// source, that moved the rows between the cores' caches at every call).
+// A worker done with its part runs the parts no one has started, so a
+// helper late to wake costs at most what running them on the caller
+// does.
+func Split(n, grain int, fn func(lo, hi int)) {
+	if n <= 0 {
+		return
+	}
+	grain = max(grain, 1)
+	w := Workers()
+	if w <= 1 || n <= grain {
+		fn(0, n)
+		return
+	}
+	w = min(w, (n+grain-1)/grain)
+	chunk := (n + w - 1) / w
+	w = (n + chunk - 1) / chunk // no empty part
+	start(&pfJob{fn: fn, n: int64(n), chunk: int64(chunk), owned: make([]atomic.Bool, w)}, w)
+}
+
+// start runs j on the caller (worker 0) and w-1 helpers: the pool's, or
+// goroutines of its own while another job has the pool.
+func start(j *pfJob, w int) {
 	if pool.mu.TryLock() {
 		pool.run(j, w-1)
 		pool.mu.Unlock()
@@ -48,27 +79,48 @@ func For(n, grain int, fn func(lo, hi int)) {
 	}
 	var wg sync.WaitGroup
 	wg.Add(w - 1)
-	for i := 0; i < w-1; i++ {
+	for i := 1; i < w; i++ {
 		go func() {
 			defer wg.Done()
-			j.work()
+			j.work(i)
 		}()
 	}
-	j.work()
+	j.work(0)
 	wg.Wait()
 }
 
-// pfJob is one For: chunks are claimed by adding chunk to next;
-// done counts the items finished.
+// pfJob is one For or Split: For's chunks are claimed by adding chunk
+// to next, Split's by setting their flag in owned; done counts the items
+// finished.
 type pfJob struct {
 	fn       func(lo, hi int)
 	n, chunk int64
 	next     atomic.Int64
 	done     atomic.Int64
+	owned    []atomic.Bool
 }
 
-// work runs chunks of j until none is left.
-func (j *pfJob) work() {
+// work runs chunks of j until none is left, as worker id (0 the caller,
+// k > 0 the pool's k-th helper): Split's chunk id first, then every chunk
+// after it that no worker has claimed (a helper numbered past the parts
+// runs none).
+func (j *pfJob) work(id int) {
+	if k := len(j.owned); k > 0 {
+		if id >= k {
+			return // the parts stay with their workers
+		}
+		for i := range k {
+			c := (id + i) % k
+			if j.owned[c].Load() || !j.owned[c].CompareAndSwap(false, true) {
+				continue
+			}
+			lo := int64(c) * j.chunk
+			hi := min(j.n, lo+j.chunk)
+			j.fn(int(lo), int(hi))
+			j.done.Add(hi - lo)
+		}
+		return
+	}
 	for {
 		lo := j.next.Add(j.chunk) - j.chunk
 		if lo >= j.n {
@@ -115,7 +167,7 @@ var pool = func() *workerPool {
 func (p *workerPool) run(j *pfJob, want int) {
 	for p.helpers < want {
 		p.helpers++
-		go p.helper()
+		go p.helper(p.helpers)
 	}
 	p.job.Store(j)
 	p.gen.Add(1)
@@ -124,7 +176,7 @@ func (p *workerPool) run(j *pfJob, want int) {
 		p.cond.Broadcast()
 		p.smu.Unlock()
 	}
-	j.work()
+	j.work(0)
 	for spins := 0; j.done.Load() < j.n; spins++ {
 		if spins > 64 {
 			runtime.Gosched() // a helper holding a chunk may need this P
@@ -133,9 +185,10 @@ func (p *workerPool) run(j *pfJob, want int) {
 	p.job.CompareAndSwap(j, nil)
 }
 
-// helper takes every job the pool publishes, spinning between jobs for
-// poolSpin, then sleeping until the next.
-func (p *workerPool) helper() {
+// helper takes every job the pool publishes, as worker id (numbered from
+// 1 in the order the helpers start), spinning between jobs for poolSpin,
+// then sleeping until the next.
+func (p *workerPool) helper(id int) {
 	var seen uint64
 	for {
 		g := p.gen.Load()
@@ -153,7 +206,7 @@ func (p *workerPool) helper() {
 		}
 		seen = g
 		if j := p.job.Load(); j != nil {
-			j.work()
+			j.work(id)
 		}
 	}
 }

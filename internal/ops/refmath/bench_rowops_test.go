@@ -2,6 +2,7 @@ package refmath
 
 import (
 	"fmt"
+	"os"
 	"testing"
 
 	"github.com/ainekko/et/internal/ops"
@@ -14,7 +15,17 @@ import (
 // testcases/perf/llama3-8b.txt`. SET_ROWS writes in place (dst is its
 // first source, as ggml's set_rows does); CONT copies a permuted view.
 // Besides ns/op each reports cpu-ms/op (process CPU time).
+// ET_CPU_KERNELS=avx2 (cpu.Kernels.Limit) runs them with what an AVX2
+// machine runs.
 func BenchmarkRowOps(b *testing.B) {
+	if name := os.Getenv("ET_CPU_KERNELS"); name != "" {
+		ks, err := Detect().Limit(name)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer UseHost(Host())
+		UseHost(Kernels{ks})
+	}
 	table := ops.FromF32(ops.Q8_0, []int64{4096, 32000}, opstest.RandVals(3, 4096*32000, -1, 1))
 	cache := ops.FromF32(ops.F16, []int64{1024, 4096}, opstest.RandVals(4, 1024*4096, -1, 1))
 	for _, n := range []int64{1, 7, 32} {

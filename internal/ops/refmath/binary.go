@@ -57,7 +57,7 @@ func binaryRowsKern(dst, a, b *ops.Tensor, ks *cpu.Kernels, kern rowKern, f func
 		if n, cost := a.NRows(), max(1, n0); cpu.RefInline(n, cost) {
 			binaryDenseRows(dst, a, b, ks, kern, 0, n) // no closure to allocate
 		} else {
-			cpu.RefParallel(n, cost, func(lo, hi int64) { binaryDenseRows(dst, a, b, ks, kern, lo, hi) })
+			cpu.RefSplit(n, cost, func(lo, hi int64) { binaryDenseRows(dst, a, b, ks, kern, lo, hi) })
 		}
 		return nil
 	}

@@ -34,7 +34,7 @@ func (ks *Kernels) refCpy(dst *ops.Tensor, srcs []*ops.Tensor, _ ops.Params) err
 		if n, cost := x.NRows(), max(1, x.Ne[0]); cpu.RefInline(n, cost) {
 			ks.cpyF16Rows(dst, x, 0, n) // no closure to allocate
 		} else {
-			cpu.RefParallel(n, cost, func(lo, hi int64) { ks.cpyF16Rows(dst, x, lo, hi) })
+			cpu.RefSplit(n, cost, func(lo, hi int64) { ks.cpyF16Rows(dst, x, lo, hi) })
 		}
 		return nil
 	}
@@ -99,7 +99,7 @@ func copyRaw(dst, x *ops.Tensor) {
 	if n, cost := x.NRows(), max(1, x.Ne[0]); cpu.RefInline(n, cost) {
 		copyRawRows(dst, x, 0, n) // no closure to allocate
 	} else {
-		cpu.RefParallel(n, cost, func(lo, hi int64) { copyRawRows(dst, x, lo, hi) })
+		cpu.RefSplit(n, cost, func(lo, hi int64) { copyRawRows(dst, x, lo, hi) })
 	}
 }
 

@@ -107,6 +107,25 @@ func kernelSetCases() []kernelSetCase {
 				ops.FromInts(ops.I32, []int64{n}, []int64{3, 15, 0}[:n])}, nil, false},
 		)
 	}
+	// The ops split over the workers by parallel.Split at 32 rows (two
+	// parts on two cores), with the rows' 32-value steps, eight-value
+	// steps and tails; mul's b broadcast by rows and by repeats in ne0;
+	// cpy to f16; cont of a permuted view.
+	perm, err := ops.Permute(x(128, 32, 32), 0, 2, 1, 3)
+	if err != nil {
+		panic(err)
+	}
+	cs = append(cs,
+		kernelSetCase{"add/n=32", ops.OpAdd, []*ops.Tensor{x(4096+13, 32), x(4096+13, 32)}, nil, false},
+		kernelSetCase{"mul/n=32", ops.OpMul, []*ops.Tensor{x(4096+13, 32), x(4096 + 13)}, nil, false},
+		kernelSetCase{"mul_repeat/n=32", ops.OpMul, []*ops.Tensor{x(1032, 32, 2), x(344, 1, 2)}, nil, false},
+		kernelSetCase{"cpy_f32_f16/n=32", ops.OpCpy, []*ops.Tensor{x(128+9, 8, 32)}, map[string]any{"type": "f16"}, false},
+		kernelSetCase{"cont/n=32", ops.OpCont, []*ops.Tensor{perm}, nil, false},
+	)
+	// set_rows into f16, rows of 1032 values: F16C's 32-value steps (after
+	// AVX-512's on 1024 in the native set), its eight-value step.
+	cs = append(cs, kernelSetCase{"set_rows_f16/n=7", ops.OpSetRows, []*ops.Tensor{ops.FromF32(ops.F16, []int64{1032, 64}, x(1032, 64).ToF32()), x(1032, 7),
+		ops.FromInts(ops.I64, []int64{7}, []int64{5, 63, 0, 17, 2, 40, 9})}, nil, false})
 	for _, mode := range []string{"neox", "normal"} {
 		cs = append(cs, kernelSetCase{"rope_" + mode, ops.OpRope, []*ops.Tensor{x(128, 32, 3), pos}, map[string]any{"n_dims": 128, "mode": mode, "freq_base": 500000}, false})
 	}

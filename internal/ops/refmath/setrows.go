@@ -128,8 +128,8 @@ func (ks *Kernels) bindSetRows(dst *ops.Tensor, srcs []*ops.Tensor, p ops.Params
 }
 
 // f32ToF16RowAt is f32ToF16Row on the n > 0 values at src into the
-// halves at dst (the bytes of an f16 row); with AVX-512, a row of a
-// multiple of 32 values without NaN is one call of the assembly.
+// halves at dst (the bytes of an f16 row); with F16C, a row of a
+// multiple of 8 values without NaN is one call of the assembly.
 func (ks *Kernels) f32ToF16RowAt(dst *byte, src *float32, n int) {
 	h := (*uint16)(unsafe.Pointer(dst))
 	if !ks.F32ToF16Whole(h, src, n) {

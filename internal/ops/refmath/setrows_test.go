@@ -8,6 +8,7 @@ import (
 
 	"github.com/ainekko/et/internal/ops"
 	"github.com/ainekko/et/internal/ops/opstest"
+	"github.com/ainekko/et/internal/ops/refmath/cpu"
 	"github.com/ainekko/et/internal/ops/refmath/reftest"
 )
 
@@ -133,14 +134,26 @@ func TestSetRowsF16Split(t *testing.T) {
 }
 
 // TestBindSetRows checks set_rows' bound form (the reference device's
-// replays of the KV-cache write) against F32ToF16 value by value: rows
-// of 1024 (one call of the AVX-512 conversion), 40 and 3 values, i64
-// and i32 indices, a row named twice (the later wins), a NaN and values
-// out of the half range; the data read at each call (a second call
-// after new src values and indices); an index outside dst failing as
-// refSetRows does with nothing written; and the tensors it leaves to
-// refSetRows (nil).
+// replays of the KV-cache write) against F32ToF16 value by value, with
+// every kernel set of this CPU (on an AVX-512 one the avx2 set too): rows
+// of 1024 (one call of the AVX-512 conversion, or of F16C's without it),
+// 1032 (F16C's), 40 and 3 values, i64 and i32 indices, a row named twice
+// (the later wins), a NaN (in the first row only at the first call: the
+// other rows then take the one-call path) and values out of the half
+// range; the data read at each call (a second call after new src values
+// and indices); an index outside dst failing as refSetRows does with
+// nothing written; and the tensors it leaves to refSetRows (nil).
 func TestBindSetRows(t *testing.T) {
+	for _, set := range cpu.KernelSets {
+		ks, err := Detect().Limit(set)
+		if err != nil {
+			continue // a set this CPU lacks
+		}
+		t.Run(set, func(t *testing.T) { testBindSetRows(t, &Kernels{ks}) })
+	}
+}
+
+func testBindSetRows(t *testing.T, ks *Kernels) {
 	for _, c := range []struct {
 		ne0 int64
 		idx []int64
@@ -149,6 +162,7 @@ func TestBindSetRows(t *testing.T) {
 		{1024, []int64{5}, ops.I64},
 		{1024, []int64{0, 9, 3, 7, 1, 2, 8}, ops.I64},
 		{1024, []int64{4, 6, 4}, ops.I32},
+		{1032, []int64{1, 8, 6, 0}, ops.I64},
 		{40, []int64{2, 1}, ops.I64},
 		{3, []int64{9, 0}, ops.I32},
 		{setRowsSplit / 2, []int64{7, 2, 0}, ops.I64}, // past refSetRows' split: bound all the same
@@ -159,13 +173,16 @@ func TestBindSetRows(t *testing.T) {
 		s := ops.FromF32(ops.F32, []int64{c.ne0, n}, opstest.RandVals(2, int(c.ne0*n), -1, 1))
 		idx := ops.FromInts(c.it, []int64{n}, c.idx)
 		info, _ := ops.Lookup(string(ops.OpSetRows))
-		fn := Bind(info.Name)(d, []*ops.Tensor{d, s, idx}, nil)
+		fn := ks.Bind(info.Name)(d, []*ops.Tensor{d, s, idx}, nil)
 		if fn == nil {
 			t.Fatalf("ne0 %d, idx %v: no bound form for the dense in-place f16 write", c.ne0, c.idx)
 		}
 		for call, seed := range []int64{3, 4} {
 			v := opstest.RandVals(seed, int(c.ne0*n), -70000, 70000)
-			v[0], v[len(v)-1] = math.Float32frombits(0xffd00000), 3e-6 // a NaN whose payload F16C keeps, a half subnormal
+			v[len(v)-1] = 3e-6 // a half subnormal
+			if call == 0 {
+				v[0] = math.Float32frombits(0xffd00000) // a NaN whose payload F16C keeps
+			}
 			copy(s.Buf, ops.FromF32(ops.F32, []int64{c.ne0, n}, v).Buf)
 			if call == 1 { // new indices in the same tensor
 				for i := range c.idx {

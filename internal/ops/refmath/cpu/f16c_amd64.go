@@ -4,10 +4,10 @@ package cpu
 // amd64 build, GOEXPERIMENT=simd or not.
 
 // f32ToF16F16C converts src[0:n] to halves in dst[0:n] (n a multiple of
-// 8) eight at a time with VCVTPS2PH (imm 0: round to nearest even),
-// stopping before the first group of eight that holds a NaN (F16C keeps
-// a NaN's payload; F32ToF16 gives sign|0x7e00). It returns how many it
-// converted, and clears the upper halves of the vector registers.
+// 8) 32 then eight at a time with VCVTPS2PH (imm 0: round to nearest
+// even), stopping before the first group of eight that holds a NaN (F16C
+// keeps a NaN's payload; F32ToF16 gives sign|0x7e00). It returns how many
+// it converted, and clears the upper halves of the vector registers.
 //
 //go:noescape
 func f32ToF16F16C(dst *uint16, src *float32, n int) int
@@ -40,9 +40,16 @@ func (ks *Kernels) f32ToF16RowF16C(dst []uint16, src []float32) {
 }
 
 // F32ToF16Whole converts the n values at src into the halves at dst in
-// one call of f32ToF16AVX512 and reports whether it did: false without
-// AVX-512, for n not a multiple of 32, or for values with a NaN (some
-// may then be converted; f32ToF16Row does them all again).
+// one call of the assembly (f32ToF16AVX512 for a multiple of 32 values
+// with AVX-512, else f32ToF16F16C) and reports whether it did: false
+// without F16C, for n not a multiple of 8, or for values with a NaN
+// (some may then be converted; f32ToF16Row does them all again).
 func (ks *Kernels) F32ToF16Whole(dst *uint16, src *float32, n int) bool {
-	return ks.AVX512 && ks.F16C && n&31 == 0 && f32ToF16AVX512(dst, src, n) == n
+	switch {
+	case !ks.F16C || n&7 != 0:
+		return false
+	case ks.AVX512 && n&31 == 0:
+		return f32ToF16AVX512(dst, src, n) == n
+	}
+	return f32ToF16F16C(dst, src, n) == n
 }

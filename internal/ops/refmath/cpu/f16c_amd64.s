@@ -6,6 +6,34 @@ TEXT ·f32ToF16F16C(SB), NOSPLIT, $0-32
 	MOVQ src+8(FP), SI
 	MOVQ n+16(FP), CX
 	XORQ AX, AX
+	LEAQ -32(CX), DX // the last start of a 32-value step
+
+	// 32 values a step, one branch for their NaNs (an unordered compare
+	// of two vectors is true in a lane where either holds a NaN); a step
+	// with one goes to the eight-value steps, which stop before it.
+loop32:
+	CMPQ      AX, DX
+	JGT       loop
+	VMOVUPS   (SI)(AX*4), Y0
+	VMOVUPS   32(SI)(AX*4), Y1
+	VMOVUPS   64(SI)(AX*4), Y2
+	VMOVUPS   96(SI)(AX*4), Y3
+	VCMPPS    $3, Y1, Y0, Y4
+	VCMPPS    $3, Y3, Y2, Y5
+	VORPS     Y5, Y4, Y4
+	VMOVMSKPS Y4, R8
+	TESTL     R8, R8
+	JNZ       loop
+	VCVTPS2PH $0, Y0, X0
+	VCVTPS2PH $0, Y1, X1
+	VCVTPS2PH $0, Y2, X2
+	VCVTPS2PH $0, Y3, X3
+	VMOVDQU   X0, (DI)(AX*2)
+	VMOVDQU   X1, 16(DI)(AX*2)
+	VMOVDQU   X2, 32(DI)(AX*2)
+	VMOVDQU   X3, 48(DI)(AX*2)
+	ADDQ      $32, AX
+	JMP       loop32
 
 loop:
 	CMPQ AX, CX

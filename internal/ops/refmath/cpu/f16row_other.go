@@ -6,5 +6,5 @@ package cpu
 // them.
 func (ks *Kernels) F32ToF16Row(dst []uint16, src []float32) { f32ToF16RowScalar(dst, src) }
 
-// F32ToF16Whole is the amd64 build's AVX-512 row conversion: never here.
+// F32ToF16Whole is the amd64 build's F16C row conversion: never here.
 func (ks *Kernels) F32ToF16Whole(*uint16, *float32, int) bool { return false }

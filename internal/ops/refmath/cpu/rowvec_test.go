@@ -1,6 +1,7 @@
 package cpu
 
 import (
+	"fmt"
 	"math"
 	"math/rand"
 	"testing"
@@ -12,10 +13,11 @@ import (
 
 // TestRowKernelsMatchScalar checks the element-wise kernels (vector code
 // in simd builds) bit for bit against their scalar definitions, at lengths
-// that exercise the eight-lane body and the scalar tail.
+// that exercise the 32-value steps (add, sub, mul), the eight-lane body
+// and the scalar tail.
 func TestRowKernelsMatchScalar(t *testing.T) {
 	t.Logf("vector kernels: %v", host.Row)
-	for _, n := range []int{0, 1, 7, 8, 9, 15, 16, 17, 31, 64, 67, 4096, 4099} {
+	for _, n := range []int{0, 1, 7, 8, 9, 15, 16, 17, 31, 32, 40, 59, 64, 67, 95, 4096, 4099, 4125} {
 		a, b := opstest.RowVals(int64(n), n), opstest.RowVals(int64(n)+1000, n)
 		check := func(name string, got, want []float32) {
 			t.Helper()
@@ -294,6 +296,31 @@ func TestSumsLaneOrder(t *testing.T) {
 		d := make([]float32, n)
 		if got, want := host.CenterSumSqRow(d, x, m), laneSum(x, func(v float32) float64 { d := v - m; return float64(d * d) }); got != want {
 			t.Errorf("centerSumSqRow n=%d = %.17g, want %.17g", n, got, want)
+		}
+	}
+}
+
+// BenchmarkEltRow runs the element-wise row kernels alone, without the
+// op's dispatch or split (see BenchmarkRowOps for whole ops): one row of
+// 2048 (three operands in L1) and one core's share of ADD and MUL at
+// llama-3-8B's n = 32 (16 rows of 4096, 256 KB an operand: in L2 from
+// one call to the next).
+func BenchmarkEltRow(b *testing.B) {
+	for _, shape := range []struct{ n0, rows int }{{2048, 1}, {4096, 16}} {
+		n := shape.n0 * shape.rows
+		x, y := opstest.RandVals(41, n, -1, 1), opstest.RandVals(42, n, -1, 1)
+		dst := make([]float32, n)
+		for _, c := range []struct {
+			name string
+			kern func(ks *Kernels, dst, a, b []float32)
+		}{{"add", (*Kernels).AddRow}, {"mul", (*Kernels).MulRow}} {
+			b.Run(fmt.Sprintf("%s/%dx%d", c.name, shape.n0, shape.rows), func(b *testing.B) {
+				for b.Loop() {
+					for r := 0; r < n; r += shape.n0 {
+						c.kern(host, dst[r:r+shape.n0], x[r:r+shape.n0], y[r:r+shape.n0])
+					}
+				}
+			})
 		}
 	}
 }

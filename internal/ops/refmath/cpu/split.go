@@ -12,6 +12,15 @@ func RefParallel(n, cost int64, fn func(lo, hi int64)) {
 	parallel.For(int(n), int(refGrain(cost)), func(lo, hi int) { fn(int64(lo), int64(hi)) })
 }
 
+// RefSplit is RefParallel with each worker's rows the same from one call
+// to the next (parallel.Split: the caller the first part, each helper its
+// own), for the streaming element-wise ops and copies, whose rows then
+// stay in the cache of the core that last wrote them. RefInline holds
+// for it as for RefParallel.
+func RefSplit(n, cost int64, fn func(lo, hi int64)) {
+	parallel.Split(int(n), int(refGrain(cost)), func(lo, hi int) { fn(int64(lo), int64(hi)) })
+}
+
 // RefMinWork is the least work, in elements, of one refParallel chunk:
 // 16K, a few µs of element-wise work, which the pool's spinning helpers
 // (parallel.For) take on at once. A variable only so that FuzzCatalog can
