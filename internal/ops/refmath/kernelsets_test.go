@@ -126,6 +126,23 @@ func kernelSetCases() []kernelSetCase {
 	// AVX-512's on 1024 in the native set), its eight-value step.
 	cs = append(cs, kernelSetCase{"set_rows_f16/n=7", ops.OpSetRows, []*ops.Tensor{ops.FromF32(ops.F16, []int64{1032, 64}, x(1032, 64).ToF32()), x(1032, 7),
 		ops.FromInts(ops.I64, []int64{7}, []int64{5, 63, 0, 17, 2, 40, 9})}, nil, false})
+	// silu and swiglu over edge values: the AVX2 kernel's steps with a
+	// |x| over 86, an infinity or a NaN take its full method, the others
+	// its fast one.
+	edges := func(ne ...int64) *ops.Tensor {
+		t := x(ne...)
+		v := t.ToF32()
+		inf, nan := float32(math.Inf(1)), float32(math.NaN())
+		sp := []float32{inf, -inf, nan, 0, float32(math.Copysign(0, -1)), 1e30, -1e30, 87, -87, 87.5, -87.5,
+			88.8, -88.8, 104, -104, 200, -200, 1e-40, -1e-40, math.SmallestNonzeroFloat32, math.MaxFloat32}
+		for i := 0; i < len(v); i += 97 { // steps with one and steps with none
+			v[i] = sp[(i/97)%len(sp)]
+		}
+		return ops.FromF32(ops.F32, ne, v)
+	}
+	cs = append(cs,
+		kernelSetCase{"unary_silu/edges", ops.OpUnary, []*ops.Tensor{edges(1024+29, 3)}, map[string]any{"op": "silu"}, false},
+		kernelSetCase{"glu_swiglu/edges", ops.OpGLU, []*ops.Tensor{edges(1024+29, 3), edges(1024+29, 3)}, map[string]any{"op": "swiglu"}, false})
 	for _, mode := range []string{"neox", "normal"} {
 		cs = append(cs, kernelSetCase{"rope_" + mode, ops.OpRope, []*ops.Tensor{x(128, 32, 3), pos}, map[string]any{"n_dims": 128, "mode": mode, "freq_base": 500000}, false})
 	}

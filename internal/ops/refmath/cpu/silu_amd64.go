@@ -14,7 +14,11 @@ import (
 //go:noescape
 func siluAVX512(pd, px, pg unsafe.Pointer, n int)
 
-// siluAVX2 is siluAVX512 with AVX2 and FMA, eight lanes in two chains.
+// siluAVX2 is siluAVX512 with AVX2 and FMA, eight lanes in two chains:
+// where all 16 values of a step have |x| <= 86 it scales by 2^n with an
+// integer add to the exponent (as ggml's AVX2 exp does on its fast path),
+// else it emulates VSCALEFPS and the range checks of the full method;
+// the same bits either way.
 //
 //go:noescape
 func siluAVX2(pd, px, pg unsafe.Pointer, n int)

@@ -190,35 +190,127 @@ done:
 	VADDPS       T, P, P                \ // 1 + e
 	VDIVPS       P, X, X                  // x / (1 + e)
 
+// The constants of SILUFAST8's memory operands, each in eight lanes (32
+// bytes: the linker aligns the table to 32, so none splits a cache line).
+DATA siluV<>+0(SB)/8, $0x3fb8aa3b3fb8aa3b           // log2e
+DATA siluV<>+8(SB)/8, $0x3fb8aa3b3fb8aa3b
+DATA siluV<>+16(SB)/8, $0x3fb8aa3b3fb8aa3b
+DATA siluV<>+24(SB)/8, $0x3fb8aa3b3fb8aa3b
+DATA siluV<>+32(SB)/8, $0xbf317200bf317200          // -ln2, high part
+DATA siluV<>+40(SB)/8, $0xbf317200bf317200
+DATA siluV<>+48(SB)/8, $0xbf317200bf317200
+DATA siluV<>+56(SB)/8, $0xbf317200bf317200
+DATA siluV<>+64(SB)/8, $0xb5bfbe8eb5bfbe8e          // -ln2, low part
+DATA siluV<>+72(SB)/8, $0xb5bfbe8eb5bfbe8e
+DATA siluV<>+80(SB)/8, $0xb5bfbe8eb5bfbe8e
+DATA siluV<>+88(SB)/8, $0xb5bfbe8eb5bfbe8e
+DATA siluV<>+96(SB)/8, $0x3c0720103c072010          // c5
+DATA siluV<>+104(SB)/8, $0x3c0720103c072010
+DATA siluV<>+112(SB)/8, $0x3c0720103c072010
+DATA siluV<>+120(SB)/8, $0x3c0720103c072010
+DATA siluV<>+128(SB)/8, $0x3d2b9f173d2b9f17         // c4
+DATA siluV<>+136(SB)/8, $0x3d2b9f173d2b9f17
+DATA siluV<>+144(SB)/8, $0x3d2b9f173d2b9f17
+DATA siluV<>+152(SB)/8, $0x3d2b9f173d2b9f17
+DATA siluV<>+160(SB)/8, $0x3e2aaf333e2aaf33         // c3
+DATA siluV<>+168(SB)/8, $0x3e2aaf333e2aaf33
+DATA siluV<>+176(SB)/8, $0x3e2aaf333e2aaf33
+DATA siluV<>+184(SB)/8, $0x3e2aaf333e2aaf33
+DATA siluV<>+192(SB)/8, $0x3efffedb3efffedb         // c2
+DATA siluV<>+200(SB)/8, $0x3efffedb3efffedb
+DATA siluV<>+208(SB)/8, $0x3efffedb3efffedb
+DATA siluV<>+216(SB)/8, $0x3efffedb3efffedb
+DATA siluV<>+224(SB)/8, $0x3f7ffff63f7ffff6         // c1
+DATA siluV<>+232(SB)/8, $0x3f7ffff63f7ffff6
+DATA siluV<>+240(SB)/8, $0x3f7ffff63f7ffff6
+DATA siluV<>+248(SB)/8, $0x3f7ffff63f7ffff6
+DATA siluV<>+256(SB)/8, $0x42ac000042ac0000         // 86, compared as int32 bits
+DATA siluV<>+264(SB)/8, $0x42ac000042ac0000
+DATA siluV<>+272(SB)/8, $0x42ac000042ac0000
+DATA siluV<>+280(SB)/8, $0x42ac000042ac0000
+GLOBL siluV<>(SB), RODATA|NOPTR, $288
+
+// SILUFAST8 is SILU8 for lanes with |x| <= 86, so |n| <= 124 and
+// j·2^n is a normal float32: the exact product, which VSCALEFPS gives
+// unrounded, is n added to j's exponent field (j is in [0.7, 1.42]), one
+// VPADDD of n·2^23, taken from z's low bits (z = 1.5·2^23 + n, so
+// bits(z) << 23 is n << 23). It runs on x, not nx = 0 - x: for such x
+// the two differ only in the sign of a zero, and with -b in place of b
+// each fused step is its negation (VFNMADD), rounded to the same
+// magnitude (an exact zero b, whatever its sign, gives j = 1 either
+// way). Y13 is 1.0, Y14 the shift; the other constants are memory
+// operands (siluV). The same bits as SILU8 (TestSiluVecMatchesScalar).
+#define SILUFAST8(X, K, R, U, P, Q) \
+	VMOVAPS      Y14, K                 \
+	VFNMADD231PS siluV<>+0(SB), X, K    \ // z = nx·log2e + shift
+	VSUBPS       Y14, K, U              \ // n = z - shift
+	VMOVAPS      X, R                   \
+	VFNMADD231PS siluV<>+32(SB), U, R   \ // -b = x + n·ln2hi
+	VFNMADD231PS siluV<>+64(SB), U, R   \ // -b = -b + n·ln2lo
+	VPSLLD       $23, K, K              \ // n·2^23
+	VMULPS       R, R, U                \ // u = b·b
+	VMOVUPS      siluV<>+128(SB), P     \
+	VFNMADD231PS siluV<>+96(SB), R, P   \ // c5·b + c4
+	VMOVUPS      siluV<>+192(SB), Q     \
+	VFNMADD231PS siluV<>+160(SB), R, Q  \ // c3·b + c2
+	VFMADD213PS  Q, U, P                \ // (c5·b + c4)·u + (c3·b + c2)
+	VMOVAPS      Y13, Q                 \
+	VFNMADD231PS siluV<>+224(SB), R, Q  \ // c1·b + 1
+	VFMADD213PS  Q, U, P                \ // j
+	VPADDD       K, P, P                \ // e = j·2^n
+	VADDPS       Y13, P, P              \ // 1 + e
+	VDIVPS       P, X, X                  // x / (1 + e)
+
 // func siluAVX2(pd, px, pg unsafe.Pointer, n int)
 //
 // siluAVX512 with AVX2 and FMA: 16 values a step in two chains of eight
-// lanes, n a multiple of 16.
+// lanes, n a multiple of 16. A step whose 16 |x| are all at most 86 (one
+// compare of their maximum's bits) takes SILUFAST8, as ggml's AVX2 exp
+// takes its fast path; any other (large |x|, infinities, NaNs) takes
+// SILU8, EXP8's full range.
 TEXT ·siluAVX2(SB), NOSPLIT, $0-32
-	MOVQ pd+0(FP), DI
-	MOVQ px+8(FP), SI
-	MOVQ pg+16(FP), DX
-	MOVQ n+24(FP), CX
-	VXORPS Y15, Y15, Y15
-	XORQ   AX, AX
+	MOVQ         pd+0(FP), DI
+	MOVQ         px+8(FP), SI
+	MOVQ         pg+16(FP), DX
+	MOVQ         n+24(FP), CX
+	VXORPS       Y15, Y15, Y15
+	VPCMPEQD     Y12, Y12, Y12
+	VPSRLD       $1, Y12, Y12          // 0x7fffffff: |x|
+	VBROADCASTSS siluK<>+36(SB), Y13   // 1
+	VBROADCASTSS siluK<>+0(SB), Y14    // shift
+	XORQ         AX, AX
 
 loop16:
-	CMPQ AX, CX
-	JGE  done2
-	VMOVUPS (SI)(AX*4), Y0
-	VMOVUPS 32(SI)(AX*4), Y7
-	SILU8(Y0, Y1, Y2, Y3, Y4, Y5, Y6)
-	SILU8(Y7, Y8, Y9, Y10, Y11, Y12, Y13)
-	TESTQ DX, DX
-	JZ    store2
+	CMPQ      AX, CX
+	JGE       done2
+	VMOVUPS   (SI)(AX*4), Y0
+	VMOVUPS   32(SI)(AX*4), Y6
+	VPAND     Y12, Y0, Y1
+	VPAND     Y12, Y6, Y7
+	VPMAXSD   Y7, Y1, Y1
+	VPCMPGTD  siluV<>+256(SB), Y1, Y1 // |x| > 86 or NaN (as int32 bits)
+	VMOVMSKPS Y1, BX
+	TESTL     BX, BX
+	JNZ       full16
+	SILUFAST8(Y0, Y1, Y2, Y3, Y4, Y5)
+	SILUFAST8(Y6, Y7, Y8, Y9, Y10, Y11)
+
+gate2:
+	TESTQ  DX, DX
+	JZ     store2
 	VMULPS (DX)(AX*4), Y0, Y0
-	VMULPS 32(DX)(AX*4), Y7, Y7
+	VMULPS 32(DX)(AX*4), Y6, Y6
 
 store2:
 	VMOVUPS Y0, (DI)(AX*4)
-	VMOVUPS Y7, 32(DI)(AX*4)
+	VMOVUPS Y6, 32(DI)(AX*4)
 	ADDQ    $16, AX
 	JMP     loop16
+
+full16:
+	SILU8(Y0, Y1, Y2, Y3, Y4, Y5, Y7)
+	SILU8(Y6, Y7, Y8, Y9, Y10, Y11, Y1)
+	JMP gate2
 
 done2:
 	VZEROUPPER

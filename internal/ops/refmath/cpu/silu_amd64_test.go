@@ -11,12 +11,16 @@ import (
 )
 
 // TestSiluVecMatchesScalar checks both vector silu kernels, siluAVX512
-// (AVX-512) and siluVec8x2 (AVX2 and FMA), with and without a gate,
+// (AVX-512) and siluAVX2 (AVX2 and FMA), with and without a gate,
 // against siluGGML lane by lane, bit for bit (any NaN where it gives a
 // NaN): on float32 bit patterns at a stride (ET_SILU_VEC_STRIDE; 1 is all
-// 2^32), then on the special values at every position of a 16-value step.
-// SiluRow and swigluRow must also split each row as ggml does, the vector
-// method on the first len&^15 values and the C library's expf after.
+// 2^32), on every float32 of ±[80, 96] (siluAVX2's fast steps end at
+// |x| = 86, 2^n stops being normal near 87.3, exp(x) overflows near 88.7),
+// then on the special values at every position of a 16-value step (steps
+// that mix fast and full lanes). SiluRow and SwigluRow, with this CPU's
+// set and with the AVX2 set, must also split each row as ggml does, the
+// vector method on the first len&^15 values and the C library's expf
+// after.
 func TestSiluVecMatchesScalar(t *testing.T) {
 	if !host.AVX2 {
 		t.Skip("CPU without AVX2 and FMA")
@@ -60,6 +64,16 @@ func TestSiluVecMatchesScalar(t *testing.T) {
 	}
 	stride := envStride("ET_SILU_VEC_STRIDE", 251)
 	n := bitPatterns(stride, chunk, check)
+	for _, sign := range []uint32{0, 1 << 31} {
+		x := make([]float32, 0, chunk)
+		for b := math.Float32bits(80); b <= math.Float32bits(96); b++ {
+			if x = append(x, math.Float32frombits(b|sign)); len(x) == chunk {
+				check(x)
+				x = x[:0]
+			}
+		}
+		check(x)
+	}
 	sp := specialF32()
 	for off := range 16 {
 		y := make([]float32, 16*((len(sp)+31)/16))
@@ -68,10 +82,31 @@ func TestSiluVecMatchesScalar(t *testing.T) {
 		}
 		check(y)
 	}
-	// The row split: vector blocks, then the scalar tail.
+	// The row split: vector blocks, then the scalar tail, by this CPU's
+	// set and by the AVX2 one (which may be the same).
 	x := opstest.RandVals(41, 100, -20, 20)
+	copy(x[40:], sp[:20]) // infinities, NaNs, denormals in the second and third steps
+	avx2, err := host.Limit("avx2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ks := range []*Kernels{host, &avx2} {
+		checkSiluRows(t, ks, x, g)
+	}
+	// Read here, not only by host's initializer: go test's cache keys a
+	// package's result on the variables its tests read, not on those read
+	// before they start.
+	t.Logf("%d bit patterns (stride %d) and the special values: bit-identical (ET_CPU_KERNELS=%q)",
+		n, stride, os.Getenv("ET_CPU_KERNELS"))
+}
+
+// checkSiluRows checks ks.SiluRow and ks.SwigluRow on every prefix of x
+// (gate g) against siluGGML on the first len&^15 values and SiluF32 after.
+func checkSiluRows(t *testing.T, ks *Kernels, x, g []float32) {
+	t.Helper()
+	got := make([]float32, len(x))
 	for m := 0; m <= len(x); m++ {
-		host.SiluRow(got[:m], x[:m])
+		ks.SiluRow(got[:m], x[:m])
 		for i := range m {
 			want := SiluGGML(x[i])
 			if i >= m&^15 {
@@ -81,7 +116,7 @@ func TestSiluVecMatchesScalar(t *testing.T) {
 				t.Fatalf("len %d: siluRow[%d] = %#08x, want %#08x", m, i, math.Float32bits(got[i]), math.Float32bits(want))
 			}
 		}
-		host.SwigluRow(got[:m], x[:m], g[:m])
+		ks.SwigluRow(got[:m], x[:m], g[:m])
 		for i := range m {
 			want := SiluGGML(x[i]) * g[i]
 			if i >= m&^15 {
@@ -92,7 +127,6 @@ func TestSiluVecMatchesScalar(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d bit patterns (stride %d) and the special values: bit-identical", n, stride)
 }
 
 // specialF32 are edge values of the exp kernels: zeros, infinities, NaNs
