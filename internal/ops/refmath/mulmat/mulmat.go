@@ -159,7 +159,10 @@ func (ks *Kernels) prepareActivationsVec(a, b *ops.Tensor, vec, halves bool) *ac
 		act.s = cpu.ScratchI32.Get(nrows * k / 16)
 	}
 	ne1, ne2 := int(b.Ne[1]), int(b.Ne[2])
-	parallel.For(nrows, 16, func(lo, hi int) {
+	// Chunks of at least actChunkValues values: MUL_MAT_ID's four rows
+	// of 2048 at n = 1 are quantized on both threads rather than on the
+	// caller alone while the pool's helpers fall asleep.
+	parallel.For(nrows, max(1, actChunkValues/max(k, 1)), func(lo, hi int) {
 		tmp := cpu.ScratchF32.Get(k)
 		defer cpu.ScratchF32.Put(tmp)
 		q := cpu.ScratchI8.Get(k)
@@ -203,6 +206,10 @@ func (ks *Kernels) prepareActivationsVec(a, b *ops.Tensor, vec, halves bool) *ac
 	})
 	return act
 }
+
+// actChunkValues is the fewest activation values a work item of
+// prepareActivationsVec converts (quantizing one takes a few ns).
+const actChunkValues = 4096
 
 // free gives act's buffers back to the scratch pools; act is not used
 // after it.

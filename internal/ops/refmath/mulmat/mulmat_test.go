@@ -99,6 +99,10 @@ func TestMulMat(t *testing.T) {
 		{ops.Q4_0, ops.F16, 64, 3, 2, [2]int64{1, 2}, [2]int64{1, 4}, viaQ8_0, false},
 		{ops.Q4_K, ops.F32, 512, 5, 3, [2]int64{1, 1}, [2]int64{1, 1}, viaQ8K, false},
 		{ops.Q4_K, ops.F32, 256, 3, 2, [2]int64{3, 1}, [2]int64{3, 1}, viaQ8K, true},
+		// Activations converted a few rows a work item
+		// (actChunkValues): two rows of 2048 values, one of 4096.
+		{ops.Q8_0, ops.F32, 2048, 8, 3, [2]int64{1, 1}, [2]int64{1, 2}, viaQ8_0, false},
+		{ops.F16, ops.F32, 4096, 4, 3, [2]int64{1, 1}, [2]int64{2, 1}, viaF16, false},
 	}
 	r := rand.New(rand.NewPCG(1, 2))
 	for _, tt := range tests {

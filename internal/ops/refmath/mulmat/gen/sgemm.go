@@ -53,7 +53,12 @@ const sgemmYBlock = 512
 // with the 4·nc sums of that half in Y4-Y15, the columns' eight values
 // in Y1-Y3 and one row's in Y0: each lane takes the FMAs of the AVX-512
 // tiles' lane in the same order, the same bits, with tinyBLAS's 4x3
-// register tile of 8-lane vectors (16 YMM registers).
+// register tile of 8-lane vectors (16 YMM registers). Each pass
+// prefetches to L1 the next block of two of the four rows (the first
+// pass rows 0-1, the second rows 2-3), a cache line of each a step, so
+// that the memory streams on in both passes rather than only in the
+// first (the second reads its block from L1). Forced to these tiles on
+// a Sapphire Rapids, f32 n = 2 21 -> 18 cpu-ms, f16 n = 2 12 -> 10.5.
 func sgemmTileY(name string, f16 bool, nc int) string {
 	esz, wname, xscale := 4, "w", 1
 	if f16 {
@@ -80,6 +85,9 @@ func sgemmTileY(name string, f16 bool, nc int) string {
 		l.add("\tMOVQ AX, R14")
 		step := fmt.Sprintf("%sh%d", lbl, h)
 		l.add("\n%s:", step)
+		for _, r := range wr[2*h : 2*h+2] {
+			l.add("\tPREFETCHT0 %d(%s)(R14*1)", sgemmYBlock*esz, r)
+		}
 		for j, r := range xr {
 			l.add("\tVMOVUPS %s(%s)(R14*%d), Y%d", off(32*h), r, xscale, 1+j)
 		}
