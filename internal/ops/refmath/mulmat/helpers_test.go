@@ -20,6 +20,22 @@ var host = func() *Kernels {
 	return &Kernels{ks}
 }()
 
+// TestHostKernelSet: the tests and benchmarks run the set
+// $ET_CPU_KERNELS names. Reading the variable here, inside a test, also
+// keys go test's cache on it: host's initializer reads it before the
+// cache's log starts, so ET_CPU_KERNELS=avx2 go test would otherwise be
+// answered from a run without it.
+func TestHostKernelSet(t *testing.T) {
+	name := os.Getenv("ET_CPU_KERNELS")
+	want, err := cpu.Detect().Limit(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if host.Kernels != want {
+		t.Fatalf("ET_CPU_KERNELS=%q: tests run %+v, want %+v", name, host.Kernels, want)
+	}
+}
+
 // Host is this CPU's kernel set (a copy).
 func Host() Kernels { return *host }
 
