@@ -44,7 +44,7 @@ func runOpPerfTables(d runner.Report) []table {
 	}
 	for _, p := range d.Perf {
 		if e := p.Efficiency; e != nil {
-			pt.Notes = append(pt.Notes, "% of peak: FLOPs per cycle against 16 per minion (one 8-lane FMA) × 32 minions × the shires launched, or bytes per cycle against the DRAM bandwidth, whichever is higher (c: compute, m: memory; docs/performance.md)")
+			pt.Notes = append(pt.Notes, "% of peak: FLOPs per cycle against 16 per minion (one 8-lane FMA) × 32 minions × the shires launched, or bytes per cycle against the DRAM bandwidth, whichever is higher (c: compute, m: memory; docs/performance-sysemu.md)")
 			break
 		}
 	}

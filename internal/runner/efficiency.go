@@ -2,7 +2,7 @@ package runner
 
 import "github.com/ainekko/et/internal/driver"
 
-// The ET-SoC-1 figures efficiency is measured against (docs/performance.md,
+// The ET-SoC-1 figures efficiency is measured against (docs/performance-sysemu.md,
 // "Peak figures"): et-platform's sys_emu models 32 minions per compute
 // shire (sw-sysemu/emu_defines.h EMU_MINIONS_PER_SHIRE) and vector
 // registers of VL = 8 single-precision lanes (256 bits, emu_defines.h
