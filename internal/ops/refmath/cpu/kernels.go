@@ -43,6 +43,15 @@ type Kernels struct {
 	// AVX-512, 4x3 with AVX2, FMA and F16C, 2x2 on arm64 (NEON,
 	// mulmat_sgemm_arm64.s), 0 for none.
 	SgemmR, SgemmC int
+	// F16Halves: f16 MUL_MAT by the 4x4 tiles takes its activations as
+	// halves, widened as they are loaded (sgemmF16HTile*, as tinyBLAS
+	// does), rather than widened once to float32: the same values, half
+	// the bytes, and a VCVTPH2PS per activation vector in the loop. Set
+	// on AVX-512 CPUs without AMX (AMD Zen 4 and 5: f16 n = 7 5.2-5.7 ->
+	// 5.0 ms on Zen 5); off on AMX ones (Intel Sapphire Rapids on, where a
+	// 512-bit VCVTPH2PS takes two micro-ops on the FMA ports: f16 n = 7
+	// 8.0-8.3 -> 5.9-7.4 ms, n = 32 22.4-23.1 -> 19.9-20.4 in run-op).
+	F16Halves bool
 
 	// The archsimd kernels of GOEXPERIMENT=simd builds on amd64 (false
 	// in every other build) and the row kernels of every amd64 build.
@@ -149,6 +158,7 @@ func (ks Kernels) Limit(name string) (Kernels, error) {
 		}
 		ks.AVX512, ks.VNNI, ks.FAZ, ks.Vec512, ks.Tile4 = false, false, false, false, false
 		ks.SgemmR, ks.SgemmC = sgemmTileShape(false, ks.SgemmR != 0)
+		ks.F16Halves = false
 		return ks, nil
 	case "dotprod":
 		if !ks.DotProd {

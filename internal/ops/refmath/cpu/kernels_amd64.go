@@ -20,6 +20,9 @@ func detectAsm(ks *Kernels) {
 	ks.FAF16C = hasAll("FAF16C")
 	ks.FAZ = hasAll("FAZ")
 	ks.SgemmR, ks.SgemmC = sgemmTileShape(hasAll("Sgemm4"), hasAll("SgemmY"))
+	// AMX stands for the Intel cores whose 512-bit VCVTPH2PS costs two
+	// FMA-port micro-ops (see F16Halves); x/sys/cpu names no vendor.
+	ks.F16Halves = ks.SgemmC == 4 && !xcpu.X86.HasAMXTile
 }
 
 // hasAll reports whether the CPU has every extension of the family.

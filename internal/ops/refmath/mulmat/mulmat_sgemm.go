@@ -46,11 +46,11 @@ func (ks *Kernels) sgemmTiles(vec bool, k int) bool {
 
 // sgemmHalves reports whether MulMat gives sgemmTile the activations of
 // weights of type t (in tinyBLAS's order) as halves (actRows.h) rather
-// than float32: f16 weights with the AVX-512 tiles, whose f16 kernels
-// widen them as they load them (as tinyBLAS does with its f16
-// activations). Half the bytes stay in L2.
+// than float32: f16 weights with the AVX-512 tiles where the CPU gains by
+// it (Kernels.F16Halves), whose f16 kernels widen them as they load them
+// (as tinyBLAS does with its f16 activations). Half the bytes stay in L2.
 func (ks *Kernels) sgemmHalves(t ops.Type, vec bool, k int) bool {
-	return t == ops.F16 && ks.SgemmC == 4 && ks.sgemmTiles(vec, k)
+	return t == ops.F16 && ks.SgemmC == 4 && ks.F16Halves && ks.sgemmTiles(vec, k)
 }
 
 // sgemmWhole reports whether sgemmTile runs tinyBLAS's own loop, each
