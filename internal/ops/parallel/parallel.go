@@ -25,15 +25,8 @@ func Workers() int { return runtime.GOMAXPROCS(0) }
 // another at the same time (nested in fn, or on another goroutine) starts
 // goroutines of its own.
 func For(n, grain int, fn func(lo, hi int)) {
-	if n <= 0 {
-		return
-	}
-	if grain < 1 {
-		grain = 1
-	}
-	w := Workers()
-	if w <= 1 || n <= grain {
-		fn(0, n)
+	w, grain := workers(n, grain, fn)
+	if w == 0 {
 		return
 	}
 	// About 4 chunks per worker, never smaller than grain.
@@ -54,19 +47,30 @@ func For(n, grain int, fn func(lo, hi int)) {
 // helper late to wake costs at most what running them on the caller
 // does.
 func Split(n, grain int, fn func(lo, hi int)) {
-	if n <= 0 {
-		return
-	}
-	grain = max(grain, 1)
-	w := Workers()
-	if w <= 1 || n <= grain {
-		fn(0, n)
+	w, grain := workers(n, grain, fn)
+	if w == 0 {
 		return
 	}
 	w = min(w, (n+grain-1)/grain)
 	chunk := (n + w - 1) / w
 	w = (n + chunk - 1) / chunk // no empty part
 	start(&pfJob{fn: fn, n: int64(n), chunk: int64(chunk), owned: make([]atomic.Bool, w)}, w)
+}
+
+// workers is For's and Split's start: the workers they may use and the
+// grain (at least 1), or 0 when the call is done, because n ≤ 0 or fn
+// ran all of [0, n) on the caller (one worker, or n ≤ grain).
+func workers(n, grain int, fn func(lo, hi int)) (int, int) {
+	if n <= 0 {
+		return 0, grain
+	}
+	grain = max(grain, 1)
+	w := Workers()
+	if w <= 1 || n <= grain {
+		fn(0, n)
+		return 0, grain
+	}
+	return w, grain
 }
 
 // start runs j on the caller (worker 0) and w-1 helpers: the pool's, or

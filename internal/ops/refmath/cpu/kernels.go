@@ -190,9 +190,12 @@ func sgemmTileShape(avx512, fma bool) (int, int) {
 	return 0, 0
 }
 
-// hasAllOf reports whether flags (this architecture's x/sys/cpu flags by
-// extension name) has every extension of the family.
-func hasAllOf(family string, flags map[string]bool) bool {
+// extFlags are this architecture's x/sys/cpu flags by extension name
+// (FamilyExts' names), read once by detectAsm.
+type extFlags map[string]bool
+
+// hasAll reports whether flags has every extension of the family.
+func (flags extFlags) hasAll(family string) bool {
 	exts, ok := FamilyExts[family]
 	if !ok {
 		panic("cpu: no family " + family)

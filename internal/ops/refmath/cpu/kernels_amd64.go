@@ -10,25 +10,26 @@ var archKernelSets = []string{"avx512", "avx2"}
 // (x/sys/cpu sets the AVX and AVX-512 flags only where the OS saves the
 // YMM and the opmask and ZMM state).
 func detectAsm(ks *Kernels) {
-	ks.AVX2 = hasAll("AVX2")
-	ks.AVX512 = hasAll("AVX512")
-	ks.F16C = hasAll("F16C")
-	ks.VNNI = hasAll("VNNI")
-	ks.QAVX2 = hasAll("QAVX2")
-	ks.F16Dot = hasAll("F16Dot")
-	ks.F32Dot8 = hasAll("F32Dot8")
-	ks.FAF16C = hasAll("FAF16C")
-	ks.FAZ = hasAll("FAZ")
-	ks.SgemmR, ks.SgemmC = sgemmTileShape(hasAll("Sgemm4"), hasAll("SgemmY"))
+	f := x86Flags()
+	ks.AVX2 = f.hasAll("AVX2")
+	ks.AVX512 = f.hasAll("AVX512")
+	ks.F16C = f.hasAll("F16C")
+	ks.VNNI = f.hasAll("VNNI")
+	ks.QAVX2 = f.hasAll("QAVX2")
+	ks.F16Dot = f.hasAll("F16Dot")
+	ks.F32Dot8 = f.hasAll("F32Dot8")
+	ks.FAF16C = f.hasAll("FAF16C")
+	ks.FAZ = f.hasAll("FAZ")
+	ks.SgemmR, ks.SgemmC = sgemmTileShape(f.hasAll("Sgemm4"), f.hasAll("SgemmY"))
 	// AMX stands for the Intel cores whose 512-bit VCVTPH2PS costs two
 	// FMA-port micro-ops (see F16Halves); x/sys/cpu names no vendor.
 	ks.F16Halves = ks.SgemmC == 4 && !xcpu.X86.HasAMXTile
 }
 
-// hasAll reports whether the CPU has every extension of the family.
-func hasAll(family string) bool {
+// x86Flags are x/sys/cpu's amd64 flags FamilyExts names.
+func x86Flags() extFlags {
 	x := &xcpu.X86
-	return hasAllOf(family, map[string]bool{"AVX": x.HasAVX, "AVX2": x.HasAVX2, "FMA": x.HasFMA, "F16C": x.HasF16C,
+	return extFlags{"AVX": x.HasAVX, "AVX2": x.HasAVX2, "FMA": x.HasFMA, "F16C": x.HasF16C,
 		"AVX512F": x.HasAVX512F, "AVX512VL": x.HasAVX512VL, "AVX512DQ": x.HasAVX512DQ, "AVX512BW": x.HasAVX512BW,
-		"AVX512VNNI": x.HasAVX512VNNI})
+		"AVX512VNNI": x.HasAVX512VNNI}
 }

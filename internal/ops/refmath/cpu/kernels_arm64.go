@@ -15,8 +15,10 @@ var archKernelSets = []string{"dotprod", "neon"}
 // golang.org/x/sys/cpu reports every extension FamilyExts names for it
 // (on Linux from the auxiliary vector's HWCAP, on macOS from sysctl).
 func detectAsm(ks *Kernels) {
-	ks.NEON = hasAll("NEON")
-	ks.DotProd = hasAll("DotProd")
+	a := &xcpu.ARM64
+	f := extFlags{"ASIMD": a.HasASIMD, "ASIMDDP": a.HasASIMDDP}
+	ks.NEON = f.hasAll("NEON")
+	ks.DotProd = f.hasAll("DotProd")
 	if ks.NEON {
 		ks.SgemmR, ks.SgemmC = 2, 2 // mulmat_sgemm_arm64.s
 	}
@@ -24,12 +26,6 @@ func detectAsm(ks *Kernels) {
 
 // detectVec sets nothing: archsimd is amd64's.
 func detectVec(*Kernels) {}
-
-// hasAll reports whether the CPU has every extension of the family.
-func hasAll(family string) bool {
-	a := &xcpu.ARM64
-	return hasAllOf(family, map[string]bool{"ASIMD": a.HasASIMD, "ASIMDDP": a.HasASIMDDP})
-}
 
 // The eight-row dot products of the f16 and f32 MulMat with one column
 // (dot8_arm64.s, Kernels.NEON): f16Dot8F16C's and f32Dot8AVX's contract
