@@ -7,7 +7,6 @@ import (
 	"go/parser"
 	"go/token"
 	"go/types"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -33,41 +32,32 @@ var asmGuardsArm64 = map[string][]string{
 // families check, and every Go call of a function guarded by DotProd lies
 // under a test of Kernels.DotProd (an if or a switch case naming it).
 func TestAsmExtensionsGuardedArm64(t *testing.T) {
-	files, err := filepath.Glob("*/*_arm64.s")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no assembly files: %v", err)
-	}
-	seen, dots := 0, 0
-	for _, f := range files {
-		src, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
+	fns := readAsm(t, "*/*_arm64.s")
+	dots := 0
+	for _, fn := range fns {
+		f, name, instrs := fn.file, fn.name, fn.instrs
+		guards, ok := asmGuardsArm64[name]
+		if !ok {
+			t.Errorf("%s: %s has no entry in asmGuardsArm64", f, name)
+			continue
 		}
-		for name, instrs := range asmFunctions(string(src)) {
-			seen++
-			guards, ok := asmGuardsArm64[name]
-			if !ok {
-				t.Errorf("%s: %s has no entry in asmGuardsArm64", f, name)
-				continue
+		checked := guardedExts(t, name, guards)
+		for _, in := range instrs {
+			exts, err := instrExtsArm64(in)
+			if err != nil {
+				t.Errorf("%s: %s: %v", f, name, err)
 			}
-			checked := guardedExts(t, name, guards)
-			for _, in := range instrs {
-				exts, err := instrExtsArm64(in)
-				if err != nil {
-					t.Errorf("%s: %s: %v", f, name, err)
+			for _, e := range exts {
+				if e == "ASIMDDP" {
+					dots++
 				}
-				for _, e := range exts {
-					if e == "ASIMDDP" {
-						dots++
-					}
-					if !checked[e] {
-						t.Errorf("%s: %s: %q needs %s, which its guards %v do not check", f, name, in, e, guards)
-					}
+				if !checked[e] {
+					t.Errorf("%s: %s: %q needs %s, which its guards %v do not check", f, name, in, e, guards)
 				}
 			}
 		}
 	}
-	if seen < len(asmGuardsArm64) {
+	if seen := len(fns); seen < len(asmGuardsArm64) {
 		t.Errorf("read %d functions, asmGuardsArm64 names %d: a stale entry?", seen, len(asmGuardsArm64))
 	}
 	if dots == 0 {

@@ -40,40 +40,30 @@ var asmGuards = map[string][]string{
 // "feature checks that match the instructions". The sgemm tiles' families
 // come from their shape (sgemm*Tile4x*: Sgemm4, sgemm*TileY4x*: SgemmY).
 func TestAsmExtensionsGuarded(t *testing.T) {
-	files, err := filepath.Glob("*/*_amd64.s")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no assembly files: %v", err)
-	}
-	seen := 0
-	for _, f := range files {
-		src, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
+	fns := readAsm(t, "*/*_amd64.s")
+	for _, fn := range fns {
+		f, name, instrs := fn.file, fn.name, fn.instrs
+		guards, ok := asmGuards[name]
+		switch {
+		case strings.HasPrefix(name, "sgemm") && strings.Contains(name, "Tile4x"):
+			guards, ok = []string{"Sgemm4"}, true
+		case strings.HasPrefix(name, "sgemm") && strings.Contains(name, "TileY4x"):
+			guards, ok = []string{"SgemmY"}, true
 		}
-		for name, instrs := range asmFunctions(string(src)) {
-			seen++
-			guards, ok := asmGuards[name]
-			switch {
-			case strings.HasPrefix(name, "sgemm") && strings.Contains(name, "Tile4x"):
-				guards, ok = []string{"Sgemm4"}, true
-			case strings.HasPrefix(name, "sgemm") && strings.Contains(name, "TileY4x"):
-				guards, ok = []string{"SgemmY"}, true
-			}
-			if !ok {
-				t.Errorf("%s: %s has no entry in asmGuards", f, name)
-				continue
-			}
-			checked := guardedExts(t, name, guards)
-			for _, in := range instrs {
-				for _, e := range instrExts(in) {
-					if !checked[e] {
-						t.Errorf("%s: %s: %q needs %s, which its guards %v do not check", f, name, in, e, guards)
-					}
+		if !ok {
+			t.Errorf("%s: %s has no entry in asmGuards", f, name)
+			continue
+		}
+		checked := guardedExts(t, name, guards)
+		for _, in := range instrs {
+			for _, e := range instrExts(in) {
+				if !checked[e] {
+					t.Errorf("%s: %s: %q needs %s, which its guards %v do not check", f, name, in, e, guards)
 				}
 			}
 		}
 	}
-	if seen < len(asmGuards) {
+	if seen := len(fns); seen < len(asmGuards) {
 		t.Errorf("read %d functions, asmGuards names %d: a stale entry?", seen, len(asmGuards))
 	}
 }
@@ -340,4 +330,31 @@ func guardedExts(t *testing.T, name string, guards []string) map[string]bool {
 		}
 	}
 	return checked
+}
+
+// asmFunc is one TEXT function of an assembly file: its instructions.
+type asmFunc struct {
+	file, name string
+	instrs     []string
+}
+
+// readAsm reads the functions of the assembly files matching pattern
+// (below internal/ops/refmath), failing when there are none.
+func readAsm(t *testing.T, pattern string) []asmFunc {
+	t.Helper()
+	files, err := filepath.Glob(pattern)
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no assembly files %s: %v", pattern, err)
+	}
+	var fns []asmFunc
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, instrs := range asmFunctions(string(src)) {
+			fns = append(fns, asmFunc{f, name, instrs})
+		}
+	}
+	return fns
 }
